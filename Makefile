@@ -1,0 +1,27 @@
+# Two entry points: `make example` (the main job on a throwaway project) and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: example test lint bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+example: $(VENV)/.installed
+	PATH="$(CURDIR)/$(BIN):$$PATH" sh examples/agent-session.sh
+
+test: $(VENV)/.installed
+	$(BIN)/python -m pytest
+	$(BIN)/ruff check rewind tests
+	$(BIN)/ruff format --check rewind tests
+	$(BIN)/mypy
+
+bench: $(VENV)/.installed
+	$(BIN)/python -m tests.bench
+
+clean:
+	rm -rf $(VENV)

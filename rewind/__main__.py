@@ -1,0 +1,3 @@
+from rewind.cli import main
+
+raise SystemExit(main())

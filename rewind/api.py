@@ -1,0 +1,196 @@
+"""The Python API: start turns, and change files through rewind so their state is kept first.
+
+    import rewind
+
+    project = rewind.Project("path/to/repo", agent="my-agent")
+    with project.turn("Rename the parser") as turn:
+        turn.edit("src/parse.py", "def parse(", "def parse_document(")
+        turn.write_text("src/new.py", "print('hi')\\n")
+        turn.delete("old.txt")
+    project.restore(1)   # every file back as it was before turn 1
+    project.undo()       # and back again
+
+Every method that changes a file records the file's current state in the open turn first, then
+replaces it atomically. Errors a caller can fix raise :class:`rewind.errors.UserError`.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from rewind.atomic import replace_file
+from rewind.entry import Entry
+from rewind.errors import ConflictError, UserError
+from rewind.history import find_entry, read_entries
+from rewind.recording import begin, close_open_turn, record_after, track
+from rewind.restore import RestoreResult, apply_plan
+from rewind.restore_plan import RestorePlan, plan_restore, plan_undo
+from rewind.root import find_root
+from rewind.session import SessionHead, load_head, new_session_id, require_existing
+from rewind.store import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import TracebackType
+
+PathLike = str | bytes | os.PathLike[str] | os.PathLike[bytes]
+
+
+class Project:
+    """A project's history. ``root`` defaults to the git work tree holding the current directory.
+
+    ``session`` names the session to record into; a new one is made when it is not given.
+    """
+
+    def __init__(
+        self, root: PathLike | None = None, session: str | None = None, agent: str = "python"
+    ) -> None:
+        start = os.fsencode(root) if root is not None else os.getcwdb()
+        self.store = Store.for_root(find_root(start), create=True)
+        self.session = session or new_session_id()
+        self.agent = agent
+
+    @property
+    def root(self) -> str:
+        return os.fsdecode(self.store.root.path)
+
+    def turn(self, prompt: str = "", labels: list[str] | None = None) -> Turn:
+        """Starts a turn; use it as a context manager so that it is ended on exit."""
+        entry = begin(self.store, self.session, prompt=prompt, agent=self.agent, labels=labels)
+        return Turn(self, entry)
+
+    def track(self, *paths: PathLike) -> None:
+        """Records paths as they are now, before the caller changes them (first record wins)."""
+        names = [self._name(path) for path in paths]
+        track(self.store, self.session, names, agent=self.agent)
+
+    def end(self) -> None:
+        record_after(self.store, self.session, close=True)
+
+    def log(self) -> list[Entry]:
+        """Every entry of the session, oldest first."""
+        head = load_head(self.store, self.session)
+        return read_entries(self.store, head)
+
+    def plan_restore(self, turn: int | str, paths: list[PathLike] | None = None) -> RestorePlan:
+        entries = read_entries(self.store, self._settled_head())
+        only = [self._name(path) for path in paths] if paths else None
+        return plan_restore(self.store, entries, find_entry(entries, str(turn)), only)
+
+    def restore(
+        self, turn: int | str, paths: list[PathLike] | None = None, force: bool = False
+    ) -> RestoreResult:
+        """Puts every file touched since ``turn`` began back as it was before it.
+
+        Raises :class:`ConflictError`, changing nothing, when a file changed since rewind last
+        recorded it, unless ``force`` (the current content is then saved for :meth:`undo`).
+        """
+        return apply_plan(self.store, self.plan_restore(turn, paths), force=force)
+
+    def undo(self, force: bool = False) -> RestoreResult:
+        """Reverses the last restore (or undo) of the session, exactly."""
+        plan = plan_undo(self.store, read_entries(self.store, self._settled_head()))
+        return apply_plan(self.store, plan, force=force)
+
+    def _settled_head(self) -> SessionHead:
+        with self.store.lock():
+            head = require_existing(self.store, self.session)
+            close_open_turn(self.store, head)
+        return head
+
+    def _name(self, path: PathLike) -> bytes:
+        raw = os.fsencode(path)
+        if not os.path.isabs(raw):
+            raw = os.path.join(self.store.root.path, raw)
+        return self.store.root.stored_name(raw)
+
+
+class Turn:
+    """An open turn. Paths are relative to the project root, or absolute inside it."""
+
+    def __init__(self, project: Project, entry: Entry) -> None:
+        self.project = project
+        self.number = entry.number
+        self.id = entry.id
+
+    def __enter__(self) -> Turn:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.end()
+
+    def end(self) -> None:
+        self.project.end()
+
+    def track(self, *paths: PathLike) -> None:
+        self.project.track(*paths)
+
+    def write_bytes(self, path: PathLike, data: bytes) -> None:
+        absolute = self._before_change(path)
+        os.makedirs(os.path.dirname(absolute), exist_ok=True)
+        replace_file(absolute, data, _mode_for(absolute))
+
+    def write_text(self, path: PathLike, text: str, encoding: str = "utf-8") -> None:
+        self.write_bytes(path, text.encode(encoding))
+
+    def edit(
+        self, path: PathLike, old: str, new: str, replace_all: bool = False, encoding: str = "utf-8"
+    ) -> None:
+        """Replaces ``old`` by ``new``; ``old`` must occur exactly once unless ``replace_all``."""
+        absolute = self._absolute(path)
+        try:
+            with open(absolute, encoding=encoding, newline="") as handle:
+                text = handle.read()
+        except FileNotFoundError:
+            raise UserError(
+                f"{os.fsdecode(path)} does not exist; use write_text to create it."
+            ) from None
+        count = text.count(old) if old else 0
+        if count == 0 or (count > 1 and not replace_all):
+            found = "not found" if count == 0 else f"found {count} times"
+            raise UserError(
+                f"the text to replace was {found} in {os.fsdecode(path)}; "
+                "give a longer unique snippet, or pass replace_all=True."
+            )
+        self.write_text(
+            path, text.replace(old, new) if replace_all else text.replace(old, new, 1), encoding
+        )
+
+    def delete(self, path: PathLike) -> None:
+        absolute = self._before_change(path)
+        if os.path.isdir(absolute) and not os.path.islink(absolute):
+            raise UserError(f"{os.fsdecode(path)} is a directory; delete the files in it.")
+        os.unlink(absolute)
+
+    def rename(self, source: PathLike, destination: PathLike) -> None:
+        """Moves a file; both ends are recorded, so a restore puts both back."""
+        self.project.track(source, destination)
+        target = self._absolute(destination)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.replace(self._absolute(source), target)
+
+    def _absolute(self, path: PathLike) -> bytes:
+        store = self.project.store
+        return store.root.absolute(self.project._name(path))
+
+    def _before_change(self, path: PathLike) -> bytes:
+        self.project.track(path)
+        return self._absolute(path)
+
+
+def _mode_for(path: bytes) -> int:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+__all__ = ["ConflictError", "Project", "Turn", "UserError"]

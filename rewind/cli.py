@@ -1,0 +1,55 @@
+"""``rewind``'s entry point: parse, run one command, map failures to exit codes.
+
+A user's mistake prints one line and exits 1; a bug prints where its traceback was written and
+exits 3; Ctrl-C exits 130. Commands are imported only when they run, so the hook path loads
+only what it uses.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+from rewind.errors import ExitCode, UserError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        from rewind.arguments import build_parser
+
+        options = vars(build_parser().parse_args(arguments))
+        command = options.pop("command")
+        module = importlib.import_module(f"rewind.commands.{command}")
+        return int(module.run(**options))
+    except UserError as error:
+        print(f"rewind: {error}", file=sys.stderr)
+        return int(error.exit_code)
+    except KeyboardInterrupt:
+        return int(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        return int(ExitCode.OK)
+    except Exception as error:  # a bug: keep the details, tell the person where they are
+        path = _write_crash_log(arguments)
+        print(f"rewind: unexpected error: {error!r}; details in {path}", file=sys.stderr)
+        return int(ExitCode.CRASH)
+
+
+def _write_crash_log(arguments: list[str]) -> str:
+    import traceback
+
+    from rewind.home import rewind_home
+
+    path = os.path.join(rewind_home(), "crash.log")
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"--- rewind {' '.join(arguments)}\n{traceback.format_exc()}\n")
+    except OSError:
+        return "(the log could not be written)"
+    return path

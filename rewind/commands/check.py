@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+import sys
+
+from rewind.errors import UserError
+from rewind.history import list_sessions, read_entries
+from rewind.store import Store
+
+
+def run(*, directory: str | None) -> int:
+    """Reads every entry of every session and every blob they name."""
+    store = Store.for_directory(directory)
+    problems = []
+    checked = 0
+    for summary in list_sessions(store):
+        try:
+            entries = read_entries(store, summary.head)
+        except UserError as error:
+            problems.append(f"session {summary.head.session_id}: history unreadable: {error}")
+            continue
+        for entry in entries:
+            for change in entry.files:
+                for side, state in (("before", change.before), ("after", change.after)):
+                    if state is None or state.oid is None:
+                        continue
+                    checked += 1
+                    try:
+                        store.reader.read_blob(state.oid)
+                    except UserError:
+                        problems.append(
+                            f"session {entry.session} turn {entry.number}: the {side}-state of "
+                            f"{store.root.display(change.path)} ({state.oid}) is missing or "
+                            "corrupted"
+                        )
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    print(f"checked {checked} stored file versions: {len(problems)} problem(s)")
+    return 1 if problems else 0

@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+from rewind.checkpoint import states_between
+from rewind.diffs import FileDiff, diff_states, diff_to_disk
+from rewind.history import find_entry, read_entries
+from rewind.render import colour_diff, use_colour
+from rewind.session import require_existing, resolve_session
+from rewind.store import Store
+
+
+def run(*, directory: str | None, session: str | None, turn: str | None, turn2: str | None) -> int:
+    store = Store.for_directory(directory)
+    head = require_existing(store, resolve_session(store, session))
+    entries = read_entries(store, head)
+    start = entries.index(find_entry(entries, turn)) if turn else len(entries) - 1
+    if turn2 is None:
+        diffs = [
+            diff_to_disk(store, path, old)
+            for path, (old, _) in states_between(entries, start, len(entries)).items()
+        ]
+    else:
+        stop = entries.index(find_entry(entries, turn2))
+        start, stop = min(start, stop), max(start, stop)
+        diffs = [
+            diff_states(store, path, old, new)
+            for path, (old, new) in states_between(entries, start, stop).items()
+        ]
+    _print(store, diffs)
+    return 0
+
+
+def _print(store: Store, diffs: list[FileDiff]) -> None:
+    colour = use_colour()
+    for diff in diffs:
+        if diff.text:
+            print(colour_diff(diff.text, colour), end="")
+        elif diff.status not in ("unchanged", "pending"):
+            print(f"{store.root.display(diff.path)}: {diff.status}")

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+import json
+
+from rewind.entry import TURN
+from rewind.history import read_entries
+from rewind.render import file_summary, first_line, local_time, paint, use_colour
+from rewind.session import require_existing, resolve_session
+from rewind.store import Store
+from rewind.summary import entry_diffs, entry_json
+
+
+def run(*, directory: str | None, session: str | None, as_json: bool) -> int:
+    store = Store.for_directory(directory)
+    head = require_existing(store, resolve_session(store, session))
+    entries = read_entries(store, head)
+    if as_json:
+        data = [entry_json(entry, entry_diffs(store, entry)) for entry in entries]
+        print(json.dumps(data, indent=2))
+        return 0
+    colour = use_colour()
+    agents = [entry.agent for entry in entries if entry.kind == TURN and entry.agent]
+    agent = f" ({agents[-1]})" if agents else ""
+    print(paint(f"session {head.session_id}{agent}", "bold", colour))
+    for entry in entries:
+        title = first_line(entry.prompt) if entry.kind == TURN else entry.prompt
+        state = " (open)" if entry.is_open else ""
+        labels = f" [{', '.join(entry.labels)}]" if entry.labels else ""
+        heading = f"{entry.number:>4}  {entry.id}  {local_time(entry.started)}  "
+        if entry.kind != TURN:
+            title = paint(title, "yellow", colour)
+        print(paint(heading, "cyan", colour) + title + labels + state)
+        for diff in entry_diffs(store, entry):
+            print("        " + file_summary(store, diff))
+    return 0

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import sys
+
+from rewind.entry import UNDO
+from rewind.errors import ConflictError, UserError
+from rewind.history import find_entry, read_entries
+from rewind.recording import close_open_turn
+from rewind.render import paint, plan_text, use_colour
+from rewind.restore import apply_plan, conflict_message
+from rewind.restore_plan import RestorePlan, plan_restore
+from rewind.session import SessionHead, require_existing, resolve_session
+from rewind.store import Store
+
+
+def run(
+    *,
+    directory: str | None,
+    session: str | None,
+    turn: str,
+    paths: list[str] | None,
+    dry_run: bool,
+    force: bool,
+    yes: bool,
+) -> int:
+    store = Store.for_directory(directory)
+    head = settled_head(store, session)
+    entries = read_entries(store, head)
+    chosen = find_entry(entries, turn)
+    only = [store.root.stored_name(path) for path in paths] if paths else None
+    plan = plan_restore(store, entries, chosen, only)
+    return carry_out(store, plan, dry_run=dry_run, force=force, yes=yes)
+
+
+def settled_head(store: Store, session: str | None) -> SessionHead:
+    """The session's head after closing its open turn, so its last changes are recorded."""
+    session_id = resolve_session(store, session)
+    with store.lock():
+        head = require_existing(store, session_id)
+        close_open_turn(store, head)
+    return head
+
+
+def carry_out(store: Store, plan: RestorePlan, *, dry_run: bool, force: bool, yes: bool) -> int:
+    colour = use_colour()
+    print(plan_text(store, plan, colour))
+    if plan.conflicts and not force:
+        raise ConflictError(conflict_message(store, plan))
+    if dry_run or not plan.changes:
+        return 0
+    if not yes and sys.stdin.isatty() and not _confirmed(len(plan.changes)):
+        print("Nothing was changed.")
+        return 1
+    result = apply_plan(store, plan, force=force)
+    for path, error in result.failed:
+        print(f"rewind: could not write {store.root.display(path)}: {error}", file=sys.stderr)
+    if result.entry is None:
+        return 0
+    done = len(result.entry.files) - len(result.failed)
+    verb = "Undid the changes to" if plan.kind == UNDO else "Restored"
+    print(
+        paint(
+            f"{verb} {done} file(s) as {result.entry.kind} "
+            f"{result.entry.number} ({result.entry.id}); 'rewind undo' reverses it.",
+            "green",
+            colour,
+        )
+    )
+    if result.failed:
+        raise UserError(
+            f"{len(result.failed)} file(s) could not be written; the restore will be finished "
+            "by the next rewind command once the cause is fixed (see 'rewind status' for the log)."
+        )
+    return 0
+
+
+def _confirmed(count: int) -> bool:
+    try:
+        answer = input(f"Change these {count} file(s)? [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")

@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+from rewind.history import find_entry, read_entries
+from rewind.render import colour_diff, first_line, local_time, paint, use_colour
+from rewind.session import require_existing, resolve_session
+from rewind.store import Store
+from rewind.summary import entry_diffs
+
+
+def run(*, directory: str | None, session: str | None, turn: str) -> int:
+    store = Store.for_directory(directory)
+    head = require_existing(store, resolve_session(store, session))
+    entry = find_entry(read_entries(store, head), turn)
+    colour = use_colour()
+    print(
+        paint(
+            f"{entry.kind} {entry.number} ({entry.id})  {local_time(entry.started)}  "
+            f"{first_line(entry.prompt)}",
+            "bold",
+            colour,
+        )
+    )
+    for diff in entry_diffs(store, entry, with_text=True):
+        if diff.text:
+            print(colour_diff(diff.text, colour), end="")
+        elif diff.status != "unchanged":
+            print(f"{store.root.display(diff.path)}: {diff.status}")
+    return 0

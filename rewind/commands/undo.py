@@ -1,0 +1,15 @@
+from __future__ import annotations
+
+from rewind.commands.restore import carry_out, settled_head
+from rewind.history import read_entries
+from rewind.restore_plan import plan_undo
+from rewind.store import Store
+
+
+def run(
+    *, directory: str | None, session: str | None, dry_run: bool, force: bool, yes: bool
+) -> int:
+    store = Store.for_directory(directory)
+    head = settled_head(store, session)
+    plan = plan_undo(store, read_entries(store, head))
+    return carry_out(store, plan, dry_run=dry_run, force=force, yes=yes)

@@ -1,0 +1,107 @@
+"""Unified diffs and +/- line counts between recorded states, made by pygit2 (libgit2)."""
+
+from __future__ import annotations
+
+import os
+
+from rewind.filestate import ABSENT, FILE, LINK, UNKNOWN, FileState, capture
+from rewind.store import Store
+
+ADDED = "added"
+DELETED = "deleted"
+MODIFIED = "modified"
+MODE = "mode"
+UNCHANGED = "unchanged"
+PENDING = "pending"  # the turn is open: its after-state is not recorded yet
+NO_PRE_IMAGE = "no-pre-image"
+
+
+class FileDiff:
+    """How one path differs between two states."""
+
+    __slots__ = ("added", "binary", "new", "old", "path", "removed", "text")
+
+    def __init__(self, path: bytes, old: FileState | None, new: FileState | None) -> None:
+        self.path = path
+        self.old = old
+        self.new = new
+        self.added = 0
+        self.removed = 0
+        self.binary = False
+        self.text = ""
+
+    @property
+    def status(self) -> str:
+        old, new = self.old, self.new
+        if new is None:
+            return PENDING
+        if old is None or old.kind == UNKNOWN:
+            return NO_PRE_IMAGE
+        if old.kind == ABSENT:
+            return UNCHANGED if new.kind == ABSENT else ADDED
+        if new.kind == ABSENT:
+            return DELETED
+        if old.same_as(new):
+            return UNCHANGED
+        if old.kind == new.kind == FILE and old.xxh == new.xxh:
+            return MODE
+        return MODIFIED
+
+
+def _content(store: Store, state: FileState | None) -> bytes | None:
+    if state is None or state.oid is None or state.kind not in (FILE, LINK):
+        return None
+    return store.reader.read_blob(state.oid)
+
+
+def diff_states(
+    store: Store,
+    path: bytes,
+    old: FileState | None,
+    new: FileState | None,
+    with_text: bool = True,
+    new_data: bytes | None = None,
+) -> FileDiff:
+    """Line counts (and, with ``with_text``, the unified diff) from ``old`` to ``new``."""
+    import pygit2
+
+    result = FileDiff(path, old, new)
+    if result.status in (UNCHANGED, PENDING, NO_PRE_IMAGE):
+        return result
+    name = os.fsdecode(path)
+    before = _content(store, old)
+    after = new_data if new_data is not None else _content(store, new)
+    patch = pygit2.Patch.create_from(
+        before, after, old_as_path=name, new_as_path=name, context_lines=3
+    )
+    _, result.added, result.removed = patch.line_stats
+    result.binary = bool(patch.delta.is_binary)
+    if with_text:
+        result.text = _with_modes(name, patch.text or "", old, new)
+    return result
+
+
+def _with_modes(name: str, text: str, old: FileState | None, new: FileState | None) -> str:
+    if old is None or new is None or ABSENT in (old.kind, new.kind):
+        return text
+    if old.git_mode == new.git_mode and (old.mode & 0o777) == (new.mode & 0o777):
+        return text
+    header = (
+        f"old mode {old.git_mode:o} ({old.mode & 0o7777:o})\n"
+        f"new mode {new.git_mode:o} ({new.mode & 0o7777:o})\n"
+    )
+    first, _, rest = text.partition("\n")
+    return f"{first}\n{header}{rest}" if text else f"diff --git a/{name} b/{name}\n{header}"
+
+
+def diff_to_disk(store: Store, path: bytes, old: FileState) -> FileDiff:
+    """From a recorded state to what is on disk now."""
+    absolute = store.root.absolute(path)
+    now = capture(absolute, store.config.max_file_size)
+    data = None
+    if now.kind == FILE:
+        with open(absolute, "rb") as handle:
+            data = handle.read()
+    elif now.kind == LINK:
+        data = os.readlink(absolute)
+    return diff_states(store, path, old, now, new_data=data)

@@ -1,0 +1,157 @@
+"""One entry of a session's history: a turn, a restore or an undo, and the files it touched.
+
+An entry is stored as ``turn.json`` in the tree of its commit; this module is its only reader
+and writer. Paths are bytes (file names need not be UTF-8) and travel through JSON as
+``os.fsdecode`` strings, which round-trip exactly.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rewind.filestate import FileState
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+FORMAT = 1
+TURN = "turn"
+RESTORE = "restore"
+UNDO = "undo"
+
+
+class FileChange:
+    """A path touched by an entry: its state before the first touch and after the last one."""
+
+    __slots__ = ("after", "before", "path")
+
+    def __init__(self, path: bytes, before: FileState | None, after: FileState | None) -> None:
+        self.path = path
+        self.before = before
+        self.after = after
+
+    @property
+    def latest(self) -> FileState | None:
+        return self.after if self.after is not None else self.before
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "path": os.fsdecode(self.path),
+            "before": self.before.to_json() if self.before else None,
+            "after": self.after.to_json() if self.after else None,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> FileChange:
+        before, after = data.get("before"), data.get("after")
+        return cls(
+            os.fsencode(str(data["path"])),
+            FileState.from_json(before) if isinstance(before, dict) else None,
+            FileState.from_json(after) if isinstance(after, dict) else None,
+        )
+
+
+class Entry:
+    """A turn (one prompt), or a restore or undo, as recorded in a session."""
+
+    __slots__ = (
+        "agent",
+        "ended",
+        "files",
+        "id",
+        "kind",
+        "labels",
+        "number",
+        "prompt",
+        "session",
+        "started",
+        "target",
+    )
+
+    def __init__(
+        self,
+        session: str,
+        number: int,
+        entry_id: str,
+        kind: str = TURN,
+        prompt: str = "",
+        agent: str = "",
+        started: float = 0.0,
+        ended: float | None = None,
+        labels: list[str] | None = None,
+        target: dict[str, object] | None = None,
+        files: list[FileChange] | None = None,
+    ) -> None:
+        self.session = session
+        self.number = number
+        self.id = entry_id
+        self.kind = kind
+        self.prompt = prompt
+        self.agent = agent
+        self.started = started
+        self.ended = ended
+        self.labels = labels or []
+        self.target = target
+        self.files = files or []
+
+    def __repr__(self) -> str:
+        return f"Entry({self.session!r}, {self.number}, {self.kind}, files={len(self.files)})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.kind == TURN and self.ended is None
+
+    def file(self, path: bytes) -> FileChange | None:
+        for change in self.files:
+            if change.path == path:
+                return change
+        return None
+
+    def paths(self) -> Iterator[bytes]:
+        return (change.path for change in self.files)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "format": FORMAT,
+            "session": self.session,
+            "number": self.number,
+            "id": self.id,
+            "kind": self.kind,
+            "prompt": self.prompt,
+            "agent": self.agent,
+            "started": self.started,
+            "ended": self.ended,
+            "labels": self.labels,
+            "target": self.target,
+            "files": [change.to_json() for change in self.files],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Entry:
+        files = data.get("files")
+        labels = data.get("labels")
+        target = data.get("target")
+        ended = data.get("ended")
+        started = data.get("started")
+        number = data.get("number")
+        return cls(
+            str(data.get("session", "")),
+            number if isinstance(number, int) else 0,
+            str(data.get("id", "")),
+            kind=str(data.get("kind", TURN)),
+            prompt=str(data.get("prompt") or ""),
+            agent=str(data.get("agent") or ""),
+            started=float(started) if isinstance(started, int | float) else 0.0,
+            ended=float(ended) if isinstance(ended, int | float) else None,
+            labels=[str(label) for label in labels] if isinstance(labels, list) else [],
+            target=target if isinstance(target, dict) else None,
+            files=[FileChange.from_json(f) for f in files if isinstance(f, dict)]
+            if isinstance(files, list)
+            else [],
+        )
+
+    def commit_message(self) -> str:
+        first_line = self.prompt.strip().splitlines()[0] if self.prompt.strip() else ""
+        title = f"{self.kind} {self.number}" + (f": {first_line}" if first_line else "")
+        return f"{title}\n\nsession: {self.session}\nentry: {self.id}\n"

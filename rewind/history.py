@@ -1,0 +1,73 @@
+"""Reading a session's whole history, and the sessions of a project."""
+
+from __future__ import annotations
+
+import os
+
+from rewind.entry import Entry
+from rewind.errors import UserError
+from rewind.session import SessionHead, recent_session
+from rewind.store import SESSIONS_REF_PREFIX, Store
+
+
+def read_entries(store: Store, head: SessionHead) -> list[Entry]:
+    """Every entry of the session, oldest first (the newest comes from the head's cache)."""
+    if head.current is None:
+        return []
+    entries = [head.current]
+    commit = head.parent
+    while commit:
+        entry, commit = store.read_entry(commit)
+        entries.append(entry)
+    entries.reverse()
+    return entries
+
+
+def find_entry(entries: list[Entry], wanted: str) -> Entry:
+    """An entry by number (``3``) or by id or a unique prefix of it (``a1b2c3``)."""
+    if not entries:
+        raise UserError("this session has no turns yet.")
+    if wanted.isdigit() and len(wanted) < 7:
+        number = int(wanted)
+        for entry in entries:
+            if entry.number == number:
+                return entry
+    else:
+        matches = [entry for entry in entries if entry.id.startswith(wanted.lower())]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            raise UserError(f"{wanted!r} matches {len(matches)} turns; give more of the id.")
+    first, last = entries[0].number, entries[-1].number
+    raise UserError(
+        f"there is no turn {wanted!r} in session {entries[0].session}; "
+        f"turns go from {first} to {last} ('rewind log' lists them)."
+    )
+
+
+class SessionSummary:
+    __slots__ = ("head", "is_recent", "mtime")
+
+    def __init__(self, head: SessionHead, mtime: float, is_recent: bool) -> None:
+        self.head = head
+        self.mtime = mtime
+        self.is_recent = is_recent
+
+
+def list_sessions(store: Store) -> list[SessionSummary]:
+    """The project's sessions, the least recently active first."""
+    recent = recent_session(store)
+    summaries = []
+    for ref in store.ref_names(SESSIONS_REF_PREFIX):
+        tip = store.read_ref(ref)
+        if tip is None:
+            continue
+        entry, parent = store.read_entry(tip)
+        head = SessionHead(entry.session, ref, tip, parent, entry)
+        try:
+            mtime = os.stat(os.path.join(store.git_dir, ref)).st_mtime
+        except FileNotFoundError:
+            mtime = entry.ended or entry.started
+        summaries.append(SessionSummary(head, mtime, entry.session == recent))
+    summaries.sort(key=lambda summary: summary.mtime)
+    return summaries

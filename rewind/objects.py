@@ -1,0 +1,171 @@
+"""Git objects written and read as loose files, without pygit2.
+
+The hook path runs once per agent tool call, so it cannot pay for importing pygit2 (about
+100 ms). A loose git object is ``zlib(b"<type> <size>\\0" + body)`` stored under its SHA-1;
+writing one takes a few microseconds. Objects that are no longer loose (after ``rewind gc``
+packed them) are read through pygit2 in :mod:`rewind.packed`.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+
+from rewind.digest import sha1_hex
+from rewind.errors import StoreError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+MODE_TREE = 0o40000
+MODE_FILE = 0o100644
+MODE_EXECUTABLE = 0o100755
+MODE_LINK = 0o120000
+
+_counter = 0
+
+
+def _temp_name(directory: str) -> str:
+    global _counter
+    _counter += 1
+    return os.path.join(directory, f".tmp-{os.getpid()}-{_counter}")
+
+
+def object_id(kind: bytes, body: bytes) -> str:
+    return sha1_hex(b"%s %d\0%s" % (kind, len(body), body))
+
+
+class ObjectWriter:
+    """Writes loose objects into ``<git_dir>/objects``; an object that exists already is kept."""
+
+    def __init__(self, git_dir: str) -> None:
+        self.objects_dir = os.path.join(git_dir, "objects")
+
+    def path_of(self, oid: str) -> str:
+        return os.path.join(self.objects_dir, oid[:2], oid[2:])
+
+    def write(self, kind: bytes, body: bytes) -> str:
+        raw = b"%s %d\0%s" % (kind, len(body), body)
+        oid = sha1_hex(raw)
+        path = self.path_of(oid)
+        if os.path.exists(path):
+            return oid
+        directory = os.path.dirname(path)
+        os.makedirs(directory, exist_ok=True)
+        temp = _temp_name(directory)
+        with open(temp, "wb") as handle:
+            handle.write(zlib.compress(raw, 1))
+        os.chmod(temp, 0o444)
+        os.replace(temp, path)
+        return oid
+
+    def write_blob(self, data: bytes) -> str:
+        return self.write(b"blob", data)
+
+    def write_tree(self, entries: Iterable[tuple[bytes, int, str]]) -> str:
+        return self.write(b"tree", encode_tree(entries))
+
+    def write_commit(self, tree: str, parent: str | None, message: str, when: float) -> str:
+        return self.write(b"commit", encode_commit(tree, parent, message, when))
+
+
+def _tree_sort_key(entry: tuple[bytes, int, str]) -> bytes:
+    name, mode, _ = entry
+    return name + b"/" if mode == MODE_TREE else name
+
+
+def encode_tree(entries: Iterable[tuple[bytes, int, str]]) -> bytes:
+    """Entries are ``(name, mode, hex id)``; git wants them in its own byte order."""
+    parts = []
+    for name, mode, oid in sorted(entries, key=_tree_sort_key):
+        parts.append(b"%o %s\0%s" % (mode, name, bytes.fromhex(oid)))
+    return b"".join(parts)
+
+
+def decode_tree(body: bytes) -> list[tuple[bytes, int, str]]:
+    entries = []
+    position = 0
+    while position < len(body):
+        space = body.index(b" ", position)
+        nul = body.index(b"\0", space)
+        mode = int(body[position:space], 8)
+        name = body[space + 1 : nul]
+        entries.append((name, mode, body[nul + 1 : nul + 21].hex()))
+        position = nul + 21
+    return entries
+
+
+IDENTITY = b"rewind <rewind@localhost>"
+
+
+def encode_commit(tree: str, parent: str | None, message: str, when: float) -> bytes:
+    stamp = b"%s %d +0000" % (IDENTITY, int(when))
+    lines = [b"tree " + tree.encode()]
+    if parent:
+        lines.append(b"parent " + parent.encode())
+    lines += [b"author " + stamp, b"committer " + stamp, b"", message.encode()]
+    return b"\n".join(lines)
+
+
+def decode_commit(body: bytes) -> tuple[str, str | None]:
+    """The tree and first parent of a commit."""
+    tree, parent = "", None
+    for line in body.split(b"\n"):
+        if not line:
+            break
+        if line.startswith(b"tree "):
+            tree = line[5:].decode()
+        elif line.startswith(b"parent ") and parent is None:
+            parent = line[7:].decode()
+    return tree, parent
+
+
+class ObjectReader:
+    """Reads objects: loose ones directly, packed ones through pygit2."""
+
+    def __init__(self, git_dir: str) -> None:
+        self.git_dir = git_dir
+        self.objects_dir = os.path.join(git_dir, "objects")
+
+    def read(self, oid: str, expected_kind: bytes) -> bytes:
+        try:
+            with open(os.path.join(self.objects_dir, oid[:2], oid[2:]), "rb") as handle:
+                compressed = handle.read()
+        except FileNotFoundError:
+            from rewind.packed import read_packed_object
+
+            kind, body = read_packed_object(self.git_dir, oid)
+        else:
+            kind, body = _inflate(oid, compressed)
+        if kind != expected_kind:
+            raise StoreError(
+                f"object {oid} is a {kind.decode()}, not a {expected_kind.decode()}; "
+                "run 'rewind check' to verify the store."
+            )
+        return body
+
+    def read_blob(self, oid: str) -> bytes:
+        return self.read(oid, b"blob")
+
+    def read_tree(self, oid: str) -> list[tuple[bytes, int, str]]:
+        return decode_tree(self.read(oid, b"tree"))
+
+    def read_commit(self, oid: str) -> tuple[str, str | None]:
+        return decode_commit(self.read(oid, b"commit"))
+
+
+def _inflate(oid: str, compressed: bytes) -> tuple[bytes, bytes]:
+    try:
+        raw = zlib.decompress(compressed)
+        header, body = raw.split(b"\0", 1)
+        kind, size = header.split(b" ")
+    except (zlib.error, ValueError):
+        raise StoreError(
+            f"object {oid} in the store is corrupted; run 'rewind check' to see what it affects."
+        ) from None
+    if int(size) != len(body) or sha1_hex(raw) != oid:
+        raise StoreError(
+            f"object {oid} in the store is corrupted; run 'rewind check' to see what it affects."
+        )
+    return kind, body

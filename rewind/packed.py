@@ -1,0 +1,46 @@
+"""The only module that talks to pygit2 about the store itself.
+
+pygit2 is imported inside the functions that need it, so that importing this module is free. The
+user's own git configuration (global, XDG, system) is blanked before any repository is opened, so
+nothing in it (hooks, filters, ``core.*`` settings) can leak into the store.
+"""
+
+from __future__ import annotations
+
+from rewind.errors import StoreError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import pygit2
+
+_repositories: dict[str, pygit2.Repository] = {}
+
+
+def open_repository(git_dir: str) -> pygit2.Repository:
+    repository = _repositories.get(git_dir)
+    if repository is None:
+        import pygit2
+        from pygit2.enums import ConfigLevel
+
+        for level in (ConfigLevel.GLOBAL, ConfigLevel.XDG, ConfigLevel.SYSTEM):
+            pygit2.settings.search_path[level] = ""
+        try:
+            repository = pygit2.Repository(git_dir)
+        except pygit2.GitError as error:
+            raise StoreError(
+                f"the store at {git_dir} cannot be opened ({error}); run 'rewind check'."
+            ) from None
+        _repositories[git_dir] = repository
+    return repository
+
+
+def read_packed_object(git_dir: str, oid: str) -> tuple[bytes, bytes]:
+    repository = open_repository(git_dir)
+    try:
+        kind, body = repository.odb.read(oid)[0:2]
+    except KeyError:
+        raise StoreError(
+            f"object {oid} is missing from the store; run 'rewind check' to see what it affects."
+        ) from None
+    names = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
+    return names[int(kind)], bytes(body)

@@ -1,0 +1,137 @@
+"""Recording turns: begin a turn, track paths before they change, record their after-states.
+
+This is the hook path: it runs once per agent tool call, so it imports nothing heavy and touches
+only the paths it is given.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rewind.entry import TURN, Entry, FileChange
+from rewind.filestate import DIRECTORY, SPECIAL, FileState, capture
+from rewind.session import SessionHead, load_head, new_entry_id, save_entry
+from rewind.store import Store
+
+NOT_TRACKABLE = frozenset({DIRECTORY, SPECIAL})
+
+
+def begin(
+    store: Store,
+    session_id: str,
+    prompt: str = "",
+    agent: str = "",
+    labels: list[str] | None = None,
+) -> Entry:
+    """Closes the open turn (recording its after-states) and starts the next one."""
+    with store.lock():
+        head = load_head(store, session_id)
+        close_open_turn(store, head)
+        entry = _new_turn(head, prompt, agent, labels)
+        save_entry(store, head, entry, replace_tip=False)
+    return entry
+
+
+def _new_turn(head: SessionHead, prompt: str, agent: str, labels: list[str] | None) -> Entry:
+    if not agent and head.current is not None:
+        agent = head.current.agent
+    return Entry(
+        head.session_id,
+        head.next_number,
+        new_entry_id(),
+        TURN,
+        prompt,
+        agent,
+        started=time.time(),
+        labels=labels,
+    )
+
+
+def close_open_turn(store: Store, head: SessionHead) -> None:
+    """Records the after-state of every file of the open turn and closes it (lock held)."""
+    entry = head.current
+    if entry is None or not entry.is_open:
+        return
+    _capture_after_states(store, entry, None)
+    entry.ended = time.time()
+    save_entry(store, head, entry, replace_tip=True)
+
+
+def track(
+    store: Store, session_id: str, paths: list[bytes], agent: str = ""
+) -> dict[bytes, FileState]:
+    """Records the state of ``paths`` before they change; the first record in a turn wins.
+
+    Returns the state recorded for each path (or found, for paths already tracked in this turn).
+    Directories and special files are returned but not recorded. A session or open turn that does
+    not exist yet is started on the spot.
+    """
+    head = load_head(store, session_id)
+    already = _open_paths(head)
+    limit = store.config.max_file_size
+    captured = {
+        path: capture(store.root.absolute(path), limit, store.writer)
+        for path in dict.fromkeys(paths)
+        if path not in already
+    }
+    with store.lock():
+        head = load_head(store, session_id)
+        entry = head.current
+        starting = entry is None or not entry.is_open
+        if starting:
+            entry = _new_turn(head, "", agent, None)
+        assert entry is not None
+        states = {}
+        added = False
+        for path in dict.fromkeys(paths):
+            change = entry.file(path)
+            if change is not None:
+                states[path] = change.before or FileState("unknown")
+                continue
+            state = captured.get(path) or capture(store.root.absolute(path), limit, store.writer)
+            states[path] = state
+            if state.kind not in NOT_TRACKABLE:
+                entry.files.append(FileChange(path, state, None))
+                added = True
+        if added or starting:
+            save_entry(store, head, entry, replace_tip=not starting)
+    return states
+
+
+def _open_paths(head: SessionHead) -> set[bytes]:
+    if head.current is None or not head.current.is_open:
+        return set()
+    return set(head.current.paths())
+
+
+def record_after(
+    store: Store, session_id: str, paths: list[bytes] | None = None, close: bool = False
+) -> Entry | None:
+    """Records the current state of the open turn's files (all, or ``paths``) as after-states.
+
+    With ``close`` the turn ends. Returns the turn, or None when no turn is open.
+    """
+    with store.lock():
+        head = load_head(store, session_id)
+        entry = head.current
+        if entry is None or not entry.is_open:
+            return None
+        _capture_after_states(store, entry, set(paths) if paths is not None else None)
+        if close:
+            entry.ended = time.time()
+        save_entry(store, head, entry, replace_tip=True)
+    return entry
+
+
+def _capture_after_states(store: Store, entry: Entry, only: set[bytes] | None) -> None:
+    limit = store.config.max_file_size
+    for change in entry.files:
+        if only is not None and change.path not in only:
+            continue
+        known = change.after or change.before
+        change.after = capture(store.root.absolute(change.path), limit, store.writer, known)
+        if change.after.kind in NOT_TRACKABLE:
+            store.log_problem(
+                f"{store.root.display(change.path)} is now a {change.after.kind}; "
+                "its after-state cannot be recorded"
+            )

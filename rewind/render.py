@@ -1,0 +1,106 @@
+"""Text for people: times, colours, file summaries and restore plans."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from rewind.diffs import ADDED, DELETED, MODE, MODIFIED, NO_PRE_IMAGE, PENDING, FileDiff
+from rewind.restore_plan import CANNOT, DELETE, RECREATE, RESTORE_FILE, RestorePlan
+from rewind.store import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
+
+_CODES = {"red": "31", "green": "32", "yellow": "33", "cyan": "36", "bold": "1", "dim": "2"}
+STATUS_LETTER = {
+    ADDED: "A",
+    DELETED: "D",
+    MODIFIED: "M",
+    MODE: "T",
+    PENDING: "~",
+    NO_PRE_IMAGE: "?",
+}
+
+
+def use_colour(stream: TextIO = sys.stdout) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    return stream.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def paint(text: str, colour: str, enabled: bool) -> str:
+    return f"\033[{_CODES[colour]}m{text}\033[0m" if enabled else text
+
+
+def local_time(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
+
+
+def iso_time(stamp: float | None) -> str | None:
+    return None if stamp is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
+
+
+def first_line(text: str, width: int = 72) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def file_summary(store: Store, diff: FileDiff) -> str:
+    letter = STATUS_LETTER.get(diff.status, " ")
+    counts = ""
+    if diff.binary:
+        counts = "binary"
+    elif diff.status in (ADDED, DELETED, MODIFIED):
+        counts = f"+{diff.added} -{diff.removed}"
+    elif diff.status == NO_PRE_IMAGE:
+        counts = "no pre-image: not restorable"
+    elif diff.status == PENDING:
+        counts = "tracked (turn still open)"
+    return f"{letter} {store.root.display(diff.path)}  {counts}".rstrip()
+
+
+def colour_diff(text: str, enabled: bool) -> str:
+    if not enabled:
+        return text
+    lines = []
+    for line in text.splitlines():
+        if line.startswith(("+++", "---", "diff ", "old mode", "new mode", "index ")):
+            lines.append(paint(line, "bold", True))
+        elif line.startswith("+"):
+            lines.append(paint(line, "green", True))
+        elif line.startswith("-"):
+            lines.append(paint(line, "red", True))
+        elif line.startswith("@@"):
+            lines.append(paint(line, "cyan", True))
+        else:
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+_ACTION_WORDS = {
+    RESTORE_FILE: "restore ",
+    DELETE: "delete  ",
+    RECREATE: "recreate",
+    CANNOT: "skip    ",
+}
+
+
+def plan_text(store: Store, plan: RestorePlan, colour: bool) -> str:
+    lines = [f"{plan.title()}:"]
+    for planned in plan.files:
+        word = _ACTION_WORDS.get(planned.action)
+        if word is None:
+            continue
+        line = f"  {word}  {store.root.display(planned.path)}"
+        reason = planned.reason()
+        if reason:
+            line += f"  ({reason})"
+        if planned.conflict or planned.action == CANNOT:
+            line = paint(line, "yellow", colour)
+        lines.append(line)
+    if not plan.changes:
+        lines.append("  nothing to change: every file is already as it was.")
+    return "\n".join(lines)

@@ -1,0 +1,212 @@
+"""Carrying out a restore plan so that it can always be undone and never half-done.
+
+Order of work, all under the store lock:
+1. every file about to change is saved as it is now (the new entry's before-states);
+2. a journal naming the new entry is written;
+3. the entry is committed to the session (so ``rewind undo`` can reverse it);
+4. each file is replaced atomically (temporary file in the same directory, then rename);
+5. the journal is removed.
+A process that dies between 2 and 5 leaves the journal behind; the next rewind command to open
+the store finishes the restore (each file still at its before-state is put at its after-state;
+a file someone changed meanwhile is left alone and reported).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from rewind.atomic import replace_file, replace_link, write_text_atomically
+from rewind.entry import RESTORE, UNDO, Entry, FileChange
+from rewind.errors import ConflictError, UserError
+from rewind.filestate import ABSENT, LINK, FileState, capture
+from rewind.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
+from rewind.session import SessionHead, load_head, new_entry_id, save_entry
+from rewind.store import JOURNAL, Store
+
+
+class RestoreResult:
+    __slots__ = ("entry", "failed", "skipped")
+
+    def __init__(
+        self, entry: Entry | None, skipped: list[PlannedFile], failed: list[tuple[bytes, str]]
+    ) -> None:
+        self.entry = entry  # the restore entry recorded, None when nothing had to change
+        self.skipped = skipped
+        self.failed = failed
+
+
+def apply_plan(store: Store, plan: RestorePlan, force: bool = False) -> RestoreResult:
+    """Carries out ``plan``; refuses, changing nothing, if a file changed since it was made."""
+    with store.lock():
+        _check_still_current(store, plan)
+        if plan.conflicts and not force:
+            raise ConflictError(conflict_message(store, plan))
+        changes = plan.changes
+        if not changes:
+            return RestoreResult(None, plan.blocked, [])
+        head = load_head(store, plan.session)
+        entry = _restore_entry(store, plan, head, changes)
+        write_text_atomically(
+            store.state_path(JOURNAL), json.dumps({"session": plan.session, "entry": entry.id})
+        )
+        save_entry(store, head, entry, replace_tip=False)
+        failed = _put_back_all(store, entry.files)
+        if not failed:
+            os.unlink(store.state_path(JOURNAL))
+    return RestoreResult(entry, plan.blocked, failed)
+
+
+def _check_still_current(store: Store, plan: RestorePlan) -> None:
+    limit = store.config.max_file_size
+    for planned in plan.files:
+        now = capture(store.root.absolute(planned.path), limit)
+        if now.kind != planned.current.kind or (
+            now.restorable and not now.same_as(planned.current)
+        ):
+            raise ConflictError(
+                f"{store.root.display(planned.path)} changed while the restore was being "
+                "prepared; nothing was written, run the command again."
+            )
+
+
+def conflict_message(store: Store, plan: RestorePlan) -> str:
+    names = ", ".join(store.root.display(f.path) for f in plan.conflicts[:5])
+    more = f" and {len(plan.conflicts) - 5} more" if len(plan.conflicts) > 5 else ""
+    return (
+        f"{len(plan.conflicts)} file(s) changed since rewind last recorded them ({names}{more}); "
+        "nothing was written. Review with 'rewind diff', then rerun with --force to restore "
+        "anyway (their current content is saved, so 'rewind undo' brings it back)."
+    )
+
+
+def _restore_entry(
+    store: Store, plan: RestorePlan, head: SessionHead, changes: list[PlannedFile]
+) -> Entry:
+    """The entry that records a restore; it carries the session's agent, like its turns."""
+    number = head.next_number
+    agent = head.current.agent if head.current else ""
+    files = [
+        FileChange(planned.path, _save_current(store, planned), planned.target)
+        for planned in changes
+    ]
+    now = time.time()
+    subject = plan.subject
+    if plan.kind == UNDO:
+        kind, prompt = UNDO, f"undo {subject.kind} {subject.number}"
+    else:
+        kind, prompt = RESTORE, f"restore to before turn {subject.number}"
+    target: dict[str, object] = {"entry": subject.id, "number": subject.number}
+    return Entry(
+        plan.session,
+        number,
+        new_entry_id(),
+        kind,
+        prompt,
+        agent,
+        started=now,
+        ended=now,
+        target=target,
+        files=files,
+    )
+
+
+def _save_current(store: Store, planned: PlannedFile) -> FileState:
+    """The state to bring back on undo: reuse the recorded blob when nothing changed."""
+    if planned.current.same_as(planned.expected) and (
+        planned.expected.oid or planned.expected.kind == ABSENT
+    ):
+        return planned.expected
+    absolute = store.root.absolute(planned.path)
+    return capture(absolute, store.config.max_file_size, store.writer)
+
+
+def _put_back_all(store: Store, files: list[FileChange]) -> list[tuple[bytes, str]]:
+    failed = []
+    for change in files:
+        assert change.after is not None
+        try:
+            put_back(store, change.path, change.after)
+        except (OSError, UserError) as error:
+            failed.append((change.path, str(error)))
+            store.log_problem(f"restore of {store.root.display(change.path)} failed: {error}")
+    return failed
+
+
+def put_back(store: Store, path: bytes, state: FileState) -> None:
+    """Makes ``path`` hold ``state``: one atomic replacement, or one unlink."""
+    absolute = store.root.writable_path(path)
+    if state.kind == ABSENT:
+        if os.path.islink(absolute) or os.path.isfile(absolute):
+            os.unlink(absolute)
+        _remove_created_directories(absolute, state.missing_dirs)
+        return
+    assert state.oid is not None
+    data = store.reader.read_blob(state.oid)
+    os.makedirs(os.path.dirname(absolute), exist_ok=True)
+    if state.kind == LINK:
+        replace_link(absolute, data)
+    else:
+        replace_file(absolute, data, state.mode)
+
+
+def _remove_created_directories(absolute: bytes, count: int) -> None:
+    """Removes the parents a turn created for a file, while they are empty (rmdir only)."""
+    parent = os.path.dirname(absolute)
+    for _ in range(count):
+        try:
+            os.rmdir(parent)
+        except OSError:
+            return
+        parent = os.path.dirname(parent)
+
+
+def finish_interrupted_restore(store: Store) -> None:
+    """Completes a restore whose process died after it was recorded (see the module doc)."""
+    with store.lock():
+        try:
+            with open(store.state_path(JOURNAL), encoding="utf-8") as handle:
+                journal = json.load(handle)
+        except FileNotFoundError:
+            return  # another process finished it
+        except ValueError:
+            journal = {}
+        head = load_head(store, str(journal.get("session", "")))
+        entry = head.current
+        if entry is None or entry.id != journal.get("entry"):
+            os.unlink(store.state_path(JOURNAL))  # never recorded, so nothing was written
+            return
+        left_alone = _finish(store, entry.files)
+        os.unlink(store.state_path(JOURNAL))
+    message = (
+        f"finished {entry.kind} {entry.number} of session {entry.session}, which was interrupted"
+    )
+    if left_alone:
+        names = ", ".join(store.root.display(path) for path in left_alone)
+        message += f"; left alone because they changed meanwhile: {names}"
+    store.log_problem(message)
+    print(f"rewind: {message}.", file=sys.stderr)
+
+
+def _finish(store: Store, files: list[FileChange]) -> list[bytes]:
+    left_alone = []
+    limit = store.config.max_file_size
+    for change in files:
+        assert change.after is not None and change.before is not None
+        now = capture(store.root.absolute(change.path), limit)
+        if now.same_as(change.after):
+            continue
+        if not now.same_as(change.before):
+            left_alone.append(change.path)
+            continue
+        try:
+            put_back(store, change.path, change.after)
+        except (OSError, UserError) as error:
+            store.log_problem(f"could not finish {store.root.display(change.path)}: {error}")
+            left_alone.append(change.path)
+    return left_alone
+
+
+__all__ = ["CANNOT", "UNCHANGED", "RestoreResult", "apply_plan", "finish_interrupted_restore"]

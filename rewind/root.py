@@ -1,0 +1,90 @@
+"""The project root, and the rule that nothing outside it is ever recorded or written.
+
+Paths are stored relative to the root as bytes. A path in one of the opted-in extra roots is
+stored absolute (it starts with ``/``). Any path with a ``.git`` component is refused: the
+user's repository is never recorded, so it is never written either.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rewind.errors import UserError
+
+GIT_DIR_NAME = b".git"
+
+
+def find_root(start: bytes) -> bytes:
+    """The top of the enclosing git work tree (as ``git rev-parse`` finds it), else ``start``."""
+    here = os.path.realpath(start)
+    directory = here
+    while True:
+        if os.path.lexists(os.path.join(directory, GIT_DIR_NAME)):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return here
+        directory = parent
+
+
+def _inside(path: bytes, directory: bytes) -> bool:
+    return path == directory or path.startswith(directory.rstrip(b"/") + b"/")
+
+
+class Root:
+    __slots__ = ("extra_roots", "path")
+
+    def __init__(self, path: bytes, extra_roots: tuple[bytes, ...] = ()) -> None:
+        self.path = path
+        self.extra_roots = extra_roots
+
+    def display(self, stored: bytes) -> str:
+        return os.fsdecode(stored)
+
+    def absolute(self, stored: bytes) -> bytes:
+        return stored if stored.startswith(b"/") else os.path.join(self.path, stored)
+
+    def stored_name(self, path: str | bytes, cwd: bytes | None = None) -> bytes:
+        """The name under which ``path`` is recorded; refuses paths rewind must not touch."""
+        raw = os.fsencode(path)
+        shown = os.fsdecode(raw)
+        if not raw:
+            raise UserError("an empty path was given; name the file to record.")
+        absolute = os.path.normpath(os.path.join(cwd or os.getcwdb(), raw))
+        parent, name = os.path.split(absolute)
+        full = os.path.join(os.path.realpath(parent), name) if name else parent
+        if _inside(full, self.path):
+            stored = os.path.relpath(full, self.path)
+            if stored == b".":
+                raise UserError(f"{shown} is the project root; name the files in it instead.")
+        elif any(_inside(full, extra) for extra in self.extra_roots):
+            stored = full
+        else:
+            raise UserError(
+                f"{shown} is outside the project root {os.fsdecode(self.path)}; "
+                "add its directory to extra_roots in rewind.toml to record it."
+            )
+        if GIT_DIR_NAME in stored.split(b"/"):
+            raise UserError(f"{shown} is inside a .git directory, which rewind never touches.")
+        return stored
+
+    def writable_path(self, stored: bytes) -> bytes:
+        """The absolute path to write ``stored`` to, checked again at write time.
+
+        A parent directory replaced by a symlink since the path was recorded could point
+        anywhere; the real location of the nearest existing parent must still be inside.
+        """
+        absolute = self.absolute(stored)
+        if GIT_DIR_NAME in stored.split(b"/"):
+            raise UserError(f"{os.fsdecode(stored)} is inside a .git directory; not written.")
+        parent = os.path.dirname(absolute)
+        while not os.path.lexists(parent):
+            parent = os.path.dirname(parent)
+        real = os.path.realpath(parent)
+        allowed = (self.path, *self.extra_roots) if stored.startswith(b"/") else (self.path,)
+        if not any(_inside(real, directory) for directory in allowed):
+            raise UserError(
+                f"{os.fsdecode(stored)} now resolves outside the project root "
+                f"(through {os.fsdecode(parent)}); it was not written."
+            )
+        return absolute

@@ -1,0 +1,140 @@
+"""A session's head: its newest entry, kept as the tip commit of the session's own ref.
+
+Every change to the newest entry writes a new commit that replaces the tip (same parent), so
+the ref always holds the whole history, open turn included. A small JSON cache of the newest
+entry spares the hook path from reading git objects; it is trusted only while it names the
+commit the ref points at.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+
+from rewind.atomic import write_text_atomically
+from rewind.digest import sha1_hex
+from rewind.entry import Entry
+from rewind.errors import UserError
+from rewind.store import SESSIONS_REF_PREFIX, Store
+
+_SAFE_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}(\.[A-Za-z0-9_-]+)*")
+
+
+def ref_name(session_id: str) -> str:
+    """The ref of a session; ids that git would not accept as a ref name are hashed."""
+    if _SAFE_REF.fullmatch(session_id) and not session_id.endswith(".lock"):
+        return SESSIONS_REF_PREFIX + session_id
+    return SESSIONS_REF_PREFIX + "x-" + sha1_hex(session_id.encode("utf-8", "surrogateescape"))[:20]
+
+
+def new_session_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S-") + os.urandom(3).hex()
+
+
+def new_entry_id() -> str:
+    return os.urandom(6).hex()
+
+
+class SessionHead:
+    """The tip commit of a session, its parent, and the entry the tip records."""
+
+    __slots__ = ("current", "parent", "ref", "session_id", "tip")
+
+    def __init__(
+        self,
+        session_id: str,
+        ref: str,
+        tip: str | None = None,
+        parent: str | None = None,
+        current: Entry | None = None,
+    ) -> None:
+        self.session_id = session_id
+        self.ref = ref
+        self.tip = tip
+        self.parent = parent
+        self.current = current
+
+    @property
+    def next_number(self) -> int:
+        return self.current.number + 1 if self.current else 1
+
+
+def _cache_path(store: Store, ref: str) -> str:
+    return store.state_path("sessions", ref.rsplit("/", 1)[1] + ".json")
+
+
+def load_head(store: Store, session_id: str) -> SessionHead:
+    ref = ref_name(session_id)
+    tip = store.read_ref(ref)
+    if tip is None:
+        return SessionHead(session_id, ref)
+    try:
+        with open(_cache_path(store, ref), encoding="utf-8") as handle:
+            cache = json.load(handle)
+        if cache.get("tip") == tip:
+            return SessionHead(
+                session_id, ref, tip, cache.get("parent"), Entry.from_json(cache["current"])
+            )
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    current, parent = store.read_entry(tip)
+    head = SessionHead(session_id, ref, tip, parent, current)
+    _write_cache(store, head)
+    return head
+
+
+def _write_cache(store: Store, head: SessionHead) -> None:
+    assert head.current is not None
+    cache = {"tip": head.tip, "parent": head.parent, "current": head.current.to_json()}
+    write_text_atomically(_cache_path(store, head.ref), json.dumps(cache, separators=(",", ":")))
+
+
+def save_entry(store: Store, head: SessionHead, entry: Entry, replace_tip: bool) -> None:
+    """Records ``entry`` as the session's newest; with ``replace_tip`` it supersedes the tip.
+
+    The caller holds the store lock.
+    """
+    parent = head.parent if replace_tip else head.tip
+    commit = store.commit_entry(entry, parent)
+    store.write_ref(head.ref, commit)
+    head.tip, head.parent, head.current = commit, parent, entry
+    _write_cache(store, head)
+    _remember_recent(store, head.session_id)
+
+
+def _remember_recent(store: Store, session_id: str) -> None:
+    path = store.state_path("recent")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            if handle.read() == session_id:
+                return
+    except FileNotFoundError:
+        pass
+    write_text_atomically(path, session_id)
+
+
+def recent_session(store: Store) -> str | None:
+    try:
+        with open(store.state_path("recent"), encoding="utf-8") as handle:
+            return handle.read() or None
+    except FileNotFoundError:
+        return None
+
+
+def resolve_session(store: Store, requested: str | None, create: bool = False) -> str:
+    """``--session``, else ``$REWIND_SESSION``, else the project's most recent session."""
+    chosen = requested or os.environ.get("REWIND_SESSION") or recent_session(store)
+    if chosen:
+        return chosen
+    if create:
+        return new_session_id()
+    raise UserError("this project has no sessions yet; start one with 'rewind begin'.")
+
+
+def require_existing(store: Store, session_id: str) -> SessionHead:
+    head = load_head(store, session_id)
+    if head.current is None:
+        raise UserError(f"there is no session {session_id!r}; 'rewind sessions' lists them.")
+    return head

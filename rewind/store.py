@@ -1,0 +1,197 @@
+"""A project's store: a bare git repository outside the work tree, plus rewind's own state.
+
+Layout (see docs/store.md)::
+
+    <store>/HEAD, config, objects/, refs/rewind/sessions/<session>   the git repository
+    <store>/rewind/lock                                              serialises writers
+    <store>/rewind/project.json                                      which root this store is for
+    <store>/rewind/sessions/<session>.json                           cache of a session's head
+    <store>/rewind/recent                                            the most recent session
+    <store>/rewind/restore-journal.json                              a restore under way
+    <store>/rewind/rewind.log                                        what went wrong, for people
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+
+from rewind.atomic import write_text_atomically
+from rewind.config import Config, load_config
+from rewind.errors import UserError
+from rewind.home import store_dir_for
+from rewind.objects import MODE_FILE, MODE_TREE, ObjectReader, ObjectWriter
+from rewind.root import Root, find_root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rewind.entry import Entry
+
+SESSIONS_REF_PREFIX = "refs/rewind/sessions/"
+STATE_DIR = "rewind"
+JOURNAL = "restore-journal.json"
+
+_GIT_CONFIG = """[core]
+\trepositoryformatversion = 0
+\tfilemode = true
+\tbare = true
+\tlogallrefupdates = false
+[gc]
+\tauto = 0
+"""
+
+
+class StoreLock:
+    """An exclusive lock on the whole store; the kernel releases it if the process dies."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.fd = -1
+
+    def __enter__(self) -> StoreLock:
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        os.close(self.fd)  # closing releases the lock
+        self.fd = -1
+
+
+class Store:
+    __slots__ = ("config", "git_dir", "reader", "root", "writer")
+
+    def __init__(self, git_dir: str, root: Root, config: Config) -> None:
+        self.git_dir = git_dir
+        self.root = root
+        self.config = config
+        self.writer = ObjectWriter(git_dir)
+        self.reader = ObjectReader(git_dir)
+
+    @classmethod
+    def for_root(cls, root_path: bytes, create: bool = False) -> Store:
+        git_dir = store_dir_for(root_path)
+        config = load_config(root_path, git_dir)
+        store = cls(git_dir, Root(root_path, config.extra_roots), config)
+        if create:
+            store.ensure_layout()
+        elif not os.path.exists(os.path.join(git_dir, "HEAD")):
+            raise UserError(
+                f"rewind has recorded nothing for {os.fsdecode(root_path)} yet; "
+                "start with 'rewind begin' or 'rewind track PATH'."
+            )
+        if os.path.exists(store.state_path(JOURNAL)):
+            from rewind.restore import finish_interrupted_restore
+
+            finish_interrupted_restore(store)
+        return store
+
+    @classmethod
+    def for_directory(cls, directory: str | None, create: bool = False) -> Store:
+        """The store of the project that holds ``directory`` (default: the current one)."""
+        start = os.fsencode(directory) if directory else os.getcwdb()
+        if not os.path.isdir(start):
+            raise UserError(f"{os.fsdecode(start)} is not a directory; give the project's root.")
+        return cls.for_root(find_root(start), create=create)
+
+    def state_path(self, *names: str) -> str:
+        return os.path.join(self.git_dir, STATE_DIR, *names)
+
+    def lock(self) -> StoreLock:
+        return StoreLock(self.state_path("lock"))
+
+    def ensure_layout(self) -> None:
+        if os.path.exists(os.path.join(self.git_dir, "HEAD")):
+            return
+        os.makedirs(self.state_path("sessions"), exist_ok=True)
+        with self.lock():
+            if os.path.exists(os.path.join(self.git_dir, "HEAD")):
+                return
+            for directory in ("objects/info", "objects/pack", "refs/rewind/sessions", "refs/heads"):
+                os.makedirs(os.path.join(self.git_dir, directory), exist_ok=True)
+            write_text_atomically(os.path.join(self.git_dir, "config"), _GIT_CONFIG)
+            project = {"root": os.fsdecode(self.root.path), "created": time.time()}
+            write_text_atomically(self.state_path("project.json"), json.dumps(project))
+            write_text_atomically(os.path.join(self.git_dir, "description"), "rewind store\n")
+            # HEAD last: its presence says the layout is complete.
+            write_text_atomically(os.path.join(self.git_dir, "HEAD"), "ref: refs/heads/main\n")
+
+    # refs ---------------------------------------------------------------------------------
+
+    def read_ref(self, name: str) -> str | None:
+        try:
+            with open(os.path.join(self.git_dir, name), encoding="ascii") as handle:
+                return handle.read().strip() or None
+        except FileNotFoundError:
+            return self._read_packed_ref(name)
+
+    def _read_packed_ref(self, name: str) -> str | None:
+        try:
+            with open(os.path.join(self.git_dir, "packed-refs"), encoding="utf-8") as handle:
+                for line in handle:
+                    oid, _, ref = line.strip().partition(" ")
+                    if ref == name:
+                        return oid
+        except FileNotFoundError:
+            pass
+        return None
+
+    def write_ref(self, name: str, oid: str) -> None:
+        path = os.path.join(self.git_dir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        write_text_atomically(path, oid + "\n")
+
+    def ref_names(self, prefix: str) -> list[str]:
+        names: set[str] = set()
+        directory = os.path.join(self.git_dir, prefix)
+        if os.path.isdir(directory):
+            names.update(
+                prefix + name for name in os.listdir(directory) if not name.startswith(".")
+            )
+        try:
+            with open(os.path.join(self.git_dir, "packed-refs"), encoding="utf-8") as handle:
+                for line in handle:
+                    ref = line.strip().partition(" ")[2]
+                    if ref.startswith(prefix):
+                        names.add(ref)
+        except FileNotFoundError:
+            pass
+        return sorted(names)
+
+    # entries ------------------------------------------------------------------------------
+
+    def commit_entry(self, entry: Entry, parent: str | None) -> str:
+        """Writes ``entry`` as a commit whose tree holds turn.json and every stored state."""
+        stored = []
+        for index, change in enumerate(entry.files):
+            for side, state in (("before", change.before), ("after", change.after)):
+                if state is not None and state.oid:
+                    stored.append((f"{index}.{side}".encode(), state.git_mode, state.oid))
+        record = json.dumps(entry.to_json(), separators=(",", ":")).encode()
+        tree = [(b"turn.json", MODE_FILE, self.writer.write_blob(record))]
+        if stored:
+            tree.append((b"files", MODE_TREE, self.writer.write_tree(stored)))
+        return self.writer.write_commit(
+            self.writer.write_tree(tree), parent, entry.commit_message(), time.time()
+        )
+
+    def read_entry(self, commit: str) -> tuple[Entry, str | None]:
+        """The entry recorded in ``commit``, and the commit's parent."""
+        from rewind.entry import Entry
+
+        tree, parent = self.reader.read_commit(commit)
+        for name, _, oid in self.reader.read_tree(tree):
+            if name == b"turn.json":
+                return Entry.from_json(json.loads(self.reader.read_blob(oid))), parent
+        raise UserError(f"commit {commit} in the store has no turn.json; run 'rewind check'.")
+
+    def log_problem(self, message: str) -> None:
+        """Appends to the store's log, which 'rewind status' points at."""
+        line = time.strftime("%Y-%m-%dT%H:%M:%S") + f" [{os.getpid()}] {message}\n"
+        try:
+            with open(self.state_path("rewind.log"), "a", encoding="utf-8") as handle:
+                handle.write(line)
+        except OSError:
+            pass

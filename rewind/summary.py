@@ -1,0 +1,52 @@
+"""What each entry changed, as data: the shape behind ``rewind log`` and ``--json``."""
+
+from __future__ import annotations
+
+from rewind.diffs import FileDiff, diff_states
+from rewind.entry import Entry
+from rewind.render import iso_time
+from rewind.store import Store
+
+
+def entry_diffs(store: Store, entry: Entry, with_text: bool = False) -> list[FileDiff]:
+    return [
+        diff_states(store, change.path, change.before, change.after, with_text=with_text)
+        for change in entry.files
+    ]
+
+
+def _path_fields(path: bytes) -> dict[str, object]:
+    try:
+        return {"path": path.decode("utf-8")}
+    except UnicodeDecodeError:  # not UTF-8: a readable form plus the exact bytes
+        return {"path": path.decode("utf-8", "replace"), "path_hex": path.hex()}
+
+
+def entry_json(entry: Entry, diffs: list[FileDiff]) -> dict[str, object]:
+    """One element of ``rewind log --json`` (documented in docs/cli.md)."""
+    files = []
+    for diff in diffs:
+        item = _path_fields(diff.path)
+        item.update(
+            status=diff.status,
+            added=diff.added,
+            removed=diff.removed,
+            binary=diff.binary,
+            before=diff.old.to_json() if diff.old else None,
+            after=diff.new.to_json() if diff.new else None,
+        )
+        files.append(item)
+    target = entry.target or {}
+    return {
+        "session": entry.session,
+        "turn": entry.number,
+        "id": entry.id,
+        "kind": entry.kind,
+        "prompt": entry.prompt,
+        "agent": entry.agent,
+        "time": iso_time(entry.started),
+        "ended": iso_time(entry.ended),
+        "labels": entry.labels,
+        "target": {"turn": target.get("number"), "id": target.get("entry")} if target else None,
+        "files": files,
+    }
