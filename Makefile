@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
 	touch $@
 
 example: $(VENV)/.installed
@@ -20,7 +20,10 @@ test: $(VENV)/.installed
 	$(BIN)/ruff format --check rewind tests
 	$(BIN)/mypy
 
+# Installed packages ship byte-compiled modules; an editable install under
+# PYTHONDONTWRITEBYTECODE would recompile every module of every hook process instead.
 bench: $(VENV)/.installed
+	$(BIN)/python -m compileall -q rewind
 	$(BIN)/python -m tests.bench
 
 clean:

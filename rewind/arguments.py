@@ -4,6 +4,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any, NoReturn
+
+from rewind.errors import UserError
+from rewind.quick_arguments import HOOK_COMMANDS, CommandGrammar
 
 DESCRIPTION = "Per-turn undo history for files changed by coding agents."
 
@@ -27,8 +31,39 @@ def _confirm(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
 
 
+def _add_hook_command(commands: Any, name: str, grammar: CommandGrammar) -> None:
+    parser = commands.add_parser(name, help=grammar.help)
+    for option in grammar.options:
+        if option.repeat:
+            parser.add_argument(
+                option.name,
+                dest=option.dest,
+                action="append",
+                default=[],
+                metavar=option.metavar,
+                help=option.help,
+            )
+        else:
+            parser.add_argument(
+                option.name,
+                dest=option.dest,
+                default=option.default,
+                metavar=option.metavar,
+                help=option.help,
+            )
+    if grammar.paths:
+        parser.add_argument("paths", nargs="+", metavar="PATH")
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes are user errors: one line, exit 1 (argparse would exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UserError(f"{message}; see '{self.prog} --help'.")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rewind", description=DESCRIPTION)
+    parser = _Parser(prog="rewind", description=DESCRIPTION)
     parser.add_argument(
         "-C",
         "--root",
@@ -38,26 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    begin = commands.add_parser("begin", help="start a new turn (closing the previous one)")
-    _session(begin)
-    begin.add_argument("--prompt", default="", help="the prompt of the turn")
-    begin.add_argument("--agent", default="", help="the agent's name, e.g. claude-code")
-    begin.add_argument(
-        "--label",
-        dest="labels",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="a label for the turn (repeatable)",
-    )
-
-    track = commands.add_parser("track", help="record paths before they change in this turn")
-    _session(track)
-    track.add_argument("paths", nargs="+", metavar="PATH")
-    track.add_argument("--agent", default="", help="the agent's name, for a turn started here")
-
-    end = commands.add_parser("end", help="record the after-state of the turn's files")
-    _session(end)
+    for name, grammar in HOOK_COMMANDS.items():
+        _add_hook_command(commands, name, grammar)
 
     log = commands.add_parser("log", help="list the turns of a session, newest last")
     _session(log)

@@ -12,6 +12,7 @@ import os
 import sys
 
 from rewind.errors import ExitCode, UserError
+from rewind.quick_arguments import quick_parse
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,9 +22,7 @@ if TYPE_CHECKING:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
-        from rewind.arguments import build_parser
-
-        options = vars(build_parser().parse_args(arguments))
+        options = quick_parse(arguments) or _parse_with_argparse(arguments)
         command = options.pop("command")
         module = importlib.import_module(f"rewind.commands.{command}")
         return int(module.run(**options))
@@ -38,6 +37,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = _write_crash_log(arguments)
         print(f"rewind: unexpected error: {error!r}; details in {path}", file=sys.stderr)
         return int(ExitCode.CRASH)
+
+
+def _parse_with_argparse(arguments: list[str]) -> dict[str, object]:
+    from rewind.arguments import build_parser
+
+    return vars(build_parser().parse_args(arguments))
 
 
 def _write_crash_log(arguments: list[str]) -> str:

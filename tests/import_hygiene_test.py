@@ -1,0 +1,71 @@
+"""The hook path (begin, track, end) runs once per agent tool call: it must not pay for heavy
+imports. Each test runs the real command in a fresh interpreter and inspects sys.modules."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("pygit2", "textual", "rich", "watchdog", "platformdirs")
+# Not heavy by themselves, but each costs milliseconds the hook path does not need.
+AVOIDABLE = ("argparse", "typing", "dataclasses", "tomllib", "hashlib", "importlib.metadata")
+
+PROGRAM = """
+import json, sys
+from rewind.cli import main
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def loaded_after(*arguments: str) -> tuple[int, set[str]]:
+    completed = subprocess.run(
+        [sys.executable, "-c", PROGRAM, *arguments],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result = json.loads(completed.stdout.strip().splitlines()[-1])
+    return result["code"], set(result["modules"])
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ("begin", "--session", "s", "--prompt", "hello", "--agent", "test"),
+        ("track", "--session", "s", "a.txt", "new.txt"),
+        ("end", "--session", "s"),
+    ],
+    ids=["begin", "track", "end"],
+)
+def test_hook_commands_load_nothing_heavy(project: Path, arguments: tuple[str, ...]) -> None:
+    (project / "a.txt").write_text("content\n")
+    subprocess.run(
+        [sys.executable, "-m", "rewind", "begin", "--session", "s"], check=True, capture_output=True
+    )
+    code, modules = loaded_after(*arguments)
+    assert code == 0
+    assert "rewind.recording" in modules  # the command really ran
+    assert not [name for name in HEAVY if name in modules]
+    assert not [name for name in AVOIDABLE if name in modules]
+
+
+def test_importing_the_cli_loads_nothing_heavy() -> None:
+    code = "import sys, rewind, rewind.cli; print(' '.join(sorted(sys.modules)))"
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    modules = set(completed.stdout.split())
+    assert "rewind.cli" in modules
+    assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
+
+
+def test_other_commands_do_use_argparse(project: Path) -> None:
+    """Guards the test above against passing for the wrong reason (a broken probe)."""
+    subprocess.run([sys.executable, "-m", "rewind", "begin"], check=True, capture_output=True)
+    _, modules = loaded_after("status")
+    assert "argparse" in modules
