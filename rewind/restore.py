@@ -178,20 +178,30 @@ def finish_interrupted_restore(store: Store) -> None:
         if entry is None or entry.id != journal.get("entry"):
             os.unlink(store.state_path(JOURNAL))  # never recorded, so nothing was written
             return
-        left_alone = _finish(store, entry.files)
-        os.unlink(store.state_path(JOURNAL))
+        left_alone, failed = _finish(store, entry.files)
+        if not failed:  # a write that failed (a full disk) is tried again by the next command
+            os.unlink(store.state_path(JOURNAL))
     message = (
         f"finished {entry.kind} {entry.number} of session {entry.session}, which was interrupted"
     )
     if left_alone:
         names = ", ".join(store.root.display(path) for path in left_alone)
         message += f"; left alone because they changed meanwhile: {names}"
+    if failed:
+        names = ", ".join(store.root.display(path) for path in failed)
+        message = (
+            f"{entry.kind} {entry.number} of session {entry.session} was interrupted and could "
+            f"not be finished yet ({names}: see the log); the next command tries again"
+        )
     store.log_problem(message)
     print(f"rewind: {message}.", file=sys.stderr)
 
 
-def _finish(store: Store, files: list[FileChange]) -> list[bytes]:
-    left_alone = []
+def _finish(store: Store, files: list[FileChange]) -> tuple[list[bytes], list[bytes]]:
+    """Puts each file still at its before-state at its after-state; returns the files left
+    alone because they changed meanwhile, and those whose write failed."""
+    left_alone: list[bytes] = []
+    failed: list[bytes] = []
     limit = store.config.max_file_size
     for change in files:
         assert change.after is not None and change.before is not None
@@ -205,8 +215,8 @@ def _finish(store: Store, files: list[FileChange]) -> list[bytes]:
             put_back(store, change.path, change.after)
         except (OSError, UserError) as error:
             store.log_problem(f"could not finish {store.root.display(change.path)}: {error}")
-            left_alone.append(change.path)
-    return left_alone
+            failed.append(change.path)
+    return left_alone, failed
 
 
 __all__ = ["CANNOT", "UNCHANGED", "RestoreResult", "apply_plan", "finish_interrupted_restore"]
