@@ -115,4 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("status", help="where the store is, the current session, turn and size")
     commands.add_parser("check", help="verify every object the store's history needs")
+    gc = commands.add_parser("gc", help="pack the store's history and drop what no session needs")
+    gc.add_argument("--quiet", "-q", action="store_true", help="print nothing")
+    forget = commands.add_parser("forget", help="delete a session's history ('rewind gc' frees it)")
+    forget.add_argument("session", metavar="SESSION", help="the session to forget")
+    forget.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     return parser

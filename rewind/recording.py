@@ -10,6 +10,7 @@ import time
 
 from rewind.entry import TURN, Entry, FileChange
 from rewind.filestate import DIRECTORY, SPECIAL, FileState, capture
+from rewind.packing import needs_packing, pack_in_background
 from rewind.session import SessionHead, load_head, new_entry_id, save_entry
 from rewind.store import Store
 
@@ -29,6 +30,8 @@ def begin(
         close_open_turn(store, head)
         entry = _new_turn(head, prompt, agent, labels)
         save_entry(store, head, entry, replace_tip=False)
+    if needs_packing(store):
+        pack_in_background(store)
     return entry
 
 

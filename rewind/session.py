@@ -115,6 +115,18 @@ def _remember_recent(store: Store, session_id: str) -> None:
     write_text_atomically(path, session_id)
 
 
+def forget_session(store: Store, head: SessionHead) -> None:
+    """Deletes the session's ref and cache; its objects go at the next 'rewind gc'."""
+    with store.lock():
+        store.delete_ref(head.ref)
+        try:
+            os.unlink(_cache_path(store, head.ref))
+        except FileNotFoundError:
+            pass
+        if recent_session(store) == head.session_id:
+            os.unlink(store.state_path("recent"))
+
+
 def recent_session(store: Store) -> str | None:
     try:
         with open(store.state_path("recent"), encoding="utf-8") as handle:

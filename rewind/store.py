@@ -143,6 +143,21 @@ class Store:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write_text_atomically(path, oid + "\n")
 
+    def delete_ref(self, name: str) -> None:
+        try:
+            os.unlink(os.path.join(self.git_dir, name))
+        except FileNotFoundError:
+            pass
+        packed = os.path.join(self.git_dir, "packed-refs")
+        try:
+            with open(packed, encoding="utf-8") as handle:
+                lines = handle.readlines()
+        except FileNotFoundError:
+            return
+        kept = [line for line in lines if line.strip().partition(" ")[2] != name]
+        if kept != lines:
+            write_text_atomically(packed, "".join(kept))
+
     def ref_names(self, prefix: str) -> list[str]:
         names: set[str] = set()
         directory = os.path.join(self.git_dir, prefix)
@@ -186,6 +201,17 @@ class Store:
             if name == b"turn.json":
                 return Entry.from_json(json.loads(self.reader.read_blob(oid))), parent
         raise UserError(f"commit {commit} in the store has no turn.json; run 'rewind check'.")
+
+    def disk_usage(self) -> int:
+        """Bytes the store takes on disk."""
+        total = 0
+        for folder, _, names in os.walk(self.git_dir):
+            for name in names:
+                try:
+                    total += os.lstat(os.path.join(folder, name)).st_blocks * 512
+                except OSError:
+                    pass
+        return total
 
     def log_problem(self, message: str) -> None:
         """Appends to the store's log, which 'rewind status' points at."""

@@ -9,7 +9,7 @@ from rewind.store import JOURNAL, Store
 def run(*, directory: str | None) -> int:
     store = Store.for_directory(directory)
     print(f"project:  {os.fsdecode(store.root.path)}")
-    print(f"store:    {store.git_dir}  ({_human_size(_size_of(store.git_dir))})")
+    print(f"store:    {store.git_dir}  ({human_size(store.disk_usage())})")
     session_id = os.environ.get("REWIND_SESSION") or recent_session(store)
     head = load_head(store, session_id) if session_id else None
     if head is None or head.current is None:
@@ -25,18 +25,7 @@ def run(*, directory: str | None) -> int:
     return 0
 
 
-def _size_of(directory: str) -> int:
-    total = 0
-    for folder, _, names in os.walk(directory):
-        for name in names:
-            try:
-                total += os.lstat(os.path.join(folder, name)).st_blocks * 512
-            except OSError:
-                pass
-    return total
-
-
-def _human_size(size: float) -> str:
+def human_size(size: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB"):
         if size < 1024 or unit == "GiB":
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"

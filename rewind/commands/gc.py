@@ -1,0 +1,16 @@
+from __future__ import annotations
+
+from rewind.commands.status import human_size
+from rewind.packing import pack_store
+from rewind.store import Store
+
+
+def run(*, directory: str | None, quiet: bool) -> int:
+    store = Store.for_directory(directory)
+    report = pack_store(store)
+    if not quiet:
+        print(
+            f"packed {report.packed} objects, removed {report.loose_removed} loose ones: "
+            f"{human_size(report.size_before)} -> {human_size(report.size_after)}"
+        )
+    return 0
