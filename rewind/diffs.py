@@ -68,7 +68,7 @@ def diff_states(
     result = FileDiff(path, old, new)
     if result.status in (UNCHANGED, PENDING, NO_PRE_IMAGE):
         return result
-    name = os.fsdecode(path)
+    name = path.decode("utf-8", "backslashreplace")  # pygit2 cannot encode lone surrogates
     before = _content(store, old)
     after = new_data if new_data is not None else _content(store, new)
     patch = pygit2.Patch.create_from(

@@ -47,6 +47,7 @@ def apply_plan(store: Store, plan: RestorePlan, force: bool = False) -> RestoreR
         changes = plan.changes
         if not changes:
             return RestoreResult(None, plan.blocked, [])
+        _check_readable(store, changes)
         head = load_head(store, plan.session)
         entry = _restore_entry(store, plan, head, changes)
         write_text_atomically(
@@ -70,6 +71,14 @@ def _check_still_current(store: Store, plan: RestorePlan) -> None:
                 f"{store.root.display(planned.path)} changed while the restore was being "
                 "prepared; nothing was written, run the command again."
             )
+
+
+def _check_readable(store: Store, changes: list[PlannedFile]) -> None:
+    """Reads every content to put back before anything is recorded or written: a missing or
+    corrupted object refuses the whole restore instead of leaving it half done."""
+    for planned in changes:
+        if planned.target.oid is not None:
+            store.reader.read_blob(planned.target.oid)
 
 
 def conflict_message(store: Store, plan: RestorePlan) -> str:
@@ -125,23 +134,35 @@ def _save_current(store: Store, planned: PlannedFile) -> FileState:
 
 def _put_back_all(store: Store, files: list[FileChange]) -> list[tuple[bytes, str]]:
     failed = []
+    created: set[bytes] = set()
     for change in files:
         assert change.after is not None
         try:
-            put_back(store, change.path, change.after)
+            put_back(store, change.path, change.after, created)
         except (OSError, UserError) as error:
             failed.append((change.path, str(error)))
             store.log_problem(f"restore of {store.root.display(change.path)} failed: {error}")
+    _remove_created_directories(created)
     return failed
 
 
-def put_back(store: Store, path: bytes, state: FileState) -> None:
-    """Makes ``path`` hold ``state``: one atomic replacement, or one unlink."""
+def put_back(
+    store: Store, path: bytes, state: FileState, created: set[bytes] | None = None
+) -> None:
+    """Makes ``path`` hold ``state``: one atomic replacement, or one unlink.
+
+    Deleting a file also removes the empty directories the turn created for it, at once, or,
+    given ``created``, adds them to it for the caller to remove once every file is deleted.
+    """
     absolute = store.root.writable_path(path)
     if state.kind == ABSENT:
         if os.path.islink(absolute) or os.path.isfile(absolute):
             os.unlink(absolute)
-        _remove_created_directories(absolute, state.missing_dirs)
+        directories = _created_directories(absolute, state.missing_dirs)
+        if created is None:
+            _remove_created_directories(directories)
+        else:
+            created.update(directories)
         return
     assert state.oid is not None
     data = store.reader.read_blob(state.oid)
@@ -152,15 +173,23 @@ def put_back(store: Store, path: bytes, state: FileState) -> None:
         replace_file(absolute, data, state.mode)
 
 
-def _remove_created_directories(absolute: bytes, count: int) -> None:
-    """Removes the parents a turn created for a file, while they are empty (rmdir only)."""
+def _created_directories(absolute: bytes, count: int) -> set[bytes]:
+    """The ``count`` nearest parents of a file: the directories a turn created for it."""
+    parents = set()
     parent = os.path.dirname(absolute)
     for _ in range(count):
-        try:
-            os.rmdir(parent)
-        except OSError:
-            return
+        parents.add(parent)
         parent = os.path.dirname(parent)
+    return parents
+
+
+def _remove_created_directories(directories: set[bytes]) -> None:
+    """Removes the directories that are empty, deepest first (rmdir only: never any content)."""
+    for directory in sorted(directories, key=lambda d: d.count(b"/"), reverse=True):
+        try:
+            os.rmdir(directory)
+        except OSError:
+            pass
 
 
 def finish_interrupted_restore(store: Store) -> None:

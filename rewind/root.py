@@ -39,7 +39,9 @@ class Root:
         self.extra_roots = extra_roots
 
     def display(self, stored: bytes) -> str:
-        return os.fsdecode(stored)
+        """A printable form: bytes that are not UTF-8 are shown as ``\\xNN`` escapes, which any
+        output encoding can carry (a lone surrogate from ``fsdecode`` cannot be printed)."""
+        return stored.decode("utf-8", "backslashreplace")
 
     def absolute(self, stored: bytes) -> bytes:
         return stored if stored.startswith(b"/") else os.path.join(self.path, stored)

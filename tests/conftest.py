@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory,
-                  monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
     """No test reads or writes the real home directory or the real rewind store."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
@@ -51,8 +55,12 @@ class RewindResult:
         return f"<rc={self.returncode} stdout={self.stdout!r} stderr={self.stderr!r}>"
 
 
-def run_rewind(*args: str, cwd: Path | str | None = None, input: str | None = None,
-               env: dict[str, str] | None = None) -> RewindResult:
+def run_rewind(
+    *args: str,
+    cwd: Path | str | None = None,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+) -> RewindResult:
     """``rewind ARGS`` as a real process, the way an agent's hook or a person runs it."""
     completed = subprocess.run(
         [sys.executable, "-m", "rewind", *args],
@@ -69,3 +77,56 @@ def run_rewind(*args: str, cwd: Path | str | None = None, input: str | None = No
 @pytest.fixture
 def rewind() -> object:
     return run_rewind
+
+
+def ok(
+    *args: str, cwd: Path | str | None = None, env: dict[str, str] | None = None
+) -> RewindResult:
+    """``rewind ARGS``, failing the test (with the output) unless it exits 0."""
+    result = run_rewind(*args, cwd=cwd, env=env)
+    assert result.returncode == 0, result
+    return result
+
+
+def error_line(result: RewindResult, code: int = 1) -> str:
+    """The one line a refused command printed, checked to be ``rewind: ...`` and nothing more."""
+    assert result.returncode == code, result
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result
+    assert lines[0].startswith("rewind: "), result
+    return lines[0]
+
+
+def store_dir(project: Path) -> Path:
+    """Where rewind keeps the store of ``project`` (under ``$REWIND_HOME``)."""
+    from rewind.home import store_dir_for
+
+    return Path(store_dir_for(os.fsencode(os.path.realpath(project))))
+
+
+def log_json(*args: str, cwd: Path | str | None = None) -> list[dict[str, Any]]:
+    """``rewind log --json`` as data."""
+    data: list[dict[str, Any]] = json.loads(ok("log", "--json", *args, cwd=cwd).stdout)
+    return data
+
+
+def snapshot(root: Path) -> dict[bytes, tuple[str, bytes, int]]:
+    """Everything under ``root`` but ``.git``: each path's kind, content or link target, mode."""
+    found: dict[bytes, tuple[str, bytes, int]] = {}
+    top = os.fsencode(root)
+    for folder, directories, names in os.walk(top):
+        if folder == top:
+            directories[:] = [d for d in directories if d != b".git"]
+        for name in directories + names:
+            path = os.path.join(folder, name)
+            info = os.lstat(path)
+            mode = stat.S_IMODE(info.st_mode)
+            relative = os.path.relpath(path, top)
+            if stat.S_ISLNK(info.st_mode):
+                found[relative] = ("link", os.readlink(path), 0)
+            elif stat.S_ISDIR(info.st_mode):
+                found[relative] = ("directory", b"", mode)
+            else:
+                with open(path, "rb") as handle:
+                    found[relative] = ("file", handle.read(), mode)
+    return found
