@@ -163,13 +163,13 @@ class Turn:
         )
 
     def delete(self, path: PathLike) -> None:
-        absolute = self._before_change(path)
-        if os.path.isdir(absolute) and not os.path.islink(absolute):
-            raise UserError(f"{os.fsdecode(path)} is a directory; delete the files in it.")
+        absolute = self._existing_file(path, "delete")
+        self.project.track(path)
         os.unlink(absolute)
 
     def rename(self, source: PathLike, destination: PathLike) -> None:
         """Moves a file; both ends are recorded, so a restore puts both back."""
+        self._existing_file(source, "rename")
         self.project.track(source, destination)
         target = self._absolute(destination)
         os.makedirs(os.path.dirname(target), exist_ok=True)
@@ -178,6 +178,14 @@ class Turn:
     def _absolute(self, path: PathLike) -> bytes:
         store = self.project.store
         return store.root.absolute(self.project._name(path))
+
+    def _existing_file(self, path: PathLike, verb: str) -> bytes:
+        absolute = self._absolute(path)
+        if os.path.isdir(absolute) and not os.path.islink(absolute):
+            raise UserError(f"{os.fsdecode(path)} is a directory; {verb} the files in it.")
+        if not os.path.lexists(absolute):
+            raise UserError(f"{os.fsdecode(path)} does not exist; there is nothing to {verb}.")
+        return absolute
 
     def _before_change(self, path: PathLike) -> bytes:
         self.project.track(path)
