@@ -155,9 +155,10 @@ written:
 ```
 restore session demo to before turn 2:
   restore   run.sh
+  restore   config
   recreate  old.txt
+  restore   notes.txt
   delete    docs/guide.md
-  skip      big.bin  (its earlier state was not recorded (too-large))
 ```
 
 - Conflicts: if a file is no longer as rewind last recorded it, the plan marks it
@@ -221,9 +222,11 @@ turn, the history of a forgotten session) are removed once they are more than tw
 piled up. Prints `packed N objects, removed K loose ones: SIZE -> SIZE` unless `--quiet`.
 """,
     "forget": """\
-Deletes a session's history (its ref and cache); the space is freed by the next `rewind gc`.
+Deletes a session's history (its ref and cache); the space is freed by a later `rewind gc`.
 Nothing in the work tree changes. When standard input is a terminal it asks for confirmation
-first, unless `--yes`.
+first, unless `--yes`. Forgetting the most recent session leaves the project without a default
+session: until another session records something, commands need `--session` or
+`$REWIND_SESSION`.
 """,
 }
 
