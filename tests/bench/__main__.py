@@ -1,0 +1,49 @@
+"""``python -m tests.bench``: every benchmark, then one table of targets (exit 1 if one fails)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+from tests.bench import restore_1000, track_startup, turn_scaling
+from tests.bench.harness import BenchError, Report, add_common_arguments, machine_line, print_table
+
+BENCHMARKS = {
+    track_startup.NAME: track_startup,
+    turn_scaling.NAME: turn_scaling,
+    restore_1000.NAME: restore_1000,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
+    add_common_arguments(parser)
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=sorted(BENCHMARKS),
+        help="run only this benchmark (repeatable)",
+    )
+    for module in BENCHMARKS.values():
+        module.add_arguments(parser)
+    options = parser.parse_args(argv)
+    print(f"machine: {machine_line()}")
+    reports: list[Report] = []
+    started = time.perf_counter()
+    for name, module in BENCHMARKS.items():
+        if options.only and name not in options.only:
+            continue
+        print(f"\n== {name}", flush=True)
+        try:
+            reports.append(module.run(options))
+        except BenchError as error:
+            print(f"rewind-bench: {name} could not run: {error}", file=sys.stderr)
+            return 2
+    print(f"\n(all benchmarks took {time.perf_counter() - started:.0f} s)")
+    return 0 if print_table(reports) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
