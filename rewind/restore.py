@@ -123,13 +123,17 @@ def _restore_entry(
 
 
 def _save_current(store: Store, planned: PlannedFile) -> FileState:
-    """The state to bring back on undo: reuse the recorded blob when nothing changed."""
+    """The state to bring back on undo: reuse the recorded blob when nothing changed.
+
+    The content is about to be overwritten, so it is kept whatever its size: a file above
+    max_file_size (an after-state recorded without content) must come back on undo too.
+    """
     if planned.current.same_as(planned.expected) and (
         planned.expected.oid or planned.expected.kind == ABSENT
     ):
         return planned.expected
     absolute = store.root.absolute(planned.path)
-    return capture(absolute, store.config.max_file_size, store.writer)
+    return capture(absolute, sys.maxsize, store.writer)
 
 
 def _put_back_all(store: Store, files: list[FileChange]) -> list[tuple[bytes, str]]:

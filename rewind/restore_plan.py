@@ -12,7 +12,15 @@ import os
 from rewind.checkpoint import checkpoint_states, latest_states
 from rewind.entry import RESTORE, UNDO, Entry
 from rewind.errors import UserError
-from rewind.filestate import ABSENT, DIRECTORY, SPECIAL, UNKNOWN, FileState, capture
+from rewind.filestate import (
+    ABSENT,
+    DIRECTORY,
+    SPECIAL,
+    UNKNOWN,
+    UNREADABLE,
+    FileState,
+    capture,
+)
 from rewind.store import Store
 
 RESTORE_FILE = "restore"
@@ -20,6 +28,9 @@ DELETE = "delete"
 RECREATE = "recreate"
 UNCHANGED = "unchanged"
 CANNOT = "cannot"
+# What a path may hold now that a restore leaves alone: replacing a directory or a device is never
+# right, and content that cannot be read could not be saved for undo.
+NEVER_REPLACED = frozenset({DIRECTORY, SPECIAL, UNREADABLE})
 
 
 class PlannedFile:
@@ -39,7 +50,7 @@ class PlannedFile:
     def action(self) -> str:
         if self.current.same_as(self.target):
             return UNCHANGED
-        if not self.target.restorable or self.current.kind in (DIRECTORY, SPECIAL):
+        if not self.target.restorable or self.current.kind in NEVER_REPLACED:
             return CANNOT
         if self.target.kind == ABSENT:
             return DELETE
@@ -54,7 +65,9 @@ class PlannedFile:
 
     def reason(self) -> str:
         if self.action == CANNOT:
-            if self.current.kind in (DIRECTORY, SPECIAL):
+            if self.current.kind == UNREADABLE:
+                return "it cannot be read now, so it could not be saved for undo; not replaced"
+            if self.current.kind in NEVER_REPLACED:
                 return f"it is now a {self.current.kind}, which rewind never replaces"
             return f"its earlier state was not recorded ({self.target.kind})"
         if self.conflict:

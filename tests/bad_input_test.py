@@ -4,14 +4,21 @@ recorded with a warning; never a crash, never a write outside the project."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import RewindResult, error_line, log_json, ok, run_rewind, snapshot, store_dir
+from tests.conftest import (
+    RewindResult,
+    error_line,
+    log_json,
+    ok,
+    run_rewind,
+    snapshot,
+    store_dir,
+    without_read_permission,
+)
 
 SESSION = "s"
 
@@ -107,18 +114,6 @@ def test_fifo_is_not_recorded(project: Path) -> None:
 
 
 # files recorded without their content ---------------------------------------------------------
-
-
-def without_read_permission(*arguments: str) -> RewindResult:
-    """``rewind ARGS`` as a process that may not read other people's files, even as root."""
-    command = [sys.executable, "-m", "rewind", *arguments]
-    if os.geteuid() == 0:
-        if shutil.which("setpriv") is None:
-            pytest.skip("running as root and setpriv (util-linux) is not installed")
-        dropped = "-dac_override,-dac_read_search"
-        command = ["setpriv", f"--inh-caps={dropped}", f"--bounding-set={dropped}", *command]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
-    return RewindResult(done)
 
 
 def test_unreadable_file_is_recorded_without_content_with_a_warning(project: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -130,3 +131,15 @@ def snapshot(root: Path) -> dict[bytes, tuple[str, bytes, int]]:
                 with open(path, "rb") as handle:
                     found[relative] = ("file", handle.read(), mode)
     return found
+
+
+def without_read_permission(*arguments: str) -> RewindResult:
+    """``rewind ARGS`` as a process that may not read other people's files, even as root."""
+    command = [sys.executable, "-m", "rewind", *arguments]
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root and setpriv (util-linux) is not installed")
+        dropped = "-dac_override,-dac_read_search"
+        command = ["setpriv", f"--inh-caps={dropped}", f"--bounding-set={dropped}", *command]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    return RewindResult(done)
