@@ -67,6 +67,15 @@ def test_first_track_in_a_turn_wins(project: Path) -> None:
     assert entry["files"][0]["after"]["oid"] == git_blob_id(b"second edit\n")
 
 
+def test_different_spellings_of_one_path_are_one_record(project: Path) -> None:
+    (project / "sub").mkdir()
+    (project / "a.txt").write_bytes(b"a\n")
+    ok("begin", "--session", SESSION)
+    ok("track", "--session", SESSION, "./a.txt", "sub/../a.txt", str(project / "a.txt"))
+    ok("track", "--session", SESSION, "../a.txt", cwd=project / "sub")
+    assert [f["path"] for f in entries()[0]["files"]] == ["a.txt"]
+
+
 def test_missing_path_is_recorded_as_absent(project: Path) -> None:
     ok("begin", "--session", SESSION)
     ok("track", "--session", SESSION, "new/deep/file.txt")

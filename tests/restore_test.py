@@ -94,6 +94,33 @@ def test_created_directory_holding_other_files_is_kept(project: Path) -> None:
     assert (project / "pkg" / "notes.txt").read_bytes() == b"not tracked\n"
 
 
+def test_directory_that_existed_before_the_turn_is_kept_even_when_empty(project: Path) -> None:
+    (project / "empty").mkdir()
+    begin("create in an existing directory")
+    track("empty/new.txt")
+    (project / "empty" / "new.txt").write_bytes(b"new\n")
+    end()
+    assert restore("1").returncode == 0
+    assert os.listdir(project / "empty") == []
+
+
+def test_path_that_is_now_a_directory_is_skipped_and_kept(project: Path) -> None:
+    (project / "a.txt").write_bytes(b"a\n")
+    (project / "b.txt").write_bytes(b"b\n")
+    begin("replace a file by a directory")
+    track("a.txt", "b.txt")
+    (project / "a.txt").unlink()
+    (project / "a.txt").mkdir()
+    (project / "a.txt" / "inside").write_bytes(b"inside\n")
+    (project / "b.txt").write_bytes(b"B\n")
+    end()
+    result = restore("1")
+    assert result.returncode == 0, result
+    assert "skip      a.txt  (it is now a directory" in result.stdout
+    assert (project / "a.txt" / "inside").read_bytes() == b"inside\n"
+    assert (project / "b.txt").read_bytes() == b"b\n"
+
+
 def test_deleted_file_is_brought_back_with_its_directory(project: Path) -> None:
     (project / "docs").mkdir()
     (project / "docs" / "guide.md").write_bytes(b"# Guide\n")
@@ -492,6 +519,20 @@ def test_undo_dry_run_changes_nothing(project: Path) -> None:
     assert result.returncode == 0, result
     assert snapshot(project) == restored
     assert len(log_json("--session", SESSION)) == 2
+
+
+def test_undo_refuses_when_a_restored_file_changed_since(project: Path) -> None:
+    (project / "a.txt").write_bytes(b"a0\n")
+    begin("edit")
+    track("a.txt")
+    (project / "a.txt").write_bytes(b"a1\n")
+    end()
+    assert restore("1").returncode == 0
+    (project / "a.txt").write_bytes(b"edited after the restore\n")
+    assert "a.txt" in error_line(undo())
+    assert (project / "a.txt").read_bytes() == b"edited after the restore\n"
+    assert undo("--force").returncode == 0
+    assert (project / "a.txt").read_bytes() == b"a1\n"
 
 
 # conflicts -------------------------------------------------------------------------------------
