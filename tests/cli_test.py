@@ -245,3 +245,17 @@ def test_user_errors_never_print_a_traceback(project: Path) -> None:
     result = run_rewind("show", "1")
     error_line(result)
     assert "Traceback" not in result.stderr
+
+
+def test_project_reached_through_a_symlink_is_the_same_project(
+    project: Path, tmp_path: Path
+) -> None:
+    (project / "a.txt").write_bytes(b"a\n")
+    alias = tmp_path / "alias"
+    os.symlink(str(project), alias)
+    ok("begin", "--session", SESSION, cwd=alias)
+    ok("track", "--session", SESSION, "a.txt", cwd=alias)
+    (project / "a.txt").write_bytes(b"A\n")
+    ok("restore", "1", "--session", SESSION, "--yes", cwd=project)
+    assert (project / "a.txt").read_bytes() == b"a\n"
+    assert log_json("--session", SESSION, cwd=alias)[0]["files"][0]["path"] == "a.txt"
