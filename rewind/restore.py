@@ -47,14 +47,14 @@ def apply_plan(store: Store, plan: RestorePlan, force: bool = False) -> RestoreR
         changes = plan.changes
         if not changes:
             return RestoreResult(None, plan.blocked, [])
-        _check_readable(store, changes)
+        contents = _check_readable(store, changes)
         head = load_head(store, plan.session)
         entry = _restore_entry(store, plan, head, changes)
         write_text_atomically(
             store.state_path(JOURNAL), json.dumps({"session": plan.session, "entry": entry.id})
         )
         save_entry(store, head, entry, replace_tip=False)
-        failed = _put_back_all(store, entry.files)
+        failed = _put_back_all(store, entry.files, contents)
         if not failed:
             os.unlink(store.state_path(JOURNAL))
     return RestoreResult(entry, plan.blocked, failed)
@@ -73,12 +73,27 @@ def _check_still_current(store: Store, plan: RestorePlan) -> None:
             )
 
 
-def _check_readable(store: Store, changes: list[PlannedFile]) -> None:
+# The contents _check_readable reads are kept for writing, up to this many bytes, so that each
+# object is read, inflated and verified once; beyond it they are read again when written.
+_KEEP_READ_BYTES = 64 * 1024 * 1024
+
+
+def _check_readable(store: Store, changes: list[PlannedFile]) -> dict[str, bytes]:
     """Reads every content to put back before anything is recorded or written: a missing or
-    corrupted object refuses the whole restore instead of leaving it half done."""
+    corrupted object refuses the whole restore instead of leaving it half done.
+
+    Returns the contents read (by object id, within a memory budget) for the writes to reuse.
+    """
+    kept: dict[str, bytes] = {}
+    budget = _KEEP_READ_BYTES
     for planned in changes:
-        if planned.target.oid is not None:
-            store.reader.read_blob(planned.target.oid)
+        oid = planned.target.oid
+        if oid is not None and oid not in kept:
+            data = store.reader.read_blob(oid)
+            if len(data) <= budget:
+                kept[oid] = data
+                budget -= len(data)
+    return kept
 
 
 def conflict_message(store: Store, plan: RestorePlan) -> str:
@@ -136,13 +151,15 @@ def _save_current(store: Store, planned: PlannedFile) -> FileState:
     return capture(absolute, sys.maxsize, store.writer)
 
 
-def _put_back_all(store: Store, files: list[FileChange]) -> list[tuple[bytes, str]]:
+def _put_back_all(
+    store: Store, files: list[FileChange], contents: dict[str, bytes] | None = None
+) -> list[tuple[bytes, str]]:
     failed = []
     created: set[bytes] = set()
     for change in files:
         assert change.after is not None
         try:
-            put_back(store, change.path, change.after, created)
+            put_back(store, change.path, change.after, created, contents)
         except (OSError, UserError) as error:
             failed.append((change.path, str(error)))
             store.log_problem(f"restore of {store.root.display(change.path)} failed: {error}")
@@ -151,7 +168,11 @@ def _put_back_all(store: Store, files: list[FileChange]) -> list[tuple[bytes, st
 
 
 def put_back(
-    store: Store, path: bytes, state: FileState, created: set[bytes] | None = None
+    store: Store,
+    path: bytes,
+    state: FileState,
+    created: set[bytes] | None = None,
+    contents: dict[str, bytes] | None = None,
 ) -> None:
     """Makes ``path`` hold ``state``: one atomic replacement, or one unlink.
 
@@ -169,7 +190,9 @@ def put_back(
             created.update(directories)
         return
     assert state.oid is not None
-    data = store.reader.read_blob(state.oid)
+    data = contents.get(state.oid) if contents is not None else None
+    if data is None:
+        data = store.reader.read_blob(state.oid)
     os.makedirs(os.path.dirname(absolute), exist_ok=True)
     if state.kind == LINK:
         replace_link(absolute, data)
