@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--root",
         dest="directory",
         metavar="DIR",
-        help="work in the project that holds DIR (default: the current directory)",
+        help="run as if started in DIR, like git -C (default: the current directory)",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 

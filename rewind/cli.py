@@ -24,6 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         options = quick_parse(arguments) or _parse_with_argparse(arguments)
         command = options.pop("command")
+        _change_directory(options.pop("directory"))
         module = importlib.import_module(f"rewind.commands.{command}")
         return int(module.run(**options))
     except UserError as error:
@@ -37,6 +38,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = _write_crash_log(arguments)
         print(f"rewind: unexpected error: {error!r}; details in {path}", file=sys.stderr)
         return int(ExitCode.CRASH)
+
+
+def _change_directory(directory: object) -> None:
+    """``-C DIR``: like git, run as if started in DIR (relative paths included)."""
+    if directory is None:
+        return
+    try:
+        os.chdir(str(directory))
+    except OSError as error:
+        raise UserError(
+            f"{directory} is not a directory ({error.strerror}); give -C one that exists."
+        ) from None
 
 
 def _parse_with_argparse(arguments: list[str]) -> dict[str, object]:

@@ -89,12 +89,9 @@ class Store:
         return store
 
     @classmethod
-    def for_directory(cls, directory: str | None, create: bool = False) -> Store:
-        """The store of the project that holds ``directory`` (default: the current one)."""
-        start = os.fsencode(directory) if directory else os.getcwdb()
-        if not os.path.isdir(start):
-            raise UserError(f"{os.fsdecode(start)} is not a directory; give the project's root.")
-        return cls.for_root(find_root(start), create=create)
+    def of_current_project(cls, create: bool = False) -> Store:
+        """The store of the project that holds the current directory."""
+        return cls.for_root(find_root(os.getcwdb()), create=create)
 
     def state_path(self, *names: str) -> str:
         return os.path.join(self.git_dir, STATE_DIR, *names)

@@ -259,3 +259,24 @@ def test_project_reached_through_a_symlink_is_the_same_project(
     ok("restore", "1", "--session", SESSION, "--yes", cwd=project)
     assert (project / "a.txt").read_bytes() == b"a\n"
     assert log_json("--session", SESSION, cwd=alias)[0]["files"][0]["path"] == "a.txt"
+
+
+def test_dash_c_resolves_relative_paths_inside_that_directory(
+    project: Path, tmp_path: Path
+) -> None:
+    """Like git -C: the command runs as if started in DIR."""
+    (project / "a.txt").write_text("before\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert (
+        run_rewind("-C", str(project), "track", "--session", "s", "a.txt", cwd=elsewhere).returncode
+        == 0
+    )
+    (project / "a.txt").write_text("after\n")
+    assert (
+        run_rewind(
+            "-C", str(project), "restore", "1", "--yes", "--session", "s", cwd=elsewhere
+        ).returncode
+        == 0
+    )
+    assert (project / "a.txt").read_text() == "before\n"

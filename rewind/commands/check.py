@@ -7,9 +7,9 @@ from rewind.history import list_sessions, read_entries
 from rewind.store import Store
 
 
-def run(*, directory: str | None) -> int:
+def run() -> int:
     """Reads every entry of every session and every blob they name."""
-    store = Store.for_directory(directory)
+    store = Store.of_current_project()
     problems = []
     checked = 0
     for summary in list_sessions(store):

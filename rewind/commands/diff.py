@@ -8,8 +8,8 @@ from rewind.session import require_existing, resolve_session
 from rewind.store import Store
 
 
-def run(*, directory: str | None, session: str | None, turn: str | None, turn2: str | None) -> int:
-    store = Store.for_directory(directory)
+def run(*, session: str | None, turn: str | None, turn2: str | None) -> int:
+    store = Store.of_current_project()
     head = require_existing(store, resolve_session(store, session))
     entries = read_entries(store, head)
     start = entries.index(find_entry(entries, turn)) if turn else len(entries) - 1

@@ -7,8 +7,8 @@ from rewind.session import resolve_session
 from rewind.store import Store
 
 
-def run(*, directory: str | None, session: str | None) -> int:
-    store = Store.for_directory(directory)
+def run(*, session: str | None) -> int:
+    store = Store.of_current_project()
     session_id = resolve_session(store, session)
     entry = record_after(store, session_id, close=True)
     if entry is None:

@@ -7,8 +7,8 @@ from rewind.session import forget_session, require_existing
 from rewind.store import Store
 
 
-def run(*, directory: str | None, session: str, yes: bool) -> int:
-    store = Store.for_directory(directory)
+def run(*, session: str, yes: bool) -> int:
+    store = Store.of_current_project()
     head = require_existing(store, session)
     assert head.current is not None
     if not yes and sys.stdin.isatty():

@@ -5,8 +5,8 @@ from rewind.packing import pack_store
 from rewind.store import Store
 
 
-def run(*, directory: str | None, quiet: bool) -> int:
-    store = Store.for_directory(directory)
+def run(*, quiet: bool) -> int:
+    store = Store.of_current_project()
     report = pack_store(store)
     if not quiet:
         print(

@@ -10,8 +10,8 @@ from rewind.store import Store
 from rewind.summary import entry_diffs, entry_json
 
 
-def run(*, directory: str | None, session: str | None, as_json: bool) -> int:
-    store = Store.for_directory(directory)
+def run(*, session: str | None, as_json: bool) -> int:
+    store = Store.of_current_project()
     head = require_existing(store, resolve_session(store, session))
     entries = read_entries(store, head)
     if as_json:

@@ -15,7 +15,6 @@ from rewind.store import Store
 
 def run(
     *,
-    directory: str | None,
     session: str | None,
     turn: str,
     paths: list[str] | None,
@@ -23,7 +22,7 @@ def run(
     force: bool,
     yes: bool,
 ) -> int:
-    store = Store.for_directory(directory)
+    store = Store.of_current_project()
     head = settled_head(store, session)
     entries = read_entries(store, head)
     chosen = find_entry(entries, turn)

@@ -7,8 +7,8 @@ from rewind.render import iso_time, local_time
 from rewind.store import Store
 
 
-def run(*, directory: str | None, as_json: bool) -> int:
-    store = Store.for_directory(directory)
+def run(*, as_json: bool) -> int:
+    store = Store.of_current_project()
     summaries = list_sessions(store)
     if as_json:
         print(

@@ -7,8 +7,8 @@ from rewind.store import Store
 from rewind.summary import entry_diffs
 
 
-def run(*, directory: str | None, session: str | None, turn: str) -> int:
-    store = Store.for_directory(directory)
+def run(*, session: str | None, turn: str) -> int:
+    store = Store.of_current_project()
     head = require_existing(store, resolve_session(store, session))
     entry = find_entry(read_entries(store, head), turn)
     colour = use_colour()

@@ -6,8 +6,8 @@ from rewind.session import load_head, recent_session
 from rewind.store import JOURNAL, Store
 
 
-def run(*, directory: str | None) -> int:
-    store = Store.for_directory(directory)
+def run() -> int:
+    store = Store.of_current_project()
     print(f"project:  {os.fsdecode(store.root.path)}")
     print(f"store:    {store.git_dir}  ({human_size(store.disk_usage())})")
     session_id = os.environ.get("REWIND_SESSION") or recent_session(store)

@@ -17,8 +17,8 @@ _PROBLEMS = {
 }
 
 
-def run(*, directory: str | None, session: str | None, paths: list[str], agent: str) -> int:
-    store = Store.for_directory(directory, create=True)
+def run(*, session: str | None, paths: list[str], agent: str) -> int:
+    store = Store.of_current_project(create=True)
     names = [store.root.stored_name(path) for path in paths]
     session_id = resolve_session(store, session, create=True)
     states = track(store, session_id, names, agent=agent)

@@ -6,10 +6,8 @@ from rewind.restore_plan import plan_undo
 from rewind.store import Store
 
 
-def run(
-    *, directory: str | None, session: str | None, dry_run: bool, force: bool, yes: bool
-) -> int:
-    store = Store.for_directory(directory)
+def run(*, session: str | None, dry_run: bool, force: bool, yes: bool) -> int:
+    store = Store.of_current_project()
     head = settled_head(store, session)
     plan = plan_undo(store, read_entries(store, head))
     return carry_out(store, plan, dry_run=dry_run, force=force, yes=yes)
