@@ -24,12 +24,15 @@ UNDO = "undo"
 class FileChange:
     """A path touched by an entry: its state before the first touch and after the last one."""
 
-    __slots__ = ("after", "before", "path")
+    __slots__ = ("after", "at", "before", "path")
 
-    def __init__(self, path: bytes, before: FileState | None, after: FileState | None) -> None:
+    def __init__(
+        self, path: bytes, before: FileState | None, after: FileState | None, at: float = 0.0
+    ) -> None:
         self.path = path
         self.before = before
         self.after = after
+        self.at = at  # when the before-state was taken (seconds since the epoch)
 
     @property
     def latest(self) -> FileState | None:
@@ -40,15 +43,17 @@ class FileChange:
             "path": os.fsdecode(self.path),
             "before": self.before.to_json() if self.before else None,
             "after": self.after.to_json() if self.after else None,
+            "at": self.at,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> FileChange:
-        before, after = data.get("before"), data.get("after")
+        before, after, at = data.get("before"), data.get("after"), data.get("at")
         return cls(
             os.fsencode(str(data["path"])),
             FileState.from_json(before) if isinstance(before, dict) else None,
             FileState.from_json(after) if isinstance(after, dict) else None,
+            float(at) if isinstance(at, int | float) else 0.0,
         )
 
 

@@ -94,7 +94,7 @@ def track(
             state = captured.get(path) or capture(store.root.absolute(path), limit, store.writer)
             states[path] = state
             if state.kind not in NOT_TRACKABLE:
-                entry.files.append(FileChange(path, state, None))
+                entry.files.append(FileChange(path, state, None, at=time.time()))
                 added = True
         if added or starting:
             save_entry(store, head, entry, replace_tip=not starting)

@@ -113,7 +113,7 @@ def _restore_entry(
     number = head.next_number
     agent = head.current.agent if head.current else ""
     files = [
-        FileChange(planned.path, _save_current(store, planned), planned.target)
+        FileChange(planned.path, _save_current(store, planned), planned.target, at=time.time())
         for planned in changes
     ]
     now = time.time()

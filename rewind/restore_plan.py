@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from rewind.checkpoint import checkpoint_states, latest_states
-from rewind.entry import RESTORE, UNDO, Entry
+from rewind.entry import RESTORE, UNDO, Entry, FileChange
 from rewind.errors import UserError
 from rewind.filestate import (
     ABSENT,
@@ -21,6 +21,7 @@ from rewind.filestate import (
     FileState,
     capture,
 )
+from rewind.history import changes_by_other_sessions
 from rewind.store import Store
 
 RESTORE_FILE = "restore"
@@ -36,15 +37,22 @@ NEVER_REPLACED = frozenset({DIRECTORY, SPECIAL, UNREADABLE})
 class PlannedFile:
     """One path of a plan: what it will become, what rewind last saw, and what is there now."""
 
-    __slots__ = ("current", "expected", "path", "target")
+    __slots__ = ("changed_by", "current", "expected", "path", "target")
 
     def __init__(
-        self, path: bytes, target: FileState, expected: FileState, current: FileState
+        self,
+        path: bytes,
+        target: FileState,
+        expected: FileState,
+        current: FileState,
+        changed_by: str | None = None,
     ) -> None:
         self.path = path
         self.target = target
         self.expected = expected
         self.current = current
+        # Another session that changed the file after this one last recorded it.
+        self.changed_by = changed_by
 
     @property
     def action(self) -> str:
@@ -61,7 +69,9 @@ class PlannedFile:
     @property
     def conflict(self) -> bool:
         """Changed since rewind last recorded it: a restore would overwrite unseen work."""
-        return self.action != UNCHANGED and not self.current.same_as(self.expected)
+        if self.action == UNCHANGED:
+            return False
+        return self.changed_by is not None or not self.current.same_as(self.expected)
 
     def reason(self) -> str:
         if self.action == CANNOT:
@@ -70,6 +80,8 @@ class PlannedFile:
             if self.current.kind in NEVER_REPLACED:
                 return f"it is now a {self.current.kind}, which rewind never replaces"
             return f"its earlier state was not recorded ({self.target.kind})"
+        if self.conflict and self.changed_by is not None:
+            return f"changed by session {self.changed_by} since this session recorded it"
         if self.conflict:
             return "changed since rewind last recorded it"
         return ""
@@ -114,7 +126,9 @@ def plan_restore(
                 f"{entries[-1].number}; 'rewind log' shows which files each turn touched."
             )
         targets = {path: targets[path] for path in dict.fromkeys(only)}
-    return RestorePlan(RESTORE, to.session, to, _planned(store, targets, latest_states(entries)))
+    recorded_at = {c.path: c.at for entry in entries for c in entry.files}
+    planned = _planned(store, targets, latest_states(entries), to.session, recorded_at)
+    return RestorePlan(RESTORE, to.session, to, planned)
 
 
 def plan_undo(store: Store, entries: list[Entry]) -> RestorePlan:
@@ -125,19 +139,39 @@ def plan_undo(store: Store, entries: list[Entry]) -> RestorePlan:
         raise UserError("there is no restore to undo in this session; 'rewind log' shows it.")
     targets = {change.path: change.before or FileState(UNKNOWN) for change in entry.files}
     expected = {change.path: change.after or FileState(UNKNOWN) for change in entry.files}
-    return RestorePlan(UNDO, entry.session, entry, _planned(store, targets, expected))
+    recorded_at = {change.path: change.at for change in entry.files}
+    planned = _planned(store, targets, expected, entry.session, recorded_at)
+    return RestorePlan(UNDO, entry.session, entry, planned)
 
 
 def _planned(
-    store: Store, targets: dict[bytes, FileState], expected: dict[bytes, FileState]
+    store: Store,
+    targets: dict[bytes, FileState],
+    expected: dict[bytes, FileState],
+    session: str,
+    recorded_at: dict[bytes, float],
 ) -> list[PlannedFile]:
+    """Each target with what is on disk now and, when another session changed the file since
+    this one last recorded it, that session (its work must not be overwritten silently)."""
     limit = store.config.max_file_size
-    return [
-        PlannedFile(
-            path,
-            target,
-            expected.get(path, FileState(UNKNOWN)),
-            capture(store.root.absolute(path), limit),
+    others = changes_by_other_sessions(store, session, set(targets))
+    planned = []
+    for path, target in targets.items():
+        current = capture(store.root.absolute(path), limit)
+        changed_by = None
+        if path in others:
+            other_session, change = others[path]
+            if change.at > recorded_at.get(path, 0.0) and _is_a_change(change, current):
+                changed_by = other_session
+        planned.append(
+            PlannedFile(path, target, expected.get(path, FileState(UNKNOWN)), current, changed_by)
         )
-        for path, target in targets.items()
-    ]
+    return planned
+
+
+def _is_a_change(change: FileChange, current: FileState) -> bool:
+    """Whether a recorded change altered the file (an open turn's: whether it differs now)."""
+    if change.before is None:
+        return True
+    after = change.after if change.after is not None else current
+    return not after.same_as(change.before)

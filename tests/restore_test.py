@@ -7,8 +7,6 @@ import os
 import stat
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import (
     RewindResult,
     error_line,
@@ -673,13 +671,6 @@ def test_unreadable_file_is_never_replaced_even_with_force(project: Path) -> Non
     assert (project / "b.txt").read_bytes() == b"b0\n"
 
 
-@pytest.mark.xfail(
-    reason="an open turn is closed when a restore settles it, so another session's later change "
-    "to the same file is recorded as this turn's after-state and restored over without a "
-    "conflict (undo still brings it back); telling them apart needs the other sessions' "
-    "histories at plan time",
-    strict=True,
-)
 def test_another_sessions_change_during_an_open_turn_is_not_overwritten_silently(
     project: Path,
 ) -> None:
@@ -693,4 +684,29 @@ def test_another_sessions_change_during_an_open_turn_is_not_overwritten_silently
     end(session="two")
     result = restore("1", session="one")
     assert result.returncode == 1, result
+    assert "changed by session two" in result.stdout
+    assert (project / "shared.txt").read_bytes() == b"v2\n"
+    forced = restore("1", "--force", session="one")
+    assert forced.returncode == 0, forced
+    assert (project / "shared.txt").read_bytes() == b"v0\n"
+    assert undo(session="one").returncode == 0
+    assert (project / "shared.txt").read_bytes() == b"v2\n"
+
+
+def test_a_later_turn_that_saw_the_other_sessions_change_owns_it(project: Path) -> None:
+    """Once this session recorded the file again, the other session's change is history."""
+    (project / "shared.txt").write_bytes(b"v0\n")
+    begin("first", session="one")
+    track("shared.txt", session="one")
+    (project / "shared.txt").write_bytes(b"v1\n")
+    begin("other", session="two")
+    track("shared.txt", session="two")
+    (project / "shared.txt").write_bytes(b"v2\n")
+    end(session="two")
+    begin("second", session="one")
+    track("shared.txt", session="one")
+    (project / "shared.txt").write_bytes(b"v3\n")
+    end(session="one")
+    result = restore("2", session="one")
+    assert result.returncode == 0, result
     assert (project / "shared.txt").read_bytes() == b"v2\n"
