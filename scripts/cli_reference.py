@@ -39,10 +39,10 @@ COLUMNS={columns}. Edit the script, not this file, then run `python scripts/cli_
 rewind [-C DIR] COMMAND [options]
 ```
 
-Every command works on the project that holds the current directory (or `-C DIR`): the top of
-the enclosing git work tree, else the directory itself (see [concepts](concepts.md)). `begin`
-and `track` create the project's store on first use; the other commands need it to exist.
-Paths given on the command line are relative to the current directory, also with `-C`.
+Every command works on the project that holds the current directory: the top of the enclosing
+git work tree, else the directory itself (see [concepts](concepts.md)). `begin` and `track`
+create the project's store on first use; the other commands need it to exist. Paths given on
+the command line are relative to the current directory.
 
 A `TURN` argument is an entry's number (`3`) or its id, or a unique prefix of the id (`a1b2c3`);
 an argument of fewer than 7 digits is always read as a number. Restores and undos are entries
@@ -54,8 +54,9 @@ Commands:
 """
 
 GLOBAL_NOTES = """\
-`-C DIR` / `--root DIR` goes before the command. DIR must be an existing directory; its project
-root is found as for the current directory.
+`-C DIR` / `--root DIR` goes before the command and runs it as if it had been started in DIR,
+like `git -C`: the project is the one that holds DIR, and relative paths are relative to DIR.
+A DIR that is not an existing directory is an error (exit code 1).
 
 Environment:
 
@@ -161,9 +162,10 @@ restore session demo to before turn 2:
   delete    docs/guide.md
 ```
 
-- Conflicts: if a file is no longer as rewind last recorded it, the plan marks it
-  `(changed since rewind last recorded it)` and the command exits 1 without writing anything,
-  also with `--dry-run`. `--force` restores anyway; the current content is saved first, so
+- Conflicts: if a file is no longer as this session last recorded it, the plan marks it
+  `(changed since rewind last recorded it)`; if another session of the project recorded a
+  change to it since, `(changed by session ID since this session recorded it)`. Either way the
+  command exits 1 without writing anything, also with `--dry-run`. `--force` restores anyway; the current content is saved first, so
   `rewind undo` brings it back.
 - `--path P` (repeatable) restores only those files; each must have been touched by `TURN` or a
   later entry.
@@ -172,7 +174,8 @@ restore session demo to before turn 2:
   writing; any answer but `y`/`yes` prints `Nothing was changed.` and exits 1. `--yes` skips the
   question. When standard input is not a terminal (scripts, agents) nothing is asked.
 - Files that are skipped (`skip`) are left as they are: their earlier state was recorded without
-  content, or the path is now a directory or another non-file.
+  content, or the path is now a directory, a fifo, socket or device, or a file that cannot be
+  read (its content could not be saved for undo).
 
 The rules, with worked examples: [restore.md](restore.md).
 """,
