@@ -210,7 +210,9 @@ is in ISO 8601 UTC, `recent` marks the most recent session.
 Prints the project root, the store's directory and size on disk, the current session
 (`$REWIND_SESSION`, else the most recent one), its newest entry (number, kind, open or closed,
 number of files) and the path of the store's log, where rewind writes what went wrong.
-Like every command that opens the store, it first finishes a restore that was interrupted.
+Like every command that opens the store, it first finishes a restore that was interrupted; if
+a file still cannot be written, a last line says `restore:  an interrupted restore is waiting to
+be finished`.
 """,
     "check": """\
 Reads every entry of every session and every stored file version they name, and prints
