@@ -186,7 +186,50 @@ def run(options: argparse.Namespace) -> Report:
             TARGET,
         )
         _import_report(box, report, script, workspace, env, fresh_file)
+        _import_costs(box, report, workspace, env, 3 if options.quick else 7)
     return report
+
+
+# Start-up costs of imports, timed as whole processes against python -c pass: what the hook
+# path must not import, and the standard modules it does import today.
+OFF_HOOK_PATH = (
+    ("import pygit2", "import pygit2"),
+    ("import textual.app", "import textual.app"),
+    ("import rich.console", "import rich.console"),
+    ("import watchdog.observers", "import watchdog.observers"),
+    (
+        "importlib.metadata.version('rewind')",
+        "from importlib.metadata import version; version('rewind')",
+    ),
+    ("import platformdirs", "import platformdirs"),
+    ("import argparse", "import argparse"),
+)
+ON_HOOK_PATH = (
+    ("import enum", "import enum"),
+    ("import re", "import re"),
+    ("import json", "import json"),
+    ("import xxhash", "import xxhash"),
+)
+
+
+def _import_costs(
+    box: Sandbox, report: Report, workspace: Path, env: dict[str, str], runs: int
+) -> None:
+    """Start-up cost of each import: median process time minus python -c pass's."""
+    variants = [("pass", "pass"), *OFF_HOOK_PATH, *ON_HOOK_PATH]
+    times: dict[str, list[float]] = {label: [] for label, _ in variants}
+    progress(f"1 warm-up + {runs} interleaved rounds of python -c 'import ...'")
+    for round_number in range(1 + runs):
+        for label, code in variants:
+            elapsed = box.timed([PYTHON, "-c", code], cwd=workspace, env=env)
+            if round_number:
+                times[label].append(elapsed)
+    base = median(times["pass"])
+    for title, group in (("kept off", OFF_HOOK_PATH), ("on", ON_HOOK_PATH)):
+        report.figure(
+            f"start-up cost of imports {title} the hook path (median - python -c pass)",
+            "; ".join(f"{label} +{ms(median(times[label]) - base)}" for label, _ in group),
+        )
 
 
 def _importtime(box: Sandbox, argv: list[str], workspace: Path, env: dict[str, str]) -> str:
