@@ -18,12 +18,21 @@ from __future__ import annotations
 
 import os
 import stat
+import warnings
 
 from rewind.atomic import replace_file
 from rewind.entry import Entry
 from rewind.errors import ConflictError, UserError
+from rewind.filestate import FileState
 from rewind.history import find_entry, read_entries
-from rewind.recording import begin, close_open_turn, record_after, track
+from rewind.recording import (
+    NOT_TRACKABLE,
+    TRACK_PROBLEMS,
+    begin,
+    close_open_turn,
+    record_after,
+    track,
+)
 from rewind.restore import RestoreResult, apply_plan
 from rewind.restore_plan import RestorePlan, plan_restore, plan_undo
 from rewind.root import find_root
@@ -35,6 +44,10 @@ if TYPE_CHECKING:
     from types import TracebackType
 
 PathLike = str | bytes | os.PathLike[str] | os.PathLike[bytes]
+
+
+class RewindWarning(UserWarning):
+    """A file was recorded without its content, so a restore cannot bring it back."""
 
 
 class Project:
@@ -60,10 +73,28 @@ class Project:
         entry = begin(self.store, self.session, prompt=prompt, agent=self.agent, labels=labels)
         return Turn(self, entry)
 
-    def track(self, *paths: PathLike) -> None:
-        """Records paths as they are now, before the caller changes them (first record wins)."""
+    def track(self, *paths: PathLike) -> dict[str, FileState]:
+        """Records paths as they are now, before the caller changes them (first record wins).
+
+        Returns the state recorded for each path. A file recorded without its content (too
+        large, unreadable) gives a :class:`RewindWarning`; a directory or special file is not
+        recorded and raises :class:`UserError` once the other paths are recorded.
+        """
         names = [self._name(path) for path in paths]
-        track(self.store, self.session, names, agent=self.agent)
+        states = track(self.store, self.session, names, agent=self.agent)
+        refused = []
+        for name, state in states.items():
+            problem = TRACK_PROBLEMS.get(state.kind)
+            if problem is None:
+                continue
+            message = f"{self.store.root.display(name)} {problem}."
+            if state.kind in NOT_TRACKABLE:
+                refused.append(message)
+            else:
+                warnings.warn(message, RewindWarning, stacklevel=2)
+        if refused:
+            raise UserError(" ".join(refused))
+        return {self.store.root.display(name): state for name, state in states.items()}
 
     def end(self) -> None:
         record_after(self.store, self.session, close=True)
@@ -128,8 +159,8 @@ class Turn:
     def end(self) -> None:
         self.project.end()
 
-    def track(self, *paths: PathLike) -> None:
-        self.project.track(*paths)
+    def track(self, *paths: PathLike) -> dict[str, FileState]:
+        return self.project.track(*paths)
 
     def write_bytes(self, path: PathLike, data: bytes) -> None:
         absolute = self._before_change(path)
@@ -201,4 +232,4 @@ def _mode_for(path: bytes) -> int:
         return 0o666 & ~umask
 
 
-__all__ = ["ConflictError", "Project", "Turn", "UserError"]
+__all__ = ["ConflictError", "Project", "RewindWarning", "Turn", "UserError"]

@@ -9,12 +9,21 @@ from __future__ import annotations
 import time
 
 from rewind.entry import TURN, Entry, FileChange
-from rewind.filestate import DIRECTORY, SPECIAL, FileState, capture
+from rewind.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
 from rewind.packing import needs_packing, pack_in_background
 from rewind.session import SessionHead, load_head, new_entry_id, save_entry
 from rewind.store import Store
 
 NOT_TRACKABLE = frozenset({DIRECTORY, SPECIAL})
+# What to tell a person about a path whose state could not be recorded in full.
+TRACK_PROBLEMS = {
+    DIRECTORY: "is a directory, not recorded; track the files in it instead",
+    SPECIAL: "is not a regular file or symlink, not recorded",
+    UNREADABLE: "could not be read: recorded without its content, so it cannot be restored; "
+    "check its permissions",
+    TOO_LARGE: "is larger than max_file_size: recorded without its content, so it cannot be "
+    "restored; raise max_file_size in rewind.toml to keep it",
+}
 
 
 def begin(

@@ -101,6 +101,10 @@ def plan_text(store: Store, plan: RestorePlan, colour: bool) -> str:
         if planned.conflict or planned.action == CANNOT:
             line = paint(line, "yellow", colour)
         lines.append(line)
-    if not plan.changes:
+    if not plan.files:
+        lines.append("  nothing to change: no turn from there on touched a file.")
+    elif not plan.changes and not plan.blocked:
         lines.append("  nothing to change: every file is already as it was.")
+    elif not plan.changes:
+        lines.append("  nothing can be changed: every file left is skipped (see above).")
     return "\n".join(lines)

@@ -101,7 +101,8 @@ def conflict_message(store: Store, plan: RestorePlan) -> str:
     more = f" and {len(plan.conflicts) - 5} more" if len(plan.conflicts) > 5 else ""
     return (
         f"{len(plan.conflicts)} file(s) changed since rewind last recorded them ({names}{more}); "
-        "nothing was written. Review with 'rewind diff', then rerun with --force to restore "
+        f"nothing was written. Review with 'rewind diff {plan.subject.number}', then rerun with "
+        "--force to restore "
         "anyway (their current content is saved, so 'rewind undo' brings it back)."
     )
 

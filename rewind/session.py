@@ -140,6 +140,11 @@ def resolve_session(store: Store, requested: str | None, create: bool = False) -
     chosen = requested or os.environ.get("REWIND_SESSION") or recent_session(store)
     if chosen:
         return chosen
+    from rewind.history import list_sessions  # only when the recent session was forgotten
+
+    sessions = list_sessions(store)
+    if sessions:
+        return sessions[-1].head.session_id
     if create:
         return new_session_id()
     raise UserError("this project has no sessions yet; start one with 'rewind begin'.")

@@ -196,14 +196,14 @@ entries and its agent. `--json` prints a list of objects:
   {
     "session": "demo",
     "agent": "scripted",
-    "turns": 2,
+    "entries": 2,
     "last_active": "2026-11-30T00:54:25Z",
     "recent": true
   }
 ]
 ```
 
-`turns` is the number of the session's newest entry (restores and undos count), `last_active`
+`entries` is the number of the session's newest entry (its turns, restores and undos), `last_active`
 is in ISO 8601 UTC, `recent` marks the most recent session.
 """,
     "status": """\

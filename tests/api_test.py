@@ -203,3 +203,24 @@ def test_project_found_from_a_subdirectory(project: Path) -> None:
     with history.turn("edit") as turn:
         turn.write_text("top.txt", "relative to the root\n")
     assert (project / "top.txt").read_text() == "relative to the root\n"
+
+
+def test_track_warns_about_content_it_could_not_keep(project: Path) -> None:
+    (project / "rewind.toml").write_text("max_file_size = 10\n")
+    (project / "big.bin").write_bytes(b"x" * 100)
+    history = rewind.Project(project)
+    with history.turn("big") as turn, pytest.warns(rewind.api.RewindWarning, match="big.bin"):
+        states = turn.track("big.bin")
+    assert states["big.bin"].kind == "too-large"
+
+
+def test_track_refuses_a_directory_but_records_the_rest(project: Path) -> None:
+    (project / "folder").mkdir()
+    (project / "a.txt").write_text("a")
+    history = rewind.Project(project, session="s")
+    with history.turn("mixed") as turn:
+        with pytest.raises(UserError, match="folder is a directory"):
+            turn.track("folder", "a.txt")
+        (project / "a.txt").write_text("changed")
+    [entry] = history.log()
+    assert [change.path for change in entry.files] == [b"a.txt"]

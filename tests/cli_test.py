@@ -171,7 +171,7 @@ def test_sessions_json_lists_every_session(project: Path) -> None:
     ok("begin", "--session", "two", "--agent", "a2")
     ok("begin", "--session", "two")
     listed = json.loads(ok("sessions", "--json").stdout)
-    assert [(s["session"], s["agent"], s["turns"], s["recent"]) for s in listed] == [
+    assert [(s["session"], s["agent"], s["entries"], s["recent"]) for s in listed] == [
         ("one", "a1", 1, False),
         ("two", "a2", 2, True),
     ]
@@ -280,3 +280,12 @@ def test_dash_c_resolves_relative_paths_inside_that_directory(
         == 0
     )
     assert (project / "a.txt").read_text() == "before\n"
+
+
+def test_forgetting_the_recent_session_falls_back_to_the_newest_left(project: Path) -> None:
+    assert run_rewind("begin", "--session", "older").returncode == 0
+    assert run_rewind("begin", "--session", "newer").returncode == 0
+    assert run_rewind("forget", "newer", "--yes").returncode == 0
+    result = run_rewind("log")
+    assert result.returncode == 0, result
+    assert result.stdout.startswith("session older")

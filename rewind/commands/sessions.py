@@ -17,7 +17,7 @@ def run(*, as_json: bool) -> int:
                     {
                         "session": s.head.session_id,
                         "agent": s.head.current.agent if s.head.current else "",
-                        "turns": s.head.current.number if s.head.current else 0,
+                        "entries": s.head.current.number if s.head.current else 0,
                         "last_active": iso_time(s.mtime),
                         "recent": s.is_recent,
                     }
@@ -35,6 +35,6 @@ def run(*, as_json: bool) -> int:
         marker = "*" if summary.is_recent else " "
         print(
             f"{marker} {summary.head.session_id}  {local_time(summary.mtime)}  "
-            f"{entry.number} entries  {entry.agent}".rstrip()
+            f"{entry.number} entr{'y' if entry.number == 1 else 'ies'}  {entry.agent}".rstrip()
         )
     return 0
