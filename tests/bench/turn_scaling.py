@@ -218,6 +218,11 @@ def _report(report: Report, workspaces: Sequence[Workspace]) -> None:
         )
     report.note("\n".join(lines))
     turn = median(largest.turns)
+    if largest.size < FULL_SIZES[-1]:
+        report.note(
+            f"    note: the targets are set for {FULL_SIZES[-1]:,} files; at {largest.size:,} the "
+            "shadow-git ratios are expected to fall short (they grow with the workspace)"
+        )
     report.check(
         f"rewind turn at {largest.size:,} / at {smallest.size:,} files",
         turn / base,
