@@ -7,7 +7,6 @@ only what it uses.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 
@@ -25,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         options = quick_parse(arguments) or _parse_with_argparse(arguments)
         command = options.pop("command")
         _change_directory(options.pop("directory"))
-        module = importlib.import_module(f"rewind.commands.{command}")
+        module = __import__(f"rewind.commands.{command}", fromlist=["run"])
         return int(module.run(**options))
     except UserError as error:
         print(f"rewind: {error}", file=sys.stderr)

@@ -13,7 +13,6 @@ a file someone changed meanwhile is left alone and reported).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -21,6 +20,7 @@ import time
 from rewind.atomic import replace_file, replace_link, write_text_atomically
 from rewind.entry import RESTORE, UNDO, Entry, FileChange
 from rewind.errors import ConflictError, UserError
+from rewind.fastjson import dumps, load_object
 from rewind.filestate import ABSENT, LINK, FileState, capture
 from rewind.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
 from rewind.session import SessionHead, load_head, new_entry_id, save_entry
@@ -51,7 +51,7 @@ def apply_plan(store: Store, plan: RestorePlan, force: bool = False) -> RestoreR
         head = load_head(store, plan.session)
         entry = _restore_entry(store, plan, head, changes)
         write_text_atomically(
-            store.state_path(JOURNAL), json.dumps({"session": plan.session, "entry": entry.id})
+            store.state_path(JOURNAL), dumps({"session": plan.session, "entry": entry.id})
         )
         save_entry(store, head, entry, replace_tip=False)
         failed = _put_back_all(store, entry.files, contents)
@@ -225,7 +225,7 @@ def finish_interrupted_restore(store: Store) -> None:
     with store.lock():
         try:
             with open(store.state_path(JOURNAL), encoding="utf-8") as handle:
-                journal = json.load(handle)
+                journal = load_object(handle.read())
         except FileNotFoundError:
             return  # another process finished it
         except ValueError:

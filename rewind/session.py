@@ -8,25 +8,35 @@ commit the ref points at.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import time
 
 from rewind.atomic import write_text_atomically
 from rewind.digest import sha1_hex
 from rewind.entry import Entry
 from rewind.errors import UserError
+from rewind.fastjson import dumps, load_object
 from rewind.store import SESSIONS_REF_PREFIX, Store
 
-_SAFE_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}(\.[A-Za-z0-9_-]+)*")
+_REF_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 
 
 def ref_name(session_id: str) -> str:
     """The ref of a session; ids that git would not accept as a ref name are hashed."""
-    if _SAFE_REF.fullmatch(session_id) and not session_id.endswith(".lock"):
+    if _usable_as_ref(session_id):
         return SESSIONS_REF_PREFIX + session_id
     return SESSIONS_REF_PREFIX + "x-" + sha1_hex(session_id.encode("utf-8", "surrogateescape"))[:20]
+
+
+def _usable_as_ref(name: str) -> bool:
+    """Plain ASCII names git accepts as one ref component (no regex: ``re`` costs ~4 ms)."""
+    return (
+        0 < len(name) <= 100
+        and name[0].isalnum()
+        and all(character in _REF_CHARACTERS for character in name)
+        and ".." not in name
+        and not name.endswith((".", ".lock"))
+    )
 
 
 def new_session_id() -> str:
@@ -72,13 +82,13 @@ def load_head(store: Store, session_id: str) -> SessionHead:
         return SessionHead(session_id, ref)
     try:
         with open(_cache_path(store, ref), encoding="utf-8") as handle:
-            cache = json.load(handle)
-        if cache.get("tip") == tip:
-            return SessionHead(
-                session_id, ref, tip, cache.get("parent"), Entry.from_json(cache["current"])
-            )
+            cache = load_object(handle.read())
+        parent, current = cache.get("parent"), cache.get("current")
+        if cache.get("tip") == tip and isinstance(current, dict):
+            parent = parent if isinstance(parent, str) else None
+            return SessionHead(session_id, ref, tip, parent, Entry.from_json(current))
     except (OSError, ValueError, KeyError, TypeError):
-        pass
+        pass  # no cache, or a stale or damaged one: read the tip commit instead
     current, parent = store.read_entry(tip)
     head = SessionHead(session_id, ref, tip, parent, current)
     _write_cache(store, head)
@@ -88,7 +98,7 @@ def load_head(store: Store, session_id: str) -> SessionHead:
 def _write_cache(store: Store, head: SessionHead) -> None:
     assert head.current is not None
     cache = {"tip": head.tip, "parent": head.parent, "current": head.current.to_json()}
-    write_text_atomically(_cache_path(store, head.ref), json.dumps(cache, separators=(",", ":")))
+    write_text_atomically(_cache_path(store, head.ref), dumps(cache))
 
 
 def save_entry(store: Store, head: SessionHead, entry: Entry, replace_tip: bool) -> None:

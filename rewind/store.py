@@ -14,13 +14,13 @@ Layout (see docs/store.md)::
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import time
 
 from rewind.atomic import write_text_atomically
 from rewind.config import Config, load_config
 from rewind.errors import UserError
+from rewind.fastjson import dumps, load_object
 from rewind.home import store_dir_for
 from rewind.objects import MODE_FILE, MODE_TREE, ObjectReader, ObjectWriter
 from rewind.root import Root, find_root
@@ -110,7 +110,7 @@ class Store:
                 os.makedirs(os.path.join(self.git_dir, directory), exist_ok=True)
             write_text_atomically(os.path.join(self.git_dir, "config"), _GIT_CONFIG)
             project = {"root": os.fsdecode(self.root.path), "created": time.time()}
-            write_text_atomically(self.state_path("project.json"), json.dumps(project))
+            write_text_atomically(self.state_path("project.json"), dumps(project))
             write_text_atomically(os.path.join(self.git_dir, "description"), "rewind store\n")
             # HEAD last: its presence says the layout is complete.
             write_text_atomically(os.path.join(self.git_dir, "HEAD"), "ref: refs/heads/main\n")
@@ -181,7 +181,7 @@ class Store:
             for side, state in (("before", change.before), ("after", change.after)):
                 if state is not None and state.oid:
                     stored.append((f"{index}.{side}".encode(), state.git_mode, state.oid))
-        record = json.dumps(entry.to_json(), separators=(",", ":")).encode()
+        record = dumps(entry.to_json()).encode()
         tree = [(b"turn.json", MODE_FILE, self.writer.write_blob(record))]
         if stored:
             tree.append((b"files", MODE_TREE, self.writer.write_tree(stored)))
@@ -196,7 +196,7 @@ class Store:
         tree, parent = self.reader.read_commit(commit)
         for name, _, oid in self.reader.read_tree(tree):
             if name == b"turn.json":
-                return Entry.from_json(json.loads(self.reader.read_blob(oid))), parent
+                return Entry.from_json(load_object(self.reader.read_blob(oid).decode())), parent
         raise UserError(f"commit {commit} in the store has no turn.json; run 'rewind check'.")
 
     def disk_usage(self) -> int:
