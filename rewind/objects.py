@@ -16,7 +16,7 @@ from rewind.errors import StoreError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Iterable
 
 MODE_TREE = 0o40000
 MODE_FILE = 0o100644
@@ -32,42 +32,8 @@ def _temp_name(directory: str) -> str:
     return os.path.join(directory, f".tmp-{os.getpid()}-{_counter}")
 
 
-# CPython's built-in SHA-1 (rewind.digest) costs nothing to import but hashes about 300 MB/s;
-# OpenSSL's, through hashlib, about 2 GB/s, but importing it takes about 2 ms. A hook call
-# hashes a few objects of a few KB, so it keeps the built-in one; a process that has hashed
-# more than _FAST_SHA1_AFTER bytes (a restore of many files, a track of large ones) switches,
-# which repays the import from about 1 MB on. Both compute the same digest.
-_FAST_SHA1_AFTER = 1 << 20
-_hashed = 0
-_fast_sha1: Callable[[bytes], str] | None = None
-
-
-def _object_sha1(raw: bytes) -> str:
-    global _hashed, _fast_sha1
-    if _fast_sha1 is None:
-        _hashed += len(raw)
-        if _hashed <= _FAST_SHA1_AFTER:
-            return sha1_hex(raw)
-        _fast_sha1 = _load_fast_sha1()
-    return _fast_sha1(raw)
-
-
-def _load_fast_sha1() -> Callable[[bytes], str]:
-    try:
-        import hashlib
-
-        hashlib.sha1(b"", usedforsecurity=False)
-    except (ImportError, ValueError):  # no OpenSSL, or one that refuses SHA-1
-        return sha1_hex
-
-    def openssl_sha1_hex(data: bytes) -> str:
-        return hashlib.sha1(data, usedforsecurity=False).hexdigest()
-
-    return openssl_sha1_hex
-
-
 def object_id(kind: bytes, body: bytes) -> str:
-    return _object_sha1(b"%s %d\0%s" % (kind, len(body), body))
+    return sha1_hex(b"%s %d\0%s" % (kind, len(body), body))
 
 
 class ObjectWriter:
@@ -81,7 +47,7 @@ class ObjectWriter:
 
     def write(self, kind: bytes, body: bytes) -> str:
         raw = b"%s %d\0%s" % (kind, len(body), body)
-        oid = _object_sha1(raw)
+        oid = sha1_hex(raw)
         path = self.path_of(oid)
         if os.path.exists(path):
             return oid
@@ -198,7 +164,7 @@ def _inflate(oid: str, compressed: bytes) -> tuple[bytes, bytes]:
         raise StoreError(
             f"object {oid} in the store is corrupted; run 'rewind check' to see what it affects."
         ) from None
-    if int(size) != len(body) or _object_sha1(raw) != oid:
+    if int(size) != len(body) or sha1_hex(raw) != oid:
         raise StoreError(
             f"object {oid} in the store is corrupted; run 'rewind check' to see what it affects."
         )
