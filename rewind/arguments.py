@@ -51,8 +51,14 @@ def _add_hook_command(commands: Any, name: str, grammar: CommandGrammar) -> None
                 metavar=option.metavar,
                 help=option.help,
             )
-    if grammar.paths:
-        parser.add_argument("paths", nargs="+", metavar="PATH")
+    nargs = {"one": None, "optional": "?", "some": "+"}
+    for positional in grammar.positionals:
+        parser.add_argument(
+            positional.dest,
+            nargs=nargs[positional.count],
+            metavar=positional.metavar,
+            help=positional.help or None,
+        )
 
 
 class _Parser(argparse.ArgumentParser):

@@ -33,13 +33,28 @@ class Option:
         self.repeat = repeat
 
 
-class CommandGrammar:
-    __slots__ = ("help", "options", "paths")
+class Positional:
+    """A positional argument: ``count`` is "one", "optional" (stored as None when absent) or
+    "some" (one or more, as a list)."""
 
-    def __init__(self, help: str, options: tuple[Option, ...], paths: bool = False) -> None:
+    __slots__ = ("count", "dest", "help", "metavar")
+
+    def __init__(self, dest: str, metavar: str, count: str = "one", help: str = "") -> None:
+        self.dest = dest
+        self.metavar = metavar
+        self.count = count
+        self.help = help
+
+
+class CommandGrammar:
+    __slots__ = ("help", "options", "positionals")
+
+    def __init__(
+        self, help: str, options: tuple[Option, ...], positionals: tuple[Positional, ...] = ()
+    ) -> None:
         self.help = help
         self.options = options
-        self.paths = paths  # one or more PATH arguments, stored as "paths"
+        self.positionals = positionals
 
 
 SESSION = Option(
@@ -68,9 +83,24 @@ HOOK_COMMANDS = {
         ),
     ),
     "track": CommandGrammar(
-        "record paths before they change in this turn", (SESSION, AGENT), paths=True
+        "record paths before they change in this turn",
+        (SESSION, AGENT),
+        (Positional("paths", "PATH", "some"),),
     ),
     "end": CommandGrammar("record the after-state of the turn's files", (SESSION,)),
+    "hook": CommandGrammar(
+        "handle one event of an agent's hooks (always exits 0; problems go to the log)",
+        (),
+        (
+            Positional("agent", "AGENT", help="claude-code, codex, gemini, cursor or git"),
+            Positional(
+                "argument",
+                "PAYLOAD",
+                "optional",
+                help="the event as a JSON argument (Codex's notify); default: standard input",
+            ),
+        ),
+    ),
 }
 
 ROOT_OPTIONS = ("-C", "--root")
@@ -93,12 +123,27 @@ def quick_parse(arguments: list[str]) -> dict[str, object] | None:
     by_name = {option.name: option for option in grammar.options}
     for option in grammar.options:
         options[option.dest] = [] if option.repeat else option.default
-    paths = _parse_rest(arguments[position + 1 :], by_name, options)
-    if paths is None or (grammar.paths and not paths) or (paths and not grammar.paths):
+    words = _parse_rest(arguments[position + 1 :], by_name, options)
+    if words is None or not _assign_positionals(grammar.positionals, words, options):
         return None
-    if grammar.paths:
-        options["paths"] = paths
     return options
+
+
+def _assign_positionals(
+    positionals: tuple[Positional, ...], words: list[str], options: dict[str, object]
+) -> bool:
+    for positional in positionals:
+        if positional.count == "some":
+            if not words:
+                return False
+            options[positional.dest], words = words, []
+        elif positional.count == "optional":
+            options[positional.dest] = words.pop(0) if words else None
+        elif words:
+            options[positional.dest] = words.pop(0)
+        else:
+            return False
+    return not words
 
 
 def _parse_rest(

@@ -1,0 +1,49 @@
+"""``rewind hook AGENT``: one event of an agent's hooks, mapped onto turns and tracked paths.
+
+Each agent has an adapter module with ``handle(context) -> str | None`` (what to print on
+standard output, when the agent's protocol wants an answer). Whatever happens, the hook exits 0
+and prints nothing else: problems are written to the log of the project's store (``rewind
+status`` shows where), or to ``$REWIND_HOME/hooks.log`` when no project could be found.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from rewind.hooks.context import HookContext
+
+ADAPTERS = {
+    "claude-code": "claude_code",
+    "codex": "codex",
+    "gemini": "gemini",
+    "cursor": "cursor",
+    "git": "git_precommit",
+}
+
+
+def handle_event(agent: str, argument: str | None) -> None:
+    context = HookContext(agent)
+    try:
+        adapter = ADAPTERS.get(agent)
+        if adapter is None:
+            context.log(f"unknown agent {agent!r}; expected one of {', '.join(ADAPTERS)}")
+            return
+        context.read_payload(argument if argument is not None else _read_stdin())
+        module = __import__(f"rewind.hooks.{adapter}", fromlist=["handle"])
+        output = module.handle(context)
+    except Exception as error:  # a hook must never fail the agent
+        context.log_failure(error)
+        return
+    if output:
+        sys.stdout.write(output)
+        sys.stdout.flush()
+
+
+def _read_stdin() -> str:
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    data = sys.stdin.buffer.read()
+    return data.decode("utf-8", "surrogateescape")
+
+
+__all__ = ["ADAPTERS", "handle_event"]
