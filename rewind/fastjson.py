@@ -73,6 +73,14 @@ def _cannot_encode(value: object) -> object:
 loads, dumps = _build()
 
 
+def load_list(text: str) -> list[object]:
+    """A JSON array; anything else is a ValueError."""
+    value = loads(text)
+    if not isinstance(value, list):
+        raise ValueError(f"expected a JSON array, not {type(value).__name__}")
+    return value
+
+
 def load_object(text: str) -> dict[str, object]:
     """A JSON object (the only kind rewind stores); anything else is a ValueError."""
     value = loads(text)

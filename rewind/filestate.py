@@ -153,6 +153,15 @@ def capture(
     return _with_blob(state, data, writer, known)
 
 
+def from_content(data: bytes | None, mode: int, writer: ObjectWriter) -> FileState:
+    """The state of a regular file with ``data`` (None: the file did not exist)."""
+    if data is None:
+        return FileState(ABSENT)
+    state = FileState(FILE, mode=mode, size=len(data), xxh=fingerprint(data))
+    state.oid = writer.write_blob(data)
+    return state
+
+
 def _missing_parents(path: bytes) -> int:
     count = 0
     parent = os.path.dirname(path)

@@ -70,22 +70,27 @@ def close_open_turn(store: Store, head: SessionHead) -> None:
 
 
 def track(
-    store: Store, session_id: str, paths: list[bytes], agent: str = ""
+    store: Store,
+    session_id: str,
+    paths: list[bytes],
+    agent: str = "",
+    known: dict[bytes, FileState] | None = None,
 ) -> dict[bytes, FileState]:
     """Records the state of ``paths`` before they change; the first record in a turn wins.
 
-    Returns the state recorded for each path (or found, for paths already tracked in this turn).
-    Directories and special files are returned but not recorded. A session or open turn that does
-    not exist yet is started on the spot.
+    ``known`` gives states taken otherwise (an agent that reported the text before its edit
+    only afterwards); the other paths are read from disk. Returns the state recorded for each
+    path (or found, for paths already tracked in this turn). Directories and special files are
+    returned but not recorded. A session or open turn that does not exist yet is started on the
+    spot.
     """
     head = load_head(store, session_id)
     already = _open_paths(head)
     limit = store.config.max_file_size
-    captured = {
-        path: capture(store.root.absolute(path), limit, store.writer)
-        for path in dict.fromkeys(paths)
-        if path not in already
-    }
+    captured = dict(known or {})
+    for path in dict.fromkeys(paths):
+        if path not in already and path not in captured:
+            captured[path] = capture(store.root.absolute(path), limit, store.writer)
     with store.lock():
         head = load_head(store, session_id)
         entry = head.current

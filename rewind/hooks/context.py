@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import time
 
+from rewind.atomic import write_text_atomically
 from rewind.errors import UserError
-from rewind.fastjson import load_object
+from rewind.fastjson import dumps, load_list, load_object
 from rewind.home import rewind_home
 from rewind.recording import begin, record_after, track
 from rewind.root import find_root
-from rewind.session import new_session_id
+from rewind.session import load_head, resolve_session
 from rewind.store import Store
 
 TYPE_CHECKING = False
@@ -47,9 +48,13 @@ class HookContext:
         return value if isinstance(value, dict) else {}
 
     def session_id(self, *keys: str) -> str:
-        """The agent's session id, or one that stays the same for this project directory."""
+        """The agent's session id; without one, the project's most recent session (or a new
+        one), so that events of an agent that sends no id still land in one session."""
         found = self.text(*keys)
-        return found or f"{self.agent}-{new_session_id()}"
+        if found:
+            return found
+        assert self.store is not None
+        return resolve_session(self.store, None, create=True)
 
     # the store -----------------------------------------------------------------------------
 
@@ -78,12 +83,68 @@ class HookContext:
         assert self.store is not None
         begin(self.store, session, prompt=prompt, agent=self.agent)
 
-    def before_change(self, session: str, names: list[bytes]) -> dict[bytes, FileState]:
+    def before_change(
+        self, session: str, names: list[bytes], known: dict[bytes, FileState] | None = None
+    ) -> dict[bytes, FileState]:
         """Records the paths before they change; with no open turn, one is started."""
         assert self.store is not None
         if not names:
             return {}
-        return track(self.store, session, names, agent=self.agent)
+        return track(self.store, session, names, agent=self.agent, known=known)
+
+    def has_open_turn(self, session: str) -> bool:
+        assert self.store is not None
+        entry = load_head(self.store, session).current
+        return entry is not None and entry.is_open
+
+    def last_recorded(self, session: str, name: bytes) -> FileState | None:
+        """The last state this session recorded for ``name``, in any turn."""
+        from rewind.checkpoint import latest_states
+        from rewind.history import read_entries
+
+        assert self.store is not None
+        entries = read_entries(self.store, load_head(self.store, session))
+        return latest_states(entries).get(name)
+
+    def is_tracked(self, session: str, name: bytes) -> bool:
+        """Whether the open turn has already recorded ``name``."""
+        assert self.store is not None
+        entry = load_head(self.store, session).current
+        return entry is not None and entry.is_open and entry.file(name) is not None
+
+    def before_shell(self, session: str, command: str, directory: str, call: str) -> None:
+        """Records every file ``command`` may create, overwrite or delete (the quicksave), and
+        remembers them under ``call`` for the matching after-event."""
+        from rewind.quicksave import limits_from, paths_at_risk
+
+        assert self.store is not None
+        plan = paths_at_risk(command, os.fsencode(directory or "."), limits_from(self.store.config))
+        for warning in plan.warnings:
+            self.log(f"quicksave of {command!r}: {warning}")
+        names = self.stored_names([os.fsdecode(path) for path in plan.paths], directory)
+        if not names:
+            return
+        self.before_change(session, names)
+        if call:
+            pending = self.store.state_path("pending", _file_name(call))
+            os.makedirs(os.path.dirname(pending), exist_ok=True)
+            write_text_atomically(pending, dumps([os.fsdecode(name) for name in names]))
+
+    def after_shell(self, session: str, call: str) -> None:
+        """Records the after-states of what :meth:`before_shell` saved for ``call`` (without a
+        call id, of every file of the open turn)."""
+        assert self.store is not None
+        if not call:
+            self.after_change(session)
+            return
+        pending = self.store.state_path("pending", _file_name(call))
+        try:
+            with open(pending, encoding="utf-8") as handle:
+                names = [os.fsencode(str(name)) for name in load_list(handle.read())]
+        except FileNotFoundError:
+            return  # the command needed no quicksave
+        self.after_change(session, names)
+        os.unlink(pending)
 
     def after_change(self, session: str, names: list[bytes] | None = None) -> None:
         """Records after-states (of ``names``, or of every file of the open turn)."""
@@ -118,3 +179,9 @@ class HookContext:
 
         details = "".join(traceback.format_exception(error)).rstrip()
         self.log(f"event {event} failed (a bug in rewind): {details}")
+
+
+def _file_name(call: str) -> str:
+    """A tool call id as a file name (ids are agent-made: keep only safe characters)."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in call)[:100]
+    return safe.lstrip(".") + ".json"

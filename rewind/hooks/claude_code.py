@@ -1,0 +1,88 @@
+"""Claude Code: SessionStart, UserPromptSubmit, Pre/PostToolUse, Stop, SessionEnd.
+
+``session_id`` is the session and ``cwd`` (else ``CLAUDE_PROJECT_DIR``) finds the project.
+Write, Edit, MultiEdit and NotebookEdit are tracked by their ``file_path``/``notebook_path``;
+Bash commands get a quicksave of the files they may destroy. When a PostToolUse reports the
+text from before the edit (``tool_response.originalFile``) for a file no PreToolUse recorded,
+that text becomes its pre-image.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rewind.filestate import UNKNOWN, FileState, from_content
+from rewind.hooks.context import HookContext
+
+EDIT_TOOLS = {
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
+SHELL_TOOLS = frozenset({"Bash"})
+TURN_ENDS = frozenset({"Stop", "SessionEnd"})
+
+
+def handle(context: HookContext) -> None:
+    event = context.text("hook_event_name")
+    directory = context.text("cwd") or os.environ.get("CLAUDE_PROJECT_DIR", "")
+    context.open_store(directory)
+    session = context.session_id("session_id")
+    if event == "UserPromptSubmit":
+        context.start_turn(session, context.text("prompt"))
+    elif event == "PreToolUse":
+        _before_tool(context, session, directory)
+    elif event in ("PostToolUse", "PostToolUseFailure"):
+        _after_tool(context, session, directory)
+    elif event in TURN_ENDS:
+        context.end_turn(session)
+
+
+def _before_tool(context: HookContext, session: str, directory: str) -> None:
+    tool = context.text("tool_name")
+    tool_input = context.mapping("tool_input")
+    if tool in EDIT_TOOLS:
+        names = context.stored_names(_paths(tool_input, EDIT_TOOLS[tool]), directory)
+        context.before_change(session, names)
+    elif tool in SHELL_TOOLS:
+        command = tool_input.get("command")
+        if isinstance(command, str):
+            context.before_shell(session, command, directory, context.text("tool_use_id"))
+
+
+def _after_tool(context: HookContext, session: str, directory: str) -> None:
+    tool = context.text("tool_name")
+    if tool in SHELL_TOOLS:
+        context.after_shell(session, context.text("tool_use_id"))
+        return
+    if tool not in EDIT_TOOLS:
+        return
+    names = context.stored_names(_paths(context.mapping("tool_input"), EDIT_TOOLS[tool]), directory)
+    for name in names:
+        if not context.is_tracked(session, name):
+            _adopt_reported_original(context, session, name)
+    if names:
+        context.after_change(session, names)
+
+
+def _adopt_reported_original(context: HookContext, session: str, name: bytes) -> None:
+    """Uses ``tool_response.originalFile`` as the pre-image (null: the file was new); without
+    it the file is recorded as having no pre-image, which ``rewind log`` shows."""
+    assert context.store is not None
+    response = context.mapping("tool_response")
+    original = response.get("originalFile", False)
+    if original is None or isinstance(original, str):
+        absolute = context.store.root.absolute(name)
+        mode = os.lstat(absolute).st_mode & 0o7777 if os.path.lexists(absolute) else 0o644
+        data = original.encode("utf-8") if original is not None else None
+        state = from_content(data, mode, context.store.writer)
+    else:
+        context.log(f"{context.store.root.display(name)}: edited with no record from before")
+        state = FileState(UNKNOWN)
+    context.before_change(session, [name], known={name: state})
+
+
+def _paths(tool_input: dict[str, object], key: str) -> list[str]:
+    value = tool_input.get(key)
+    return [value] if isinstance(value, str) and value else []

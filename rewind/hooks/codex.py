@@ -1,0 +1,112 @@
+"""OpenAI Codex CLI: hooks (SessionStart, UserPromptSubmit, Pre/PostToolUse, Stop) and the
+legacy ``notify`` program, which receives one JSON argument at the end of each turn.
+
+File edits go through ``apply_patch``, whose raw patch names every file it adds, updates,
+deletes or moves (both ends of a move): all are recorded before the patch applies. Shell tools
+get a quicksave of the files their command may destroy.
+"""
+
+from __future__ import annotations
+
+from rewind.hooks.context import HookContext
+
+PATCH_TOOLS = frozenset({"apply_patch", "Edit", "Write"})
+SHELL_TOOLS = frozenset({"shell", "Bash", "local_shell", "exec_command", "container.exec"})
+PATCH_MARKERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+
+
+def handle(context: HookContext) -> None:
+    if context.text("type") == "agent-turn-complete":
+        _notify(context)
+        return
+    event = context.text("hook_event_name")
+    directory = context.text("cwd")
+    context.open_store(directory)
+    session = context.session_id("session_id", "thread_id", "conversation_id")
+    if event == "UserPromptSubmit":
+        context.start_turn(session, context.text("prompt"))
+    elif event in ("PreToolUse", "PostToolUse"):
+        _tool(context, session, directory, before=event == "PreToolUse")
+    elif event == "Stop":
+        context.end_turn(session)
+
+
+def _tool(context: HookContext, session: str, directory: str, before: bool) -> None:
+    tool = context.text("tool_name")
+    tool_input = context.mapping("tool_input")
+    call = context.text("tool_use_id", "call_id")
+    if tool in PATCH_TOOLS:
+        names = context.stored_names(patch_paths(_patch_text(tool_input)), directory)
+        if before:
+            context.before_change(session, names)
+        elif names:
+            context.after_change(session, names)
+    elif tool in SHELL_TOOLS:
+        command = shell_command(tool_input.get("command", tool_input.get("cmd")))
+        workdir = tool_input.get("workdir")
+        where = workdir if isinstance(workdir, str) and workdir else directory
+        if before and command:
+            context.before_shell(session, command, where, call)
+        elif not before:
+            context.after_shell(session, call)
+
+
+def _patch_text(tool_input: dict[str, object]) -> str:
+    for key in ("command", "input", "patch"):
+        value = tool_input.get(key)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list):  # ["apply_patch", "<patch>"]
+            texts = [part for part in value if isinstance(part, str) and "*** " in part]
+            if texts:
+                return texts[-1]
+    return ""
+
+
+def patch_paths(patch: str) -> list[str]:
+    """Every path an ``apply_patch`` patch adds, updates, deletes or moves to."""
+    paths = []
+    for line in patch.splitlines():
+        for marker in PATCH_MARKERS:
+            if line.startswith(marker) and line[len(marker) :].strip():
+                paths.append(line[len(marker) :].strip())
+    return list(dict.fromkeys(paths))
+
+
+def shell_command(value: object) -> str:
+    """The command line of a shell tool call: a string, or an argv such as
+    ``["bash", "-lc", "rm -rf build"]``."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, list) or not all(isinstance(part, str) for part in value):
+        return ""
+    if (
+        len(value) == 3
+        and value[1] in ("-c", "-lc")
+        and value[0].rsplit("/", 1)[-1]
+        in (
+            "bash",
+            "sh",
+            "zsh",
+            "dash",
+        )
+    ):
+        return str(value[2])
+    import shlex
+
+    return shlex.join(str(part) for part in value)
+
+
+def _notify(context: HookContext) -> None:
+    """Legacy notify: a turn ended. Without hooks nothing was tracked, but the turn (its prompt)
+    is still recorded, so the session's timeline is complete."""
+    context.open_store(context.text("cwd"))
+    session = context.session_id("thread-id", "thread_id")
+    messages = context.payload.get("input-messages")
+    prompt = (
+        "\n".join(m for m in messages if isinstance(m, str)) if isinstance(messages, list) else ""
+    )
+    assert context.store is not None
+    if not context.has_open_turn(session):
+        context.start_turn(session, prompt)
+    context.end_turn(session)

@@ -1,0 +1,107 @@
+"""Cursor: beforeSubmitPrompt (a new turn; ``conversation_id`` is the session), afterFileEdit,
+before/afterShellExecution (quicksave), stop.
+
+``afterFileEdit`` fires only after the edit, so the file's state before it is rebuilt by undoing
+the reported ``edits`` on the current text, last edit first, and kept only if applying them again
+gives the current text back. Failing that, the last state rewind recorded for the file is used;
+failing that too, the file is recorded as having no pre-image (``rewind log`` says so, and a
+restore cannot bring its earlier content back).
+"""
+
+from __future__ import annotations
+
+import os
+
+from rewind.digest import sha1_hex
+from rewind.filestate import ABSENT, FILE, UNKNOWN, FileState, from_content
+from rewind.hooks.context import HookContext
+
+
+def handle(context: HookContext) -> None:
+    event = context.text("hook_event_name")
+    roots = context.payload.get("workspace_roots")
+    first_root = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else ""
+    directory = context.text("cwd") or first_root
+    context.open_store(directory)
+    session = context.session_id("conversation_id")
+    if event == "beforeSubmitPrompt":
+        context.start_turn(session, context.text("prompt"))
+    elif event == "afterFileEdit":
+        _after_file_edit(context, session, directory)
+    elif event in ("beforeShellExecution", "afterShellExecution"):
+        command = context.text("command")
+        # Cursor gives no call id: the command and its directory pair the two events.
+        call = "cursor-" + sha1_hex((command + "\0" + directory).encode("utf-8", "replace"))
+        if event == "beforeShellExecution":
+            context.before_shell(session, command, directory, call)
+        else:
+            context.after_shell(session, call)
+    elif event == "stop":
+        context.end_turn(session)
+
+
+def _after_file_edit(context: HookContext, session: str, directory: str) -> None:
+    path = context.text("file_path")
+    names = context.stored_names([path] if path else [], directory)
+    if not names:
+        return
+    name = names[0]
+    if not context.is_tracked(session, name):
+        context.before_change(session, [name], known={name: _state_before(context, session, name)})
+    context.after_change(session, [name])
+
+
+def _state_before(context: HookContext, session: str, name: bytes) -> FileState:
+    assert context.store is not None
+    absolute = context.store.root.absolute(name)
+    edits = _edits(context.payload.get("edits"))
+    try:
+        with open(absolute, "rb") as handle:
+            current = handle.read().decode("utf-8")
+        mode = os.stat(absolute).st_mode & 0o7777
+    except (OSError, UnicodeDecodeError):
+        current, mode = None, 0o644
+    if current is not None and edits:
+        rebuilt = undo_edits(current, edits)
+        if rebuilt is not None:
+            created = rebuilt == "" and edits[0][0] == ""
+            data = None if created else rebuilt.encode("utf-8")
+            return from_content(data, mode, context.store.writer)
+    last = context.last_recorded(session, name)
+    if last is not None and last.kind in (FILE, ABSENT):
+        return last
+    context.log(f"{context.store.root.display(name)}: no state from before the edit could be had")
+    return FileState(UNKNOWN)
+
+
+def _edits(value: object) -> list[tuple[str, str]]:
+    edits = []
+    if isinstance(value, list):
+        for edit in value:
+            if isinstance(edit, dict):
+                old, new = edit.get("old_string"), edit.get("new_string")
+                if isinstance(old, str) and isinstance(new, str):
+                    edits.append((old, new))
+    return edits
+
+
+def undo_edits(current: str, edits: list[tuple[str, str]]) -> str | None:
+    """The text before ``edits`` (each replaced ``old`` by ``new`` once; an empty ``old`` wrote a
+    new file), or None when that cannot be known for sure: a replacement text found other than
+    exactly once, or a result that does not give ``current`` back when the edits are redone."""
+    text = current
+    for old, new in reversed(edits):
+        if not new or text.count(new) != 1:
+            return None
+        text = text.replace(new, old, 1)
+    redone = text
+    for old, new in edits:
+        if not old:
+            if redone:
+                return None
+            redone = new
+        elif old in redone:
+            redone = redone.replace(old, new, 1)
+        else:
+            return None
+    return text if redone == current else None
