@@ -33,9 +33,10 @@ print(code, *sorted(sys.modules))
 """
 
 
-def loaded_after(*arguments: str) -> tuple[int, set[str]]:
+def loaded_after(*arguments: str, stdin: str = "") -> tuple[int, set[str]]:
     completed = subprocess.run(
         [sys.executable, "-c", PROGRAM, *arguments],
+        input=stdin,
         capture_output=True,
         text=True,
         check=True,
@@ -80,3 +81,16 @@ def test_other_commands_do_use_argparse(project: Path) -> None:
     subprocess.run([sys.executable, "-m", "rewind", "begin"], check=True, capture_output=True)
     _, modules = loaded_after("status")
     assert "argparse" in modules
+
+
+def test_an_edit_hook_loads_nothing_heavy(project: Path) -> None:
+    (project / "a.txt").write_text("content\n")
+    payload = (
+        '{"session_id": "s", "cwd": "%s", "hook_event_name": "PreToolUse", "tool_name": "Edit",'
+        ' "tool_input": {"file_path": "%s/a.txt", "old_string": "c", "new_string": "d"},'
+        ' "tool_use_id": "t1"}' % (project, project)
+    )
+    code, modules = loaded_after("hook", "claude-code", stdin=payload)
+    assert code == 0
+    assert "rewind.hooks.claude_code" in modules and "rewind.recording" in modules
+    assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
