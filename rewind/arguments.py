@@ -31,6 +31,35 @@ def _confirm(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
 
 
+def _install_target(parser: argparse.ArgumentParser, verb: str) -> None:
+    from rewind.installers import targets
+
+    names = list(targets())
+    parser.add_argument("agent", metavar="AGENT", choices=names, help=", ".join(names))
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--user",
+        dest="scope",
+        action="store_const",
+        const="user",
+        help=f"{verb} the settings in your home directory, for every project",
+    )
+    where.add_argument(
+        "--project",
+        dest="scope",
+        action="store_const",
+        const="project",
+        help=f"{verb} the project's shared settings (the default)",
+    )
+    where.add_argument(
+        "--local",
+        dest="scope",
+        action="store_const",
+        const="local",
+        help=f"{verb} the project's private settings (claude-code only)",
+    )
+
+
 def _add_hook_command(commands: Any, name: str, grammar: CommandGrammar) -> None:
     parser = commands.add_parser(name, help=grammar.help)
     for option in grammar.options:
@@ -126,4 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
     forget = commands.add_parser("forget", help="delete a session's history ('rewind gc' frees it)")
     forget.add_argument("session", metavar="SESSION", help="the session to forget")
     forget.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+
+    install = commands.add_parser("install", help="add rewind's hooks to an agent's settings")
+    _install_target(install, "edit")
+    uninstall = commands.add_parser(
+        "uninstall", help="remove rewind's hooks from an agent's settings"
+    )
+    _install_target(uninstall, "edit")
     return parser

@@ -1,0 +1,215 @@
+"""Install targets: what ``rewind install AGENT`` and ``rewind uninstall AGENT`` write, and what
+``rewind doctor`` checks.
+
+Each target is an object of a subclass of :class:`Target`, registered under the word people type
+after ``rewind install``. The agents' targets (``claude-code``, ``codex``, ``gemini``,
+``cursor``) each live in a module of this package and edit a JSON settings file through
+:class:`rewind.installers.json_hooks.JsonHooksTarget`.
+
+Adding a target
+---------------
+
+Put a module in this package (``rewind/installers/git_hook.py``, say) that registers the target
+when imported::
+
+    from rewind.installers import Change, Context, Target, register
+
+    class GitHook(Target):
+        name = "git-hook"                    # rewind install git-hook
+        title = "git pre-commit hook"        # used in messages
+        scopes = ("project",)                # which of --user/--project/--local it accepts
+        default_scope = "project"            # used when none is given
+
+        def location(self, scope: str, context: Context) -> str:
+            return os.path.join(context.project, ".git", "hooks", "pre-commit")
+
+        def install(self, scope: str, context: Context) -> Change:
+            ...  # write the file, using context.hook_command("git")
+            return Change(path, created=True, items=[("added", "pre-commit")])
+
+        def uninstall(self, scope: str, context: Context) -> Change:
+            ...
+
+    register(GitHook())
+
+Every module of this package is imported before the command line is built, so nothing else
+needs editing: the new word appears in ``rewind install --help`` and ``rewind uninstall --help``
+(regenerate docs/cli.md). A target defined outside this package is registered by calling
+:func:`register` before :func:`targets` is first used.
+
+The contract:
+
+- ``install`` and ``uninstall`` return a :class:`Change` saying exactly what they changed: the
+  commands print it. A ``Change`` with no ``items`` and ``created`` false means nothing changed
+  (``install`` prints "already installed", ``uninstall`` "nothing to remove"). Both must be
+  idempotent, and raise :class:`rewind.errors.UserError` (one sentence saying what to do) without
+  writing anything when they cannot do their job.
+- ``inspect`` (optional) describes what is installed at one scope for ``rewind doctor``, as an
+  :class:`Inspection`; the default, ``None``, leaves the target out of doctor's file checks.
+- ``probe`` (optional) gives the synthetic events ``rewind doctor`` sends through the target's
+  hook in a throwaway project, as a :class:`Probe`; the default, ``None``, skips that check.
+- ``context.hook_command(agent)`` is the command a hook should run: the absolute path of the
+  ``rewind`` being run (quoted for a shell when needed), else ``rewind``, then ``hook AGENT``.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass, field
+
+from rewind.errors import UserError
+from rewind.root import find_root
+
+SCOPES = ("user", "project", "local")
+
+# Imported first and in this order, so that they are listed first; other modules follow by name.
+_FIRST = ("claude_code", "codex", "gemini", "cursor")
+
+
+@dataclass(frozen=True)
+class Context:
+    """Where an install happens: the project root, the home directory, and the ``rewind`` that
+    hooks should run (a shell word)."""
+
+    project: str
+    home: str
+    rewind: str
+
+    @classmethod
+    def current(cls) -> Context:
+        project = os.fsdecode(find_root(os.getcwdb()))
+        return cls(project, os.path.expanduser("~"), shlex.quote(rewind_executable() or "rewind"))
+
+    def hook_command(self, agent: str) -> str:
+        return f"{self.rewind} hook {agent}"
+
+
+def rewind_executable() -> str | None:
+    """The absolute path of the ``rewind`` console script running now, if one can be found."""
+    candidates = []
+    if os.path.basename(sys.argv[0]) == "rewind":
+        candidates.append(os.path.abspath(sys.argv[0]))
+    candidates.append(os.path.join(os.path.dirname(sys.executable), "rewind"))
+    on_path = shutil.which("rewind")
+    if on_path:
+        candidates.append(os.path.abspath(on_path))
+    for candidate in candidates:
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+@dataclass
+class Change:
+    """What an install or uninstall did to one file: ``items`` are (action, what) pairs such as
+    ``("added", "PreToolUse")``, in the order they happened."""
+
+    path: str
+    created: bool = False
+    items: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.created or bool(self.items)
+
+
+@dataclass
+class Inspection:
+    """What ``rewind doctor`` found at one scope of a target."""
+
+    path: str
+    exists: bool
+    installed: list[str] = field(default_factory=list)  # events that run a rewind hook
+    missing: list[str] = field(default_factory=list)  # events rewind installs, not there
+    different: list[str] = field(default_factory=list)  # there, but not as install writes them
+    commands: list[str] = field(default_factory=list)  # the distinct rewind hook commands
+    problem: str = ""  # why the file could not be read, if it could not
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ProbeStep:
+    """One event sent to the hook: ``write``, when set, is written to the probe file first
+    (the edit the agent makes between its before and after events)."""
+
+    payload: dict[str, object]
+    write: str | None = None
+
+
+@dataclass
+class Probe:
+    steps: list[ProbeStep]
+    environment: dict[str, str] = field(default_factory=dict)
+
+
+class Target:
+    """An install target; see the module's documentation."""
+
+    name = ""
+    title = ""
+    scopes: tuple[str, ...] = ("user", "project")
+    default_scope = "project"
+
+    def location(self, scope: str, context: Context) -> str:
+        raise NotImplementedError
+
+    def install(self, scope: str, context: Context) -> Change:
+        raise NotImplementedError
+
+    def uninstall(self, scope: str, context: Context) -> Change:
+        raise NotImplementedError
+
+    def inspect(self, scope: str, context: Context) -> Inspection | None:
+        return None
+
+    def probe(self, project: str, path: str) -> Probe | None:
+        """The events to send for an edit of ``path`` (which holds ``before\\n``) in ``project``."""
+        return None
+
+    def check_scope(self, scope: str | None) -> str:
+        """``scope``, or the default when None; a scope the target lacks is a user error."""
+        chosen = scope or self.default_scope
+        if chosen not in self.scopes:
+            accepted = " or ".join(f"--{name}" for name in self.scopes)
+            raise UserError(f"{self.name} has no --{chosen} settings; use {accepted}.")
+        return chosen
+
+
+_registry: dict[str, Target] = {}
+_loaded = False
+
+
+def register(target: Target) -> None:
+    """Makes ``target`` available as ``rewind install NAME`` (and uninstall, doctor)."""
+    if not target.name or target.name in _registry:
+        raise ValueError(f"install target {target.name!r} has no name or is registered twice")
+    if target.default_scope not in target.scopes or not set(target.scopes) <= set(SCOPES):
+        raise ValueError(f"install target {target.name!r} has unknown scopes")
+    _registry[target.name] = target
+
+
+def targets() -> dict[str, Target]:
+    """Every registered target by name, after importing every module of this package."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        directory = os.path.dirname(__file__)
+        found = sorted(
+            name[:-3]
+            for name in os.listdir(directory)
+            if name.endswith(".py") and not name.startswith("_")
+        )
+        for module in [*(m for m in _FIRST if m in found), *(m for m in found if m not in _FIRST)]:
+            __import__(f"{__name__}.{module}")
+    return dict(_registry)
+
+
+def get_target(name: str) -> Target:
+    found = targets().get(name)
+    if found is None:
+        raise UserError(f"unknown target {name!r}; use one of {', '.join(targets())}.")
+    return found

@@ -1,0 +1,63 @@
+"""Claude Code: hooks in ``settings.json`` (user, project) or ``settings.local.json`` (local)."""
+
+from __future__ import annotations
+
+from rewind.installers import Probe, ProbeStep, register
+from rewind.installers.json_settings import JsonHooksTarget, JsonObject, command_groups
+
+# Anchored, so that old versions (unanchored regex) and new ones (exact lists) match the same.
+MATCHER = "^(Edit|Write|MultiEdit|NotebookEdit|Bash)$"
+EVENTS = (
+    ("SessionStart", None, 30),
+    ("UserPromptSubmit", None, 10),
+    ("PreToolUse", MATCHER, 30),
+    ("PostToolUse", MATCHER, 30),
+    ("Stop", None, 30),
+    ("SessionEnd", None, 30),
+)
+PATHS = {
+    "user": ".claude/settings.json",
+    "project": ".claude/settings.json",
+    "local": ".claude/settings.local.json",
+}
+
+
+def document(command: str) -> JsonObject:
+    return {"hooks": command_groups(command, EVENTS)}
+
+
+def probe(project: str, path: str) -> Probe:
+    """A prompt, then a Write of ``path`` (before and after), then the end of the turn."""
+    common: JsonObject = {
+        "session_id": "rewind-doctor",
+        "transcript_path": "",
+        "cwd": project,
+        "permission_mode": "default",
+    }
+    tool: JsonObject = {
+        "tool_name": "Write",
+        "tool_input": {"file_path": path, "content": "after\n"},
+        "tool_use_id": "toolu_rewind_doctor",
+    }
+    return Probe(
+        [
+            ProbeStep({**common, "hook_event_name": "SessionStart", "source": "startup"}),
+            ProbeStep({**common, "hook_event_name": "UserPromptSubmit", "prompt": "doctor"}),
+            ProbeStep({**common, "hook_event_name": "PreToolUse", **tool}),
+            ProbeStep(
+                {
+                    **common,
+                    "hook_event_name": "PostToolUse",
+                    **tool,
+                    "tool_response": {"filePath": path, "success": True},
+                },
+                write="after\n",
+            ),
+            ProbeStep({**common, "hook_event_name": "Stop", "stop_hook_active": False}),
+        ],
+        {"CLAUDE_PROJECT_DIR": project},
+    )
+
+
+TARGET = JsonHooksTarget("claude-code", "Claude Code", PATHS, document, probe)
+register(TARGET)
