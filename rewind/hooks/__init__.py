@@ -28,8 +28,11 @@ def handle_event(agent: str, argument: str | None) -> None:
         if adapter is None:
             context.log(f"unknown agent {agent!r}; expected one of {', '.join(ADAPTERS)}")
             return
-        context.read_payload(argument if argument is not None else _read_stdin())
         module = __import__(f"rewind.hooks.{adapter}", fromlist=["handle"])
+        # An adapter whose caller sends no event (git runs its pre-commit hook with nothing on
+        # standard input) says so with NEEDS_PAYLOAD = False; the others need one.
+        if getattr(module, "NEEDS_PAYLOAD", True):
+            context.read_payload(argument if argument is not None else _read_stdin())
         output = module.handle(context)
     except Exception as error:  # a hook must never fail the agent
         context.log_failure(error)

@@ -1,0 +1,227 @@
+"""``rewind install git-hook`` / ``rewind uninstall git-hook``: the pre-commit hook file.
+
+The installed hook is a POSIX sh script marked with :data:`MARKER` and a version, so that
+uninstall and later installs recognise it. It runs ``rewind hook git`` with the interpreter that
+installed it (falling back to ``rewind`` on PATH when that interpreter is gone or no longer has
+rewind), ignores how that went, then hands over to the hook that was there before, kept as
+``pre-commit.legacy``, whose exit status decides the commit. rewind itself never blocks one.
+
+Only the hooks directory is written: ``core.hooksPath`` when set, else ``.git/hooks`` of the
+repository (the common one for a linked work tree), as ``git rev-parse --git-path hooks`` says.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from typing import NamedTuple
+
+from rewind.errors import UserError
+
+MARKER = "# rewind-git-hook v"
+VERSION = 1
+HOOK = "pre-commit"
+LEGACY = "pre-commit.legacy"
+
+_SCRIPT = """#!/bin/sh
+{marker}{version}
+# Installed by 'rewind install git-hook'; 'rewind uninstall git-hook' removes it.
+# Before each commit, rewind records the files git reports changed as a turn of the session
+# "git" ('rewind log --session git'), so that 'rewind restore N --session git' can bring them
+# back. rewind never blocks a commit: the hook that was here before, kept as pre-commit.legacy,
+# runs afterwards and its exit status decides.
+interpreter={interpreter}
+status=127
+if [ -x "$interpreter" ]; then
+    "$interpreter" -m rewind hook git </dev/null >/dev/null 2>&1
+    status=$?
+fi
+if [ "$status" -eq 1 ] || [ "$status" -eq 127 ]; then
+    # The interpreter that installed this hook is gone or no longer has rewind.
+    if command -v rewind >/dev/null 2>&1; then
+        rewind hook git </dev/null >/dev/null 2>&1 || true
+    else
+        echo "rewind: this commit's files were not recorded: neither $interpreter -m rewind" \\
+            "nor rewind on PATH could run; reinstall with 'rewind install git-hook'" >&2
+    fi
+fi
+legacy="$(dirname -- "$0")/{legacy}"
+if [ -x "$legacy" ]; then
+    exec "$legacy" "$@"
+fi
+exit 0
+"""
+
+WHAT_IT_DOES = (
+    "Each commit attempt records the files git reports changed as a turn of the session 'git': "
+    "'rewind log --session git' lists them, 'rewind restore N --session git' brings them back."
+)
+
+
+class Outcome(NamedTuple):
+    """What an install or uninstall did to the hooks directory: ``items`` are (action, what)
+    pairs in the order they happened, none when nothing changed."""
+
+    path: str
+    created: bool
+    items: list[tuple[str, str]]
+    notes: list[str]
+
+
+def hook_script(interpreter: str) -> str:
+    return _SCRIPT.format(
+        marker=MARKER, version=VERSION, interpreter=_quoted(interpreter), legacy=LEGACY
+    )
+
+
+def _quoted(text: str) -> str:
+    """``text`` as one sh word."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def installed_version(path: str) -> int | None:
+    """The version of rewind's hook in ``path``; None when it is not rewind's (or absent)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096).decode("utf-8", "replace")
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+    except OSError as error:
+        raise UserError(f"{path} could not be read ({error.strerror}).") from None
+    for line in head.splitlines()[:5]:
+        if line.startswith(MARKER):
+            number = line[len(MARKER) :].strip()
+            return int(number) if number.isdigit() else 0
+    return None
+
+
+def hooks_directory(directory: str) -> tuple[str, str]:
+    """The top of the work tree that holds ``directory`` and the directory git runs its hooks
+    from (``core.hooksPath`` honoured), both absolute."""
+    done = _git(directory, "rev-parse", "--show-toplevel", "--git-path", "hooks")
+    lines = done.stdout.splitlines()
+    if done.returncode != 0 or len(lines) != 2:
+        message = done.stderr.strip().splitlines()
+        detail = message[-1] if message else "no work tree"
+        raise UserError(
+            f"{directory} is not in a git work tree ({detail}); run this in the repository "
+            "whose commits rewind should record, or name it with -C DIR."
+        )
+    top, hooks = lines
+    return top, os.path.normpath(os.path.join(directory, hooks))
+
+
+def install(directory: str, interpreter: str) -> Outcome:
+    """Installs the hook into the repository that holds ``directory``; the hook runs
+    ``interpreter -m rewind hook git``."""
+    top, hooks = hooks_directory(directory)
+    hook, legacy = os.path.join(hooks, HOOK), os.path.join(hooks, LEGACY)
+    script = hook_script(interpreter)
+    notes = [WHAT_IT_DOES, *_configured_path_note(top, hooks)]
+    version = installed_version(hook)
+    if version is not None:
+        if version > VERSION:
+            raise UserError(
+                f"{hook} was installed by a newer rewind (hook version {version}); left as it is."
+            )
+        if _read(hook) == script:
+            return Outcome(hook, False, [], notes)
+        _write_hook(hook, script)
+        if version < VERSION:
+            return Outcome(
+                hook, False, [("upgraded", f"hook version {version} to {VERSION}")], notes
+            )
+        return Outcome(hook, False, [("updated", f"the hook now runs {interpreter}")], notes)
+    items = []
+    moved = os.path.lexists(hook)
+    if moved:
+        if os.path.lexists(legacy):
+            raise UserError(
+                f"{hook} and {LEGACY} both exist already, and rewind would have to replace one "
+                f"of them: move {legacy} away (or merge it into {HOOK}) and run this again."
+            )
+        os.rename(hook, legacy)
+        items.append(("moved", f"the hook that was there to {LEGACY}"))
+        notes.append(f"{legacy} runs after rewind's hook; its verdict still decides each commit.")
+    else:
+        os.makedirs(hooks, exist_ok=True)
+    _write_hook(hook, script)
+    items.append(("added", "rewind's pre-commit hook"))
+    return Outcome(hook, not moved, items, notes)
+
+
+def uninstall(directory: str) -> Outcome:
+    """Removes rewind's hook and puts back the one it chained."""
+    _, hooks = hooks_directory(directory)
+    hook, legacy = os.path.join(hooks, HOOK), os.path.join(hooks, LEGACY)
+    if installed_version(hook) is not None:
+        os.unlink(hook)
+        items = [("removed", "rewind's pre-commit hook")]
+        if os.path.lexists(legacy):
+            os.rename(legacy, hook)
+            items.append(("restored", f"the earlier hook from {LEGACY}"))
+        return Outcome(hook, False, items, [])
+    if installed_version(legacy) is not None:
+        # Another hook manager (the pre-commit framework, say) moved rewind's hook aside and
+        # runs it as its legacy hook: removing that file takes rewind out of the chain.
+        os.unlink(legacy)
+        note = f"{hook} is not rewind's; it was left as it is."
+        return Outcome(legacy, False, [("removed", "rewind's hook, chained as legacy")], [note])
+    if os.path.lexists(hook):
+        return Outcome(hook, False, [], [f"{hook} is not rewind's hook; it was left as it is."])
+    return Outcome(hook, False, [], [])
+
+
+def describe(outcome: Outcome, installing: bool) -> list[str]:
+    """The lines ``rewind install git-hook`` / ``uninstall git-hook`` print."""
+    if outcome.items:
+        done = "; ".join(f"{action} {what}" for action, what in outcome.items)
+        lines = [f"{outcome.path}: {done}."]
+    elif installing:
+        lines = [f"rewind's pre-commit hook is already installed: {outcome.path}"]
+    else:
+        lines = [f"rewind's pre-commit hook is not installed; nothing to remove ({outcome.path})."]
+    return lines + [note for note in outcome.notes if outcome.items or note != WHAT_IT_DOES]
+
+
+def _configured_path_note(top: str, hooks: str) -> list[str]:
+    """A word on where the hook went when ``core.hooksPath`` chose the place."""
+    configured = _git(top, "config", "--get", "core.hooksPath").stdout.strip()
+    if not configured:
+        return []
+    note = f"core.hooksPath is set ({configured}): git runs hooks from {hooks}, so it is there."
+    if not _inside(hooks, top):
+        note += (
+            " That directory is outside this repository: every repository that uses it records "
+            "its commits too, each in its own rewind store."
+        )
+    return [note]
+
+
+def _inside(path: str, directory: str) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(directory)
+    return real == top or real.startswith(top.rstrip("/") + "/")
+
+
+def _git(directory: str, *arguments: str) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            ["git", *arguments], cwd=directory, capture_output=True, text=True, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise UserError(f"git could not run in {directory} ({error}); is git installed?") from None
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return handle.read()
+
+
+def _write_hook(path: str, script: str) -> None:
+    """Writes the hook executable, atomically (a commit running meanwhile sees old or new)."""
+    from rewind.atomic import replace_file
+
+    try:
+        replace_file(os.fsencode(path), script.encode("utf-8"), 0o755)
+    except OSError as error:
+        raise UserError(f"{path} could not be written ({error.strerror}).") from None
