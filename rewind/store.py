@@ -43,17 +43,41 @@ _GIT_CONFIG = """[core]
 """
 
 
-class StoreLock:
-    """An exclusive lock on the whole store; the kernel releases it if the process dies."""
+class StoreBusy(UserError):
+    """The store lock could not be had in time."""
 
-    def __init__(self, path: str) -> None:
+
+class StoreLock:
+    """An exclusive lock on the whole store; the kernel releases it if the process dies.
+
+    With a ``timeout`` (seconds), waiting longer raises :class:`StoreBusy` instead: a hook must
+    answer its agent in time even while a long restore holds the store.
+    """
+
+    def __init__(self, path: str, timeout: float | None = None) -> None:
         self.path = path
+        self.timeout = timeout
         self.fd = -1
 
     def __enter__(self) -> StoreLock:
         self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
-        return self
+        if self.timeout is None:
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+            return self
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return self
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(self.fd)
+                    self.fd = -1
+                    raise StoreBusy(
+                        f"the store was busy for {self.timeout:.0f} s (a restore or another "
+                        "rewind command held it); this change was not recorded"
+                    ) from None
+                time.sleep(0.01)
 
     def __exit__(self, *exc_info: object) -> None:
         os.close(self.fd)  # closing releases the lock
@@ -61,7 +85,7 @@ class StoreLock:
 
 
 class Store:
-    __slots__ = ("config", "git_dir", "reader", "root", "writer")
+    __slots__ = ("config", "git_dir", "lock_timeout", "reader", "root", "writer")
 
     def __init__(self, git_dir: str, root: Root, config: Config) -> None:
         self.git_dir = git_dir
@@ -69,6 +93,7 @@ class Store:
         self.config = config
         self.writer = ObjectWriter(git_dir)
         self.reader = ObjectReader(git_dir)
+        self.lock_timeout: float | None = None  # seconds; None waits as long as it takes
 
     @classmethod
     def for_root(cls, root_path: bytes, create: bool = False) -> Store:
@@ -97,7 +122,7 @@ class Store:
         return os.path.join(self.git_dir, STATE_DIR, *names)
 
     def lock(self) -> StoreLock:
-        return StoreLock(self.state_path("lock"))
+        return StoreLock(self.state_path("lock"), self.lock_timeout)
 
     def ensure_layout(self) -> None:
         if os.path.exists(os.path.join(self.git_dir, "HEAD")):

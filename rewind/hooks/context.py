@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     from rewind.filestate import FileState
 
 
+# Agents kill hooks that outlive their timeout (Claude Code's default for ours: 30 s); waiting
+# for the store lock gives up sooner, so that the failure is logged rather than lost.
+LOCK_TIMEOUT = 20.0
+
+
 class HookContext:
     """One hook invocation: ``payload`` is the event, ``store`` the project's once opened."""
 
@@ -63,6 +68,7 @@ class HookContext:
         if not os.path.isdir(start):
             raise UserError(f"the event's directory {directory!r} does not exist")
         self.store = Store.for_root(find_root(start), create=True)
+        self.store.lock_timeout = LOCK_TIMEOUT
         return self.store
 
     def stored_names(self, paths: list[str], base: str) -> list[bytes]:
