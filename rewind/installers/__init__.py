@@ -128,7 +128,10 @@ class Inspection:
     different: list[str] = field(default_factory=list)  # there, but not as install writes them
     commands: list[str] = field(default_factory=list)  # the distinct rewind hook commands
     problem: str = ""  # why the file could not be read, if it could not
-    notes: list[str] = field(default_factory=list)
+    # Other findings, as (level, text): level is "ok", "info", "warn" or "fail".
+    notes: list[tuple[str, str]] = field(default_factory=list)
+    # Whether rewind runs for the agent by other means this file enables (a plugin, notify).
+    active_otherwise: bool = False
 
 
 @dataclass
@@ -142,6 +145,8 @@ class ProbeStep:
 
 @dataclass
 class Probe:
+    """What ``rewind doctor`` sends through ``rewind hook AGENT``, with extra environment."""
+
     steps: list[ProbeStep]
     environment: dict[str, str] = field(default_factory=dict)
 
@@ -153,6 +158,7 @@ class Target:
     title = ""
     scopes: tuple[str, ...] = ("user", "project")
     default_scope = "project"
+    hook_agent = ""  # the AGENT of the 'rewind hook AGENT' its hooks run, for doctor's probe
 
     def location(self, scope: str, context: Context) -> str:
         raise NotImplementedError
@@ -167,7 +173,8 @@ class Target:
         return None
 
     def probe(self, project: str, path: str) -> Probe | None:
-        """The events to send for an edit of ``path`` (which holds ``before\\n``) in ``project``."""
+        """The events to send through ``rewind hook {hook_agent}`` for an edit of ``path``
+        (which holds ``before\\n``; the edit makes it ``after\\n``) in ``project``."""
         return None
 
     def check_scope(self, scope: str | None) -> str:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from rewind.installers import Probe, ProbeStep, register
-from rewind.installers.json_settings import JsonHooksTarget, JsonObject, command_groups
+from rewind.installers import Inspection, Probe, ProbeStep, register
+from rewind.installers.json_settings import (
+    JsonHooksTarget,
+    JsonObject,
+    SettingsFile,
+    command_groups,
+)
 
 # Anchored, so that old versions (unanchored regex) and new ones (exact lists) match the same.
 MATCHER = "^(Edit|Write|MultiEdit|NotebookEdit|Bash)$"
@@ -59,5 +64,36 @@ def probe(project: str, path: str) -> Probe:
     )
 
 
-TARGET = JsonHooksTarget("claude-code", "Claude Code", PATHS, document, probe)
+class ClaudeCode(JsonHooksTarget):
+    def inspect_more(self, scope: str, settings: SettingsFile, found: Inspection) -> None:
+        """The rewind plugin, when these settings enable it; hooks turned off altogether."""
+        plugins = settings.data.get("enabledPlugins")
+        enabled = [
+            name
+            for name, on in (plugins.items() if isinstance(plugins, dict) else ())
+            if name.split("@")[0] == "rewind" and on is True
+        ]
+        for name in enabled:
+            found.active_otherwise = True
+            found.notes.append(
+                ("ok", f"{settings.path}: the plugin {name} is enabled; it runs 'rewind' from PATH")
+            )
+            if found.installed:
+                found.notes.append(
+                    (
+                        "warn",
+                        f"{settings.path}: the plugin and these settings both run rewind's hooks; "
+                        f"run 'rewind uninstall claude-code --{scope}' or disable the plugin.",
+                    )
+                )
+        if settings.data.get("disableAllHooks") is True:
+            found.notes.append(
+                (
+                    "fail" if found.installed or enabled else "warn",
+                    f"{settings.path}: disableAllHooks is true, so no hook runs; remove it.",
+                )
+            )
+
+
+TARGET = ClaudeCode("claude-code", "Claude Code", PATHS, document, probe)
 register(TARGET)

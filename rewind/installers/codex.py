@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import os
 
-from rewind.installers import Probe, ProbeStep, register
-from rewind.installers.json_settings import JsonHooksTarget, JsonObject, command_groups
+from rewind.installers import Inspection, Probe, ProbeStep, register
+from rewind.installers.json_settings import (
+    JsonHooksTarget,
+    JsonObject,
+    SettingsFile,
+    command_groups,
+    is_rewind_hook,
+)
 
 MATCHER = "^(apply_patch|Edit|Write|shell|Bash|local_shell|exec_command)$"
 EVENTS = (
@@ -56,9 +62,43 @@ def probe(project: str, path: str) -> Probe:
                 write="after\n",
             ),
             ProbeStep({**common, "hook_event_name": "Stop", "stop_hook_active": False}),
-        ]
+        ],
     )
 
 
-TARGET = JsonHooksTarget("codex", "Codex", PATHS, document, probe)
+class Codex(JsonHooksTarget):
+    def inspect_more(self, scope: str, settings: SettingsFile, found: Inspection) -> None:
+        """``notify`` in config.toml, next to hooks.json: turns without files."""
+        config = os.path.join(os.path.dirname(settings.path), "config.toml")
+        notify = _notify_command(config)
+        if not is_rewind_hook({"command": notify}, "codex"):
+            return
+        found.active_otherwise = True
+        if found.installed:
+            found.notes.append(("info", f"{config}: notify also runs rewind ({notify})"))
+        else:
+            found.notes.append(
+                (
+                    "warn",
+                    f"{config}: notify runs rewind, which records turns but no files; "
+                    f"run 'rewind install codex --{scope}' to record files too.",
+                )
+            )
+
+
+def _notify_command(path: str) -> str:
+    """Codex's ``notify`` program and arguments, as one line ("" when there is none)."""
+    import tomllib
+
+    try:
+        with open(path, "rb") as handle:
+            notify = tomllib.load(handle).get("notify")
+    except (OSError, tomllib.TOMLDecodeError):
+        return ""
+    if not isinstance(notify, list) or not all(isinstance(word, str) for word in notify):
+        return ""
+    return " ".join(notify)
+
+
+TARGET = Codex("codex", "Codex", PATHS, document, probe)
 register(TARGET)

@@ -40,7 +40,7 @@ def probe(project: str, path: str) -> Probe:
                 write="after\n",
             ),
             ProbeStep({**common, "hook_event_name": "stop", "status": "completed"}),
-        ]
+        ],
     )
 
 

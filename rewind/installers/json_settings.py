@@ -272,7 +272,7 @@ class JsonHooksTarget(Target):
         self.scopes = tuple(paths)
         self.paths = paths
         self.document = document
-        self.agent = agent or name
+        self.agent = self.hook_agent = agent or name
         self._probe = probe
 
     def location(self, scope: str, context: Context) -> str:
@@ -302,7 +302,12 @@ class JsonHooksTarget(Target):
             settings = SettingsFile.read(path)
         except UserError as error:
             return Inspection(path, True, problem=str(error))
-        return inspect_block(settings, self.document("rewind hook " + self.agent), self.agent)
+        found = inspect_block(settings, self.document("rewind hook " + self.agent), self.agent)
+        self.inspect_more(scope, settings, found)
+        return found
+
+    def inspect_more(self, scope: str, settings: SettingsFile, found: Inspection) -> None:
+        """Adds what else an agent's settings say about rewind (a subclass's business)."""
 
     def probe(self, project: str, path: str) -> Probe | None:
         return self._probe(project, path) if self._probe else None
