@@ -7,13 +7,15 @@ import sys
 import time
 from collections.abc import Sequence
 
-from tests.bench import restore_1000, track_startup, turn_scaling
+from tests.bench import hook_startup, quicksave_git, restore_1000, track_startup, turn_scaling
 from tests.bench.harness import BenchError, Report, add_common_arguments, machine_line, print_table
 
 BENCHMARKS = {
     track_startup.NAME: track_startup,
     turn_scaling.NAME: turn_scaling,
     restore_1000.NAME: restore_1000,
+    hook_startup.NAME: hook_startup,
+    quicksave_git.NAME: quicksave_git,
 }
 
 

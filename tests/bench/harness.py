@@ -151,14 +151,20 @@ class Sandbox:
         return {**self.env, **extra}
 
     def run(
-        self, argv: Sequence[str], cwd: Path, env: dict[str, str] | None = None
+        self,
+        argv: Sequence[str],
+        cwd: Path,
+        env: dict[str, str] | None = None,
+        stdin: bytes | None = None,
     ) -> subprocess.CompletedProcess[bytes]:
-        """Runs a command that must succeed; its output is returned, not shown."""
+        """Runs a command that must succeed; its output is returned, not shown. ``stdin``, when
+        given, is written to its standard input (a hook's payload)."""
         completed = subprocess.run(
             list(argv),
             cwd=cwd,
             env=self.env if env is None else env,
-            stdin=subprocess.DEVNULL,
+            input=stdin,
+            stdin=subprocess.DEVNULL if stdin is None else None,
             capture_output=True,
             check=False,
         )
@@ -169,14 +175,22 @@ class Sandbox:
             )
         return completed
 
-    def timed(self, argv: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> float:
-        """The wall-clock time of one process that must succeed, in seconds."""
+    def timed(
+        self,
+        argv: Sequence[str],
+        cwd: Path,
+        env: dict[str, str] | None = None,
+        stdin: bytes | None = None,
+    ) -> float:
+        """The wall-clock time of one process that must succeed, in seconds (``stdin`` as for
+        :meth:`run`: writing it through a pipe is part of the time, as it is for an agent)."""
         start = time.perf_counter()
         completed = subprocess.run(
             list(argv),
             cwd=cwd,
             env=self.env if env is None else env,
-            stdin=subprocess.DEVNULL,
+            input=stdin,
+            stdin=subprocess.DEVNULL if stdin is None else None,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             check=False,

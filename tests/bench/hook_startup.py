@@ -1,0 +1,232 @@
+"""hook_startup: one ``rewind hook claude-code`` process for an Edit, as Claude Code runs it.
+
+The workspace is a git work tree holding a committed 10 KB file. Each round sends, as Claude
+Code does, a JSON payload on the standard input of the installed console script
+``rewind hook claude-code``: an untimed ``UserPromptSubmit`` (a new turn), then the timed
+``PreToolUse`` of an ``Edit`` of that file, which reads the file, writes its blob and commits the
+turn: the first edit of a turn. The benchmark then makes the edit (in this process) and times the
+matching ``PostToolUse``, which records the file's after-state (information). Every round edits
+the file, so every ``PreToolUse`` stores content it has not seen before.
+
+The reference, interleaved with rotating order: ``python -c pass`` with the same interpreter.
+Also timed in the same rounds, to split a hook call into interpreter start-up, imports and work:
+``python -c "import rewind.cli"`` and ``python -c "import rewind.cli, rewind.commands.hook,
+rewind.hooks.claude_code"``.
+
+Target: median(PreToolUse hook) / median(python -c pass) <= 3.0.
+
+Afterwards (untimed): ``rewind log --json`` must show every timed turn holding exactly the
+edited file, and the store's log must hold no problem (a hook exits 0 whatever happens, so this
+is how a broken hook would show); ``python -X importtime`` of a real PreToolUse lists the
+modules it loads beyond the bare interpreter's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from tests.agent_payloads import ClaudeCode
+from tests.bench.harness import (
+    PYTHON,
+    BenchError,
+    Report,
+    Sandbox,
+    choose,
+    file_content,
+    git_init,
+    median,
+    ms,
+    progress,
+    rewind_script,
+    spread,
+    standalone,
+)
+from tests.bench.track_startup import HEAVY, ImportTimes
+
+NAME = "hook_startup"
+FILE_SIZE = 10 * 1024
+EDITED = "src/module.py"
+WARMUP = 3
+IMPORTTIME_RUNS = 5
+TARGET = 3.0
+HOOK_IMPORTS = "import rewind.cli, rewind.commands.hook, rewind.hooks.claude_code"
+# Standard modules the hook path is kept free of (see docs/performance.md).
+AVOIDED = ("argparse", "json", "re", "enum", "importlib", "shlex", "glob", "subprocess")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--hook-runs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="timed hook calls and references (default 30, quick 10; env REWIND_BENCH_HOOK_RUNS)",
+    )
+
+
+def payload(event: dict[str, object] | None) -> bytes:
+    if event is None:
+        raise BenchError("Claude Code sends a PreToolUse before an Edit")
+    return json.dumps(event).encode()
+
+
+def store_log(box: Sandbox) -> list[str]:
+    """The problems hooks logged in every store of the sandbox (``rewind.log``)."""
+    lines: list[str] = []
+    for log in sorted(box.root.glob("rewind-home/**/rewind.log")):
+        lines += log.read_text(encoding="utf-8", errors="replace").splitlines()
+    return lines
+
+
+def run(options: argparse.Namespace) -> Report:
+    runs = choose(options.hook_runs, "REWIND_BENCH_HOOK_RUNS", 30, 10, options.quick)
+    report = Report(NAME)
+    script = rewind_script()
+    hook = [script, "hook", "claude-code"]
+    with Sandbox("hook", keep=options.keep) as box:
+        workspace = box.root / "project"
+        git_init(box, workspace)
+        (workspace / EDITED).parent.mkdir()
+        (workspace / EDITED).write_bytes(file_content(0, FILE_SIZE))
+        box.run(["git", "add", "-A"], cwd=workspace)
+        box.run(["git", "-c", "gc.auto=0", "commit", "-q", "-m", "start"], cwd=workspace)
+        env = box.env
+        agent = ClaudeCode(workspace)
+        counter = iter(range(1, 1_000_000))
+
+        def edit_round() -> tuple[float, float]:
+            """Prompt (untimed), PreToolUse (timed), the edit, PostToolUse (timed)."""
+            number = next(counter)
+            box.run(hook, workspace, env, stdin=payload(agent.prompt(f"edit {number}")))
+            before, after = agent.edit(EDITED, "value_1 =", "value_one =")
+            pre = box.timed(hook, workspace, env, stdin=payload(before))
+            with (workspace / EDITED).open("ab") as handle:
+                handle.write(f"# edited in turn {number}\n".encode())
+            post = box.timed(hook, workspace, env, stdin=payload(after))
+            return pre, post
+
+        times: dict[str, list[float]] = {
+            label: [] for label in ("pre", "post", "pass", "cli", "imports")
+        }
+
+        def hook_variant() -> None:
+            pre, post = edit_round()
+            times["pre"].append(pre)
+            times["post"].append(post)
+
+        def python_variant(label: str, code: str) -> None:
+            times[label].append(box.timed([PYTHON, "-c", code], cwd=workspace, env=env))
+
+        variants: list[Callable[[], None]] = [
+            hook_variant,
+            lambda: python_variant("pass", "pass"),
+            lambda: python_variant("cli", "import rewind.cli"),
+            lambda: python_variant("imports", HOOK_IMPORTS),
+        ]
+        progress(
+            f"{WARMUP} warm-up + {runs} interleaved rounds of PreToolUse+PostToolUse / "
+            "-c pass / -c 'import ...'"
+        )
+        for round_number in range(WARMUP + runs):
+            shift = round_number % len(variants)
+            for variant in variants[shift:] + variants[:shift]:
+                variant()
+            if round_number < WARMUP:
+                for values in times.values():
+                    values.clear()
+        med = {label: median(values) for label, values in times.items()}
+        report.figure("python -c pass (reference)", spread(times["pass"]))
+        report.figure("rewind hook claude-code, PreToolUse Edit (10 KB)", spread(times["pre"]))
+        report.figure(
+            "rewind hook claude-code, PostToolUse Edit (information)", spread(times["post"])
+        )
+        report.figure("PostToolUse / python -c pass", f"{med['post'] / med['pass']:.2f}x")
+        report.figure(
+            "where a PreToolUse's time goes (differences of medians)",
+            f"interpreter {ms(med['pass'])}, + import rewind.cli {ms(med['cli'] - med['pass'])}, "
+            f"+ the hook path's imports {ms(med['imports'] - med['cli'])}, "
+            f"+ reading the payload, the work and exit {ms(med['pre'] - med['imports'])}",
+        )
+        report.check(
+            "rewind hook claude-code PreToolUse Edit (10 KB) / python -c pass",
+            med["pre"] / med["pass"],
+            "<=",
+            TARGET,
+        )
+        _verify(box, report, script, workspace, runs)
+        _import_report(box, report, hook, workspace, agent)
+    return report
+
+
+def _verify(box: Sandbox, report: Report, script: str, workspace: Path, runs: int) -> None:
+    """Every turn recorded exactly the edited file, before and after; no hook logged a problem."""
+    completed = box.run([script, "-C", str(workspace), "log", "--json"], cwd=box.root)
+    entries = json.loads(completed.stdout)
+    turns = [entry for entry in entries if entry.get("kind") == "turn"]
+    if len(turns) < runs:
+        raise BenchError(f"rewind log shows {len(turns)} turns, expected at least {runs}")
+    wrong = [
+        entry["turn"]
+        for entry in turns
+        if [item.get("path") for item in entry["files"]] != [EDITED]
+        or not all(item.get("before") for item in entry["files"])
+    ]
+    if wrong:
+        raise BenchError(f"turns {wrong[:5]} did not record exactly {EDITED} with its pre-image")
+    problems = store_log(box)
+    if problems:
+        raise BenchError(f"the hooks logged {len(problems)} problem(s), e.g. {problems[0]}")
+    report.figure(
+        "checked with rewind log --json", f"{len(turns)} turns, each recorded {EDITED} alone"
+    )
+
+
+def _import_report(
+    box: Sandbox, report: Report, hook: list[str], workspace: Path, agent: ClaudeCode
+) -> None:
+    bare, pre = ImportTimes(), ImportTimes()
+    for number in range(IMPORTTIME_RUNS):
+        box.run(hook, workspace, stdin=payload(agent.prompt(f"importtime {number}")))
+        before, _ = agent.edit(EDITED, "value_1 =", "value_one =")
+        with (workspace / EDITED).open("ab") as handle:
+            handle.write(f"# importtime {number}\n".encode())
+        completed = box.run([PYTHON, "-X", "importtime", *hook], workspace, stdin=payload(before))
+        pre.add(completed.stderr.decode(errors="replace"))
+        completed = box.run([PYTHON, "-X", "importtime", "-c", "pass"], workspace)
+        bare.add(completed.stderr.decode(errors="replace"))
+    added = [name for name in pre.order if name not in bare.modules]
+    rewind_modules = sorted(name for name in added if name.startswith("rewind"))
+    report.note(
+        f"    PreToolUse, -X importtime (median of {IMPORTTIME_RUNS}): all imports "
+        f"{pre.total_ms:.2f} ms (python -c pass: {bare.total_ms:.2f} ms); {len(added)} modules "
+        f"beyond the bare interpreter's, {len(rewind_modules)} of them rewind's: "
+        f"{', '.join(rewind_modules)}\n"
+        "    the largest self costs among them:\n" + pre.top(10, added, by_self=True)
+    )
+    heavy = sorted(
+        name for name in pre.modules if any(name == h or name.startswith(h + ".") for h in HEAVY)
+    )
+    report.figure(
+        "heavy modules imported by a PreToolUse Edit",
+        ", ".join(heavy) if heavy else f"none of {', '.join(HEAVY)}",
+    )
+    avoided = [name for name in AVOIDED if name in added]
+    report.figure(
+        f"of {', '.join(AVOIDED)}, imported by a PreToolUse Edit beyond the bare interpreter",
+        ", ".join(avoided) if avoided else "none",
+    )
+    report.figure(
+        "import time of a PreToolUse beyond the bare interpreter",
+        ms((pre.total_ms - bare.total_ms) / 1000),
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return standalone(NAME, add_arguments, run, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,285 @@
+"""quicksave_git: the quicksave before ``git reset --hard`` in a 100,000-file repository.
+
+The repository holds 100,000 committed files of 1 KB (100 to a directory, 10 directories to a
+package), committed with git in the set-up (untimed, ``-c gc.auto=0``); 20 of them are modified
+in the work tree. Before Claude Code runs ``git reset --hard`` through its Bash tool, its
+``PreToolUse`` hook makes rewind save every file the command may destroy: here, the 20 modified
+files, which rewind finds by asking git which files differ from HEAD.
+
+Each round modifies the 20 files again (untimed, so that every quicksave stores new content),
+then runs in rotating order:
+
+- the quicksave: an untimed ``UserPromptSubmit`` (a fresh turn), then one timed
+  ``rewind hook claude-code`` process (the console script) receiving the ``PreToolUse`` payload
+  of tool ``Bash`` with ``{"command": "git reset --hard"}`` on its standard input; then,
+  untimed, ``rewind -C REPO log --json`` must show that turn holding exactly the 20 modified
+  files, and the matching ``PostToolUse`` is sent (the command itself is not run);
+- the reference: ``git status --porcelain`` in the same repository, timed;
+- ``python -c pass`` (information: the interpreter's share of a quicksave).
+
+Target: median(quicksave) / median(git status --porcelain) <= 2.0.
+
+Afterwards (untimed, information): ``python -X importtime`` of a quicksave (which modules it
+loads beyond the bare interpreter's, shlex, glob and subprocess among them) and a ``cProfile``
+of one, to show where its time goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pstats
+import random
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from tests.agent_payloads import ClaudeCode
+from tests.bench.harness import (
+    PYTHON,
+    BenchError,
+    Report,
+    Sandbox,
+    choose,
+    git_init,
+    make_tree,
+    median,
+    ms,
+    progress,
+    rewind_script,
+    settle,
+    spread,
+    standalone,
+)
+from tests.bench.hook_startup import payload, store_log
+from tests.bench.track_startup import ImportTimes
+
+NAME = "quicksave_git"
+FILE_SIZE = 1024
+MODIFIED = 20
+COMMAND = "git reset --hard"
+WARMUP = 1
+IMPORTTIME_RUNS = 3
+TARGET = 2.0
+WATCHED = ("shlex", "glob", "fnmatch", "re", "subprocess", "json", "enum", "argparse")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--quicksave-files",
+        type=int,
+        default=None,
+        metavar="N",
+        help="committed files in the repository (default 100000, quick 10000; "
+        "env REWIND_BENCH_QUICKSAVE_FILES)",
+    )
+    parser.add_argument(
+        "--quicksave-runs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="timed quicksaves and git status (default 15, quick 3; "
+        "env REWIND_BENCH_QUICKSAVE_RUNS)",
+    )
+
+
+def _git(*args: str) -> list[str]:
+    return ["git", "-c", "gc.auto=0", *args]
+
+
+def _modify(repo: Path, paths: Sequence[str], number: int) -> None:
+    for relative in paths:
+        with (repo / relative).open("ab") as handle:
+            handle.write(f"# changed before round {number}\n".encode())
+
+
+def run(options: argparse.Namespace) -> Report:
+    count = choose(
+        options.quicksave_files, "REWIND_BENCH_QUICKSAVE_FILES", 100_000, 10_000, options.quick
+    )
+    runs = choose(options.quicksave_runs, "REWIND_BENCH_QUICKSAVE_RUNS", 15, 3, options.quick)
+    report = Report(NAME)
+    script = rewind_script()
+    hook = [script, "hook", "claude-code"]
+    with Sandbox("quicksave", keep=options.keep) as box:
+        repo = box.root / "repo"
+        progress(f"writing and committing {count:,} files of {FILE_SIZE} bytes")
+        git_init(box, repo)
+        paths = make_tree(repo, count, FILE_SIZE)
+        box.run(_git("add", "-A"), cwd=repo)
+        box.run(_git("commit", "-q", "-m", "the project"), cwd=repo)
+        modified = sorted(random.Random(MODIFIED).sample(paths, MODIFIED))
+        _modify(repo, modified, 0)
+        settle()
+        _check_status(box, repo, modified)
+        agent = ClaudeCode(repo)
+        env = box.env
+        times: dict[str, list[float]] = {"quicksave": [], "status": [], "pass": []}
+        counter = iter(range(1, 1_000_000))
+
+        def quicksave() -> None:
+            number = next(counter)
+            box.run(hook, repo, env, stdin=payload(agent.prompt(f"reset {number}")))
+            before, after = agent.shell(COMMAND)
+            times["quicksave"].append(box.timed(hook, repo, env, stdin=payload(before)))
+            _check_turn(box, script, repo, modified)
+            box.run(hook, repo, env, stdin=payload(after))
+
+        def status() -> None:
+            times["status"].append(box.timed(["git", "status", "--porcelain"], repo, env))
+
+        def bare() -> None:
+            times["pass"].append(box.timed([PYTHON, "-c", "pass"], repo, env))
+
+        variants: list[Callable[[], None]] = [quicksave, status, bare]
+        progress(
+            f"{WARMUP} warm-up + {runs} interleaved rounds of quicksave / git status / -c pass"
+        )
+        for round_number in range(WARMUP + runs):
+            _modify(repo, modified, round_number + 1)
+            settle()
+            shift = round_number % len(variants)
+            for variant in variants[shift:] + variants[:shift]:
+                variant()
+            if round_number < WARMUP:
+                for values in times.values():
+                    values.clear()
+        problems = store_log(box)
+        if problems:
+            raise BenchError(f"the hooks logged {len(problems)} problem(s), e.g. {problems[0]}")
+
+        med = {label: median(values) for label, values in times.items()}
+        report.figure("git status --porcelain (reference)", spread(times["status"]))
+        report.figure(
+            f"quicksave of {COMMAND!r} ({MODIFIED} of {count:,} files modified)",
+            spread(times["quicksave"]),
+        )
+        report.figure("python -c pass (information)", spread(times["pass"]))
+        report.figure(
+            "quicksave - git status - python -c pass (medians)",
+            ms(med["quicksave"] - med["status"] - med["pass"]),
+        )
+        report.figure(
+            "checked with rewind log --json",
+            f"each of the {WARMUP + runs} quicksaves recorded exactly the {MODIFIED} "
+            "modified files",
+        )
+        report.check(
+            f"quicksave of {COMMAND} / git status --porcelain, {count:,} files",
+            med["quicksave"] / med["status"],
+            "<=",
+            TARGET,
+        )
+        _profile(box, report, hook, repo, agent, modified, next(counter))
+    return report
+
+
+def _check_status(box: Sandbox, repo: Path, modified: Sequence[str]) -> None:
+    listed = box.run(["git", "status", "--porcelain"], cwd=repo).stdout.decode().splitlines()
+    if sorted(listed) != [f" M {relative}" for relative in modified]:
+        raise BenchError(f"git status lists {len(listed)} entries, expected {len(modified)} ' M'")
+
+
+def _check_turn(box: Sandbox, script: str, repo: Path, modified: Sequence[str]) -> None:
+    """The last turn holds exactly the modified files, each with its pre-image."""
+    completed = box.run([script, "-C", str(repo), "log", "--json"], cwd=box.root)
+    entries = json.loads(completed.stdout)
+    if not entries:
+        raise BenchError("rewind log --json shows no turn after the quicksave")
+    files = entries[-1]["files"]
+    recorded = sorted(str(item.get("path")) for item in files)
+    if recorded != list(modified) or not all(item.get("before") for item in files):
+        missing = sorted(set(modified) - set(recorded))
+        extra = sorted(set(recorded) - set(modified))
+        raise BenchError(
+            f"the quicksave recorded {len(recorded)} files, expected the {len(modified)} modified "
+            f"ones (missing {missing[:3]}, unexpected {extra[:3]})"
+        )
+
+
+def _profile(
+    box: Sandbox,
+    report: Report,
+    hook: list[str],
+    repo: Path,
+    agent: ClaudeCode,
+    modified: Sequence[str],
+    number: int,
+) -> None:
+    """Where a quicksave's time goes: its imports, and a cProfile of one run (untimed)."""
+    bare, saved = ImportTimes(), ImportTimes()
+    for attempt in range(IMPORTTIME_RUNS):
+        _modify(repo, modified, number + attempt)
+        box.run(hook, repo, stdin=payload(agent.prompt(f"importtime {attempt}")))
+        before, after = agent.shell(COMMAND)
+        completed = box.run([PYTHON, "-X", "importtime", *hook], repo, stdin=payload(before))
+        saved.add(completed.stderr.decode(errors="replace"))
+        box.run(hook, repo, stdin=payload(after))
+        completed = box.run([PYTHON, "-X", "importtime", "-c", "pass"], repo)
+        bare.add(completed.stderr.decode(errors="replace"))
+    added = [name for name in saved.order if name not in bare.modules]
+    rewind_modules = sorted(name for name in added if name.startswith("rewind"))
+    report.note(
+        f"    quicksave, -X importtime (median of {IMPORTTIME_RUNS}): all imports "
+        f"{saved.total_ms:.2f} ms (python -c pass: {bare.total_ms:.2f} ms); {len(added)} modules "
+        f"beyond the bare interpreter's, {len(rewind_modules)} of them rewind's: "
+        f"{', '.join(rewind_modules)}\n"
+        "    the largest cumulative costs among them:\n" + saved.top(10, added)
+    )
+    watched = [name for name in WATCHED if name in added]
+    report.figure(
+        f"of {', '.join(WATCHED)}, imported by a quicksave",
+        "; ".join(f"{name} {saved.cumulative_ms(name):.2f} ms" for name in watched) or "none",
+    )
+    report.figure(
+        "import time of a quicksave beyond the bare interpreter",
+        ms((saved.total_ms - bare.total_ms) / 1000),
+    )
+
+    profile = box.root / "quicksave.prof"
+    _modify(repo, modified, number + IMPORTTIME_RUNS)
+    box.run(hook, repo, stdin=payload(agent.prompt("profile")))
+    before, after = agent.shell(COMMAND)
+    box.run(
+        [PYTHON, "-m", "cProfile", "-o", str(profile), "-m", "rewind", "hook", "claude-code"],
+        repo,
+        stdin=payload(before),
+    )
+    box.run(hook, repo, stdin=payload(after))
+    report.note(_profile_lines(profile))
+
+
+def _profile_lines(profile: Path) -> str:
+    """The largest cumulative times under rewind's code and subprocess, from a cProfile file."""
+    stats = pstats.Stats(str(profile))
+    rows: list[tuple[float, int, str]] = []
+    for (filename, line, function), values in stats.stats.items():  # type: ignore[attr-defined]
+        cumulative = float(values[3])
+        calls = int(values[1])
+        where = filename.replace("\\", "/")
+        if "/rewind/" in where:
+            label = f"rewind/{where.rsplit('/rewind/', 1)[1]}:{line} {function}"
+        elif where.endswith("/subprocess.py"):
+            label = f"subprocess.py:{line} {function}"
+        elif function == "<method 'poll' of 'select.poll' objects>" or "waitpid" in function:
+            label = function
+        else:
+            continue
+        rows.append((cumulative, calls, label))
+    rows.sort(reverse=True)
+    total = float(getattr(stats, "total_tt", 0.0))
+    return (
+        f"    one quicksave under cProfile ({total * 1000:.1f} ms profiled, with the profiler's "
+        "overhead; subprocess waits are real time), largest cumulative times:\n"
+        + "\n".join(
+            f"      {cumulative * 1000:8.2f} ms {calls:6d} calls  {label}"
+            for cumulative, calls, label in rows[:18]
+        )
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return standalone(NAME, add_arguments, run, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
