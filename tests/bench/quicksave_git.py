@@ -190,9 +190,11 @@ def _check_turn(box: Sandbox, script: str, repo: Path, modified: Sequence[str]) 
     if recorded != list(modified) or not all(item.get("before") for item in files):
         missing = sorted(set(modified) - set(recorded))
         extra = sorted(set(recorded) - set(modified))
+        problems = store_log(box)
         raise BenchError(
             f"the quicksave recorded {len(recorded)} files, expected the {len(modified)} modified "
             f"ones (missing {missing[:3]}, unexpected {extra[:3]})"
+            + (f"; the hooks logged: {problems[-1]}" if problems else "")
         )
 
 
