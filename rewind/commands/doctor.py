@@ -36,7 +36,7 @@ def run() -> int:
         report.add(
             "fail",
             "rewind",
-            "",
+            "-",
             f"no agent runs rewind's hooks; run 'rewind install AGENT' (one of {names}).",
         )
     return 1 if report.failed else 0

@@ -20,6 +20,7 @@ EVENTS = (
     ("Stop", None, 30),
     ("SessionEnd", None, 30),
 )
+PLUGIN_COMMAND = "rewind hook claude-code"  # hooks/claude-code/hooks/hooks.json
 PATHS = {
     "user": ".claude/settings.json",
     "project": ".claude/settings.json",
@@ -75,6 +76,8 @@ class ClaudeCode(JsonHooksTarget):
         ]
         for name in enabled:
             found.active_otherwise = True
+            if PLUGIN_COMMAND not in found.commands:
+                found.commands.append(PLUGIN_COMMAND)
             found.notes.append(
                 ("ok", f"{settings.path}: the plugin {name} is enabled; it runs 'rewind' from PATH")
             )
