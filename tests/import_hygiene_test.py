@@ -94,3 +94,18 @@ def test_an_edit_hook_loads_nothing_heavy(project: Path) -> None:
     assert code == 0
     assert "rewind.hooks.claude_code" in modules and "rewind.recording" in modules
     assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
+
+
+def test_the_git_pre_commit_hook_loads_nothing_heavy(project: Path) -> None:
+    (project / "a.txt").write_text("content\n")
+    code, modules = loaded_after("hook", "git")
+    assert code == 0
+    assert "rewind.hooks.git_precommit" in modules and "select" in modules  # git status ran
+    assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
+    log = subprocess.run(
+        [sys.executable, "-m", "rewind", "log", "--session", "git"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "a.txt" in log.stdout  # and the commit attempt was recorded

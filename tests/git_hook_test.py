@@ -1,0 +1,484 @@
+"""The git pre-commit safety net: real ``git commit`` runs in throwaway repositories.
+
+Each commit attempt must leave a turn of the session ``git`` holding every file git reports
+changed, as it was at that moment; rewind must never decide whether a commit goes through,
+and a hook that was there before must keep running, once, with its verdict intact.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import log_json, ok, run_rewind
+
+SESSION = "git"
+
+
+def git(*arguments: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        ["git", *arguments],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=60,
+    )
+    assert done.returncode == 0, done
+    return done.stdout
+
+
+def commit(
+    message: str, *arguments: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``git commit``, whatever its outcome (a hook may refuse it)."""
+    return subprocess.run(
+        ["git", "commit", "-q", "-m", message, *arguments],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
+
+
+def turns(cwd: Path | None = None) -> list[dict[str, Any]]:
+    return [e for e in log_json("--session", SESSION, cwd=cwd) if e["kind"] == "turn"]
+
+
+def paths_of(turn: dict[str, Any]) -> list[str]:
+    return sorted(file["path"] for file in turn["files"])
+
+
+def write_hook(path: Path, body: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+
+
+def formatter_hook(counter: Path, exit_code: int) -> str:
+    """A legacy hook like a formatter that rewrites code.py, counting its runs in ``counter``."""
+    return (
+        f"echo ran >> '{counter}'\n"
+        "printf 'MANGLED BY THE FORMATTER\\n' > code.py\n"
+        f"exit {exit_code}\n"
+    )
+
+
+@pytest.fixture
+def repo(project: Path) -> Path:
+    """The project with one commit on the branch ``main``."""
+    git("symbolic-ref", "HEAD", "refs/heads/main")
+    for name in ("tracked.txt", "staged.txt", "deleted.txt", "renamed.txt", "code.py"):
+        (project / name).write_text(f"{name} as committed\n")
+    (project / ".gitignore").write_text("*.log\n")
+    git("add", ".")
+    git("commit", "-qm", "initial")
+    return project
+
+
+# what a commit attempt records ------------------------------------------------------------------
+
+
+def test_a_commit_records_every_changed_file_as_a_turn_of_session_git(repo: Path) -> None:
+    ok("install", "git-hook")
+    (repo / "tracked.txt").write_text("unstaged change\n")
+    (repo / "staged.txt").write_text("staged change\n")
+    git("add", "staged.txt")
+    (repo / "deleted.txt").unlink()
+    git("mv", "renamed.txt", "renamed-to.txt")
+    (repo / "added.txt").write_text("new and staged\n")
+    git("add", "added.txt")
+    (repo / "new").mkdir()
+    (repo / "new" / "untracked.txt").write_text("new, never added\n")
+    (repo / "noise.log").write_text("ignored\n")
+
+    done = commit("second")
+    assert done.returncode == 0, done
+    assert done.stdout == "" and done.stderr == ""  # the hook says nothing when all is well
+
+    [turn] = turns()
+    assert paths_of(turn) == [
+        "added.txt",
+        "deleted.txt",
+        "new/untracked.txt",
+        "renamed-to.txt",
+        "renamed.txt",
+        "staged.txt",
+        "tracked.txt",
+    ]
+    assert turn["session"] == SESSION and turn["agent"] == "git"
+    assert re.fullmatch(r"pre-commit on main at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d", turn["prompt"])
+    assert turn["labels"] == ["branch:main"]
+    before = {file["path"]: file["before"] for file in turn["files"]}
+    assert before["deleted.txt"]["kind"] == "absent"
+    assert before["tracked.txt"]["size"] == len("unstaged change\n")
+
+
+def test_each_commit_attempt_is_a_turn_and_a_clean_tree_records_nothing(repo: Path) -> None:
+    ok("install", "git-hook")
+    (repo / "tracked.txt").write_text("one\n")
+    assert commit("one", "-a").returncode == 0
+    assert commit("nothing changed", "--allow-empty").returncode == 0
+    (repo / "staged.txt").write_text("two\n")
+    assert commit("two", "-a").returncode == 0
+    assert [paths_of(turn) for turn in turns()] == [["tracked.txt"], ["staged.txt"]]
+
+
+def test_the_branch_label_names_a_detached_head_by_its_commit(repo: Path) -> None:
+    ok("install", "git-hook")
+    head = git("rev-parse", "HEAD").strip()
+    git("checkout", "-q", "--detach")
+    (repo / "tracked.txt").write_text("on a detached head\n")
+    assert commit("detached", "-a").returncode == 0
+    [turn] = turns()
+    assert turn["labels"] == [f"branch:detached@{head[:7]}"]
+    assert turn["prompt"].startswith(f"pre-commit on detached@{head[:7]} at ")
+
+
+def test_the_safety_net_does_not_become_the_default_session(repo: Path) -> None:
+    ok("begin", "--session", "agent", "--prompt", "the agent's turn")
+    ok("install", "git-hook")
+    (repo / "tracked.txt").write_text("changed\n")
+    assert commit("c", "-a").returncode == 0
+    assert len(turns()) == 1
+    assert "session:  agent" in ok("status").stdout
+    assert [entry["session"] for entry in log_json()] == ["agent"]
+
+
+# getting work back ------------------------------------------------------------------------------
+
+
+def test_restore_brings_back_an_unstaged_change_that_reset_hard_destroyed(repo: Path) -> None:
+    ok("install", "git-hook")
+    precious = bytes(range(256)) + b"\r\nno newline at the end"
+    (repo / "tracked.txt").write_bytes(precious)  # not staged: not part of the commit
+    (repo / "staged.txt").write_text("committed change\n")
+    git("add", "staged.txt")
+    assert commit("only the staged file").returncode == 0
+    git("reset", "-q", "--hard")
+    assert (repo / "tracked.txt").read_text() == "tracked.txt as committed\n"
+
+    [turn] = turns()
+    restored = ok("restore", str(turn["turn"]), "--session", SESSION, "--yes")
+    assert "tracked.txt" in restored.stdout
+    assert (repo / "tracked.txt").read_bytes() == precious
+    assert (repo / "staged.txt").read_text() == "committed change\n"  # already as it was
+    ok("undo", "--session", SESSION, "--yes")
+    assert (repo / "tracked.txt").read_text() == "tracked.txt as committed\n"
+
+
+def test_a_formatter_hook_that_fails_still_decides_and_its_damage_can_be_undone(
+    repo: Path, tmp_path: Path
+) -> None:
+    counter = tmp_path / "runs"
+    write_hook(repo / ".git" / "hooks" / "pre-commit", formatter_hook(counter, 1))
+    ok("install", "git-hook")
+    (repo / "code.py").write_text("def careful():\n    return 'hand formatted'\n")
+    git("add", "code.py")
+
+    refused = commit("formatted")
+    assert refused.returncode != 0  # the legacy hook's verdict counts
+    assert counter.read_text() == "ran\n"  # exactly once
+    assert (repo / "code.py").read_text() == "MANGLED BY THE FORMATTER\n"
+    assert git("rev-list", "--count", "HEAD").strip() == "1"
+
+    [turn] = turns()  # the snapshot was taken before the formatter ran
+    assert paths_of(turn) == ["code.py"]
+    ok("restore", str(turn["turn"]), "--session", SESSION, "--yes")
+    assert (repo / "code.py").read_text() == "def careful():\n    return 'hand formatted'\n"
+
+
+def test_a_legacy_hook_that_passes_lets_the_commit_through_having_run_once(
+    repo: Path, tmp_path: Path
+) -> None:
+    counter = tmp_path / "runs"
+    write_hook(repo / ".git" / "hooks" / "pre-commit", f"echo ran >> '{counter}'\nexit 0\n")
+    ok("install", "git-hook")
+    (repo / "tracked.txt").write_text("changed\n")
+    assert commit("c", "-a").returncode == 0
+    assert counter.read_text() == "ran\n"
+    assert git("rev-list", "--count", "HEAD").strip() == "2"
+
+
+# where the hook goes ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["relative", "absolute"])
+def test_core_hooks_path_is_honoured(repo: Path, tmp_path: Path, kind: str) -> None:
+    shared = tmp_path / "shared-hooks" if kind == "absolute" else repo / "my-hooks"
+    git("config", "core.hooksPath", str(shared) if kind == "absolute" else "my-hooks")
+    counter = tmp_path / "runs"
+    write_hook(shared / "pre-commit", f"echo ran >> '{counter}'\nexit 0\n")
+    (repo / "sub").mkdir()
+    installed = ok("install", "git-hook", cwd=repo / "sub")
+    assert str(shared / "pre-commit") in installed.stdout
+
+    assert "rewind-git-hook v" in (shared / "pre-commit").read_text()
+    assert (shared / "pre-commit.legacy").exists()
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+    (repo / "tracked.txt").write_text("changed\n")
+    assert commit("c", "-a").returncode == 0
+    assert counter.read_text() == "ran\n"
+    [turn] = turns()
+    if kind == "absolute":
+        assert paths_of(turn) == ["tracked.txt"]
+    else:  # the hooks live in the work tree, untracked: they are recorded too
+        assert paths_of(turn) == [
+            "my-hooks/pre-commit",
+            "my-hooks/pre-commit.legacy",
+            "tracked.txt",
+        ]
+
+    ok("uninstall", "git-hook")
+    assert (shared / "pre-commit").read_text() == f"#!/bin/sh\necho ran >> '{counter}'\nexit 0\n"
+    assert not (shared / "pre-commit.legacy").exists()
+
+
+def test_install_twice_chains_nothing_and_uninstall_puts_the_old_hook_back(
+    repo: Path, tmp_path: Path
+) -> None:
+    hooks = repo / ".git" / "hooks"
+    counter = tmp_path / "runs"
+    original = f"#!/bin/sh\necho ran >> '{counter}'\n"
+    write_hook(hooks / "pre-commit", original[len("#!/bin/sh\n") :])
+    first = ok("install", "git-hook")
+    installed = (hooks / "pre-commit").read_text()
+    again = ok("install", "git-hook")
+    assert "already installed" in again.stdout and "already installed" not in first.stdout
+    assert (hooks / "pre-commit").read_text() == installed
+    assert (hooks / "pre-commit.legacy").read_text() == original  # not our own hook
+    (repo / "tracked.txt").write_text("changed\n")
+    assert commit("c", "-a").returncode == 0
+    assert counter.read_text() == "ran\n"
+
+    ok("uninstall", "git-hook")
+    assert (hooks / "pre-commit").read_text() == original
+    assert os.stat(hooks / "pre-commit").st_mode & stat.S_IXUSR
+    assert not (hooks / "pre-commit.legacy").exists()
+    ok("uninstall", "git-hook")  # nothing left to remove: still fine
+    assert (hooks / "pre-commit").read_text() == original
+
+
+def test_an_older_hook_version_is_upgraded_in_place(repo: Path) -> None:
+    hooks = repo / ".git" / "hooks"
+    write_hook(hooks / "pre-commit", "# rewind-git-hook v0\nexit 0\n")
+    write_hook(hooks / "pre-commit.legacy", "exit 0\n")
+    result = ok("install", "git-hook")
+    assert "upgraded" in result.stdout
+    assert "# rewind-git-hook v1\n" in (hooks / "pre-commit").read_text()
+    assert (hooks / "pre-commit.legacy").read_text() == "#!/bin/sh\nexit 0\n"
+
+
+def test_install_refuses_to_replace_a_hook_when_a_legacy_one_exists_too(repo: Path) -> None:
+    hooks = repo / ".git" / "hooks"
+    write_hook(hooks / "pre-commit", "exit 0\n")
+    write_hook(hooks / "pre-commit.legacy", "exit 1\n")
+    result = run_rewind("install", "git-hook")
+    assert result.returncode == 1, result
+    assert "pre-commit.legacy" in result.stderr
+    assert (hooks / "pre-commit").read_text() == "#!/bin/sh\nexit 0\n"
+
+
+def test_install_outside_a_repository_says_so(tmp_path: Path) -> None:
+    result = run_rewind("install", "git-hook", cwd=tmp_path)
+    assert result.returncode == 1, result
+    assert "not in a git work tree" in result.stderr
+
+
+def test_only_the_hook_files_change_in_dot_git(repo: Path) -> None:
+    def listing() -> dict[str, bytes]:
+        found = {}
+        for path in sorted((repo / ".git").rglob("*")):
+            if path.is_file() and "hooks" not in path.parts and not path.name.startswith("ORIG"):
+                found[str(path.relative_to(repo))] = path.read_bytes()
+        return found
+
+    (repo / "tracked.txt").write_text("changed\n")
+    before = listing()
+    ok("install", "git-hook")
+    ok("hook", "git")
+    ok("uninstall", "git-hook")
+    assert listing() == before
+    assert len(turns()) == 1
+
+
+# never in the way -------------------------------------------------------------------------------
+
+
+def test_rewind_failing_never_blocks_a_commit(repo: Path, tmp_path: Path) -> None:
+    ok("install", "git-hook")
+    not_a_directory = tmp_path / "a-file"
+    not_a_directory.write_text("REWIND_HOME must be a directory\n")
+    (repo / "tracked.txt").write_text("changed\n")
+    direct = run_rewind("hook", "git", env={"REWIND_HOME": str(not_a_directory)})
+    assert (direct.returncode, direct.stdout, direct.stderr) == (0, "", "")
+    done = commit("c", "-a", env={"REWIND_HOME": str(not_a_directory)})
+    assert done.returncode == 0, done
+    assert done.stderr == ""
+    assert git("rev-list", "--count", "HEAD").strip() == "2"
+
+
+def test_a_vanished_interpreter_falls_back_to_rewind_on_path(repo: Path, tmp_path: Path) -> None:
+    ok("install", "git-hook")
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(
+        re.sub(r"(?m)^interpreter=.*$", "interpreter='/nonexistent/python3'", hook.read_text())
+    )
+    (repo / "tracked.txt").write_text("changed\n")
+
+    console_script = Path(sys.executable).parent / "rewind"
+    if not console_script.exists():
+        pytest.skip("rewind's console script is not installed next to this interpreter")
+    on_path = tmp_path / "bin"
+    on_path.mkdir()
+    (on_path / "rewind").symlink_to(console_script)
+    search = f"{on_path}:/usr/bin:/bin"
+    assert commit("c", "-a", env={"PATH": search}).returncode == 0
+    assert [paths_of(turn) for turn in turns()] == [["tracked.txt"]]
+
+    (repo / "tracked.txt").write_text("changed again\n")
+    done = commit("d", "-a", env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done
+    assert "were not recorded" in done.stderr  # loud, but not in the way
+    assert len(turns()) == 1
+
+
+def test_the_hook_reads_no_payload(repo: Path) -> None:
+    (repo / "tracked.txt").write_text("changed\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "rewind", "hook", "git"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert [paths_of(turn) for turn in turns()] == [["tracked.txt"]]
+
+
+# other layouts ----------------------------------------------------------------------------------
+
+
+def test_a_linked_worktree_records_in_its_own_project_with_its_branch(
+    repo: Path, tmp_path: Path
+) -> None:
+    ok("install", "git-hook")
+    linked = tmp_path / "linked"
+    git("worktree", "add", "-q", "-b", "feature/x", str(linked))
+    (linked / "tracked.txt").write_text("changed in the linked work tree\n")
+    assert commit("c", "-a", cwd=linked).returncode == 0
+    [turn] = turns(cwd=linked)
+    assert turn["labels"] == ["branch:feature/x"]
+    assert paths_of(turn) == ["tracked.txt"]
+
+
+def test_git_dir_and_work_tree_from_the_environment(tmp_path: Path) -> None:
+    git_dir, work_tree = tmp_path / "repo.git", tmp_path / "files"
+    work_tree.mkdir()
+    environment = {"GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(work_tree)}
+    git("init", "-q", "--bare", str(git_dir))
+    git("config", "core.bare", "false", env=environment)
+    git("symbolic-ref", "HEAD", "refs/heads/trunk", env=environment)
+    ok("install", "git-hook", cwd=work_tree, env=environment)
+    assert (git_dir / "hooks" / "pre-commit").exists()
+    (work_tree / "a.txt").write_text("first\n")
+    git("add", "a.txt", cwd=work_tree, env=environment)
+    assert commit("c", cwd=tmp_path, env=environment).returncode == 0
+    [turn] = turns(cwd=work_tree)
+    assert paths_of(turn) == ["a.txt"]
+    assert turn["labels"] == ["branch:trunk"]
+
+
+# the pre-commit framework -----------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def pre_commit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pre-commit framework, installed into a virtual environment of this test's own."""
+    found = shutil.which("pre-commit")
+    if found:
+        return Path(found)
+    venv = tmp_path_factory.mktemp("pre-commit-venv")
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+        subprocess.run(
+            [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "pre-commit"],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
+        pytest.skip(f"the pre-commit framework could not be installed (offline?): {error}")
+    return venv / "bin" / "pre-commit"
+
+
+def source_copy(destination: Path) -> str:
+    """This source tree, committed in a repository of its own for the framework to clone;
+    returns the commit."""
+    ignored = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "rewind", destination / "rewind", ignore=ignored)
+    for name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml"):
+        shutil.copy(ROOT / name, destination / name)
+    git("init", "-q", cwd=destination)
+    git("add", ".", cwd=destination)
+    git("commit", "-qm", "rewind", cwd=destination)
+    return git("rev-parse", "HEAD", cwd=destination).strip()
+
+
+def test_the_manifest_is_valid(pre_commit: Path) -> None:
+    done = subprocess.run(
+        [str(pre_commit), "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done
+
+
+def test_through_the_pre_commit_framework_the_staged_state_is_recorded(
+    repo: Path, tmp_path: Path, pre_commit: Path
+) -> None:
+    source = tmp_path / "rewind-source"
+    revision = source_copy(source)
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n- repo: {source}\n  rev: {revision}\n  hooks:\n  - id: rewind-snapshot\n"
+    )
+    git("add", ".pre-commit-config.yaml")
+    git("commit", "-qm", "pre-commit config")
+    framework = {"PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+    prepared = subprocess.run(
+        [str(pre_commit), "install-hooks"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **framework},
+        timeout=600,
+    )
+    if prepared.returncode != 0:
+        pytest.skip(f"the hook's environment could not be installed (offline?): {prepared}")
+    subprocess.run([str(pre_commit), "install"], check=True, capture_output=True, timeout=120)
+
+    (repo / "tracked.txt").write_text("staged\n")
+    git("add", "tracked.txt")
+    with (repo / "tracked.txt").open("a") as handle:
+        handle.write("unstaged on top\n")
+    (repo / "untracked.txt").write_text("new\n")
+    done = commit("through the framework", env=framework)
+    assert done.returncode == 0, done
+    assert "rewind snapshot" in done.stdout + done.stderr
+
+    [turn] = turns()
+    assert paths_of(turn) == ["tracked.txt", "untracked.txt"]
+    before = {file["path"]: file["before"] for file in turn["files"]}
+    assert before["tracked.txt"]["size"] == len("staged\n")  # the framework stashed the rest
+    assert (repo / "tracked.txt").read_text() == "staged\nunstaged on top\n"  # and put it back
