@@ -95,6 +95,14 @@ def installed_version(path: str) -> int | None:
     return None
 
 
+def installed_interpreter(path: str) -> str:
+    """The interpreter an installed hook runs (the ``interpreter=`` line), or ""."""
+    for line in _read(path).splitlines():
+        if line.startswith("interpreter='") and line.endswith("'"):
+            return line[len("interpreter='") : -1].replace("'\\''", "'")
+    return ""
+
+
 def hooks_directory(directory: str) -> tuple[str, str]:
     """The top of the work tree that holds ``directory`` and the directory git runs its hooks
     from (``core.hooksPath`` honoured), both absolute."""

@@ -311,6 +311,15 @@ def test_only_the_hook_files_change_in_dot_git(repo: Path) -> None:
     assert len(turns()) == 1
 
 
+def test_doctor_reports_the_installed_hook_and_tries_it(repo: Path) -> None:
+    ok("install", "git-hook")
+    report = ok("doctor").stdout.splitlines()
+    mine = [line.split(None, 3) for line in report if " git-hook " in f" {line} "]
+    assert ["ok", "git-hook", "project", f"{repo / '.git/hooks/pre-commit'}: pre-commit"] in mine
+    [probe] = [line for line in mine if line[2] == "hook"]
+    assert probe[0] == "ok" and "recorded turn 1 with probe.txt" in probe[3]
+
+
 # never in the way -------------------------------------------------------------------------------
 
 
