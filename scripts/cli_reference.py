@@ -233,6 +233,59 @@ first, unless `--yes`. Forgetting the most recent session leaves the project wit
 session: until another session records something, commands need `--session` or
 `$REWIND_SESSION`.
 """,
+    "install": """\
+Adds rewind's hooks to an agent's settings file, so that the agent's prompts become turns and
+the files it is about to change are recorded:
+
+| AGENT | `--user` | `--project` (default) | `--local` |
+| --- | --- | --- | --- |
+| `claude-code` | `~/.claude/settings.json` | `.claude/settings.json` | `.claude/settings.local.json` |
+| `codex` | `~/.codex/hooks.json` | `.codex/hooks.json` | |
+| `gemini` | `~/.gemini/settings.json` | `.gemini/settings.json` | |
+| `cursor` | `~/.cursor/hooks.json` | `.cursor/hooks.json` | |
+
+Project paths are relative to the project root (the top of the git work tree), wherever in it
+the command runs. The hooks run `PATH-TO-REWIND hook AGENT`, with the absolute path of the
+`rewind` that ran the install (`rewind` when none can be found); install again after moving it.
+`git-hook` installs git's pre-commit hook instead (project scope only).
+
+The file and its directories are created when missing. Every other key and hook stays, in its
+order, and the file keeps its indentation and permissions; it is replaced atomically (through a
+symlink, the file it points to). A rewind hook already there with another path, matcher or
+timeout is updated in place. The command prints the file and each event `added` or `updated`,
+or `AGENT: already installed in PATH; nothing changed.` A file that is not a JSON object is
+refused (exit code 1) and nothing is written; an empty file counts as `{}`. Per agent:
+[Claude Code](integrations/claude-code.md), [Codex](integrations/codex.md),
+[Gemini CLI](integrations/gemini.md), [Cursor](integrations/cursor.md).
+""",
+    "uninstall": """\
+Removes from the same file every hook whose command ends with `rewind hook AGENT` (whichever
+`rewind` path it runs), the groups and event lists that leaves empty, and the `hooks` object if
+nothing is left in it; everything else stays as it was, so uninstalling right after installing
+gives the file back as it was. It prints the events it `removed`, or
+`AGENT: no rewind hooks in PATH; nothing changed.` (also when the file does not exist).
+""",
+    "doctor": """\
+Checks every install target and prints one line per finding: `ok`, `warn`, `fail`, or `--`
+(nothing there), then the target, the scope (`user`, `project`, `local`, or `hook` for the live
+run) and what was found:
+
+- each agent's settings file at every scope: the events that run a rewind hook; events
+  `rewind install` would add that are missing, and entries that differ from what it writes
+  (warnings); a file that is not valid JSON (a failure);
+- the `rewind` each hook command runs: found on PATH, or an absolute path that exists and is
+  executable (else a failure), and whether it is the `rewind` on PATH (a warning if not);
+- Claude Code settings that enable the rewind plugin (it counts as installed) or set
+  `disableAllHooks`; a Codex `notify` in the `config.toml` next to `hooks.json`;
+- a live run: each agent's hook command (the installed one, else this `rewind`) is sent the
+  events that agent sends for a prompt and an edit of one file, in a throwaway project with
+  `REWIND_HOME` in a temporary directory, then `rewind log --json` there must show a turn with
+  that file. Each event must exit 0 within 15 s; one that takes over a second is a warning.
+
+Exit code 0 when at least one agent runs rewind's hooks and nothing failed; 1 when no agent
+runs them or a check of an installed agent failed (the live run of an agent that is not
+installed only warns). Doctor writes nothing outside its temporary directory.
+""",
 }
 
 LOG_JSON = """\

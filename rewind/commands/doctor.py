@@ -138,7 +138,8 @@ def _check_hook(
         "ok",
         name,
         "hook",
-        f"{command}: {result.events} events in {result.seconds:.2f} s, recorded {result.recorded}",
+        f"{command}: {result.events} event(s) in {result.seconds:.2f} s, "
+        f"recorded {result.recorded}",
     )
     seconds, event = result.slowest
     if seconds > SLOW:
