@@ -4,7 +4,9 @@
 Each target is an object of a subclass of :class:`Target`, registered under the word people type
 after ``rewind install``. The agents' targets (``claude-code``, ``codex``, ``gemini``,
 ``cursor``) each live in a module of this package and edit a JSON settings file through
-:class:`rewind.installers.json_hooks.JsonHooksTarget`.
+:class:`rewind.installers.json_settings.JsonHooksTarget`, which also serves any other agent whose
+hooks live in a JSON file (give it the paths per scope and a function from the hook command to
+the block).
 
 Adding a target
 ---------------
@@ -39,15 +41,19 @@ needs editing: the new word appears in ``rewind install --help`` and ``rewind un
 
 The contract:
 
-- ``install`` and ``uninstall`` return a :class:`Change` saying exactly what they changed: the
-  commands print it. A ``Change`` with no ``items`` and ``created`` false means nothing changed
-  (``install`` prints "already installed", ``uninstall`` "nothing to remove"). Both must be
-  idempotent, and raise :class:`rewind.errors.UserError` (one sentence saying what to do) without
-  writing anything when they cannot do their job.
+- ``install`` and ``uninstall`` return a :class:`Change` saying exactly what they changed; the
+  commands print ``NAME: created|updated PATH``, then one ``  ACTION   WHAT`` line per item and
+  one line per note. A ``Change`` with no ``items`` and ``created`` false means nothing changed
+  (``install`` prints "already installed in PATH", ``uninstall`` "no rewind hooks in PATH").
+  Both must be idempotent, and raise :class:`rewind.errors.UserError` (one sentence saying what
+  to do) without writing anything when they cannot do their job.
 - ``inspect`` (optional) describes what is installed at one scope for ``rewind doctor``, as an
-  :class:`Inspection`; the default, ``None``, leaves the target out of doctor's file checks.
-- ``probe`` (optional) gives the synthetic events ``rewind doctor`` sends through the target's
-  hook in a throwaway project, as a :class:`Probe`; the default, ``None``, skips that check.
+  :class:`Inspection` (``installed`` non-empty, or ``active_otherwise``, counts as installed;
+  ``notes`` are extra findings with their level); the default, ``None``, leaves the scope out.
+- ``probe`` (optional), with ``hook_agent`` set, gives the events ``rewind doctor`` sends through
+  the installed hook command (else ``rewind hook HOOK_AGENT``) in a throwaway project, as a
+  :class:`Probe`; doctor then expects ``rewind log --json`` there to show a turn holding the
+  probe file. The default, ``None``, skips that check.
 - ``context.hook_command(agent)`` is the command a hook should run: the absolute path of the
   ``rewind`` being run (quoted for a shell when needed), else ``rewind``, then ``hook AGENT``.
 """
