@@ -6,16 +6,25 @@ import os
 
 CONFIG_NAME = "rewind.toml"
 DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024
+# What expanding directories may add to the quicksave of one shell command (rewind.quicksave).
+DEFAULT_QUICKSAVE_MAX_FILES = 2000
+DEFAULT_QUICKSAVE_MAX_BYTES = 200 * 1024 * 1024
 
 
 class Config:
-    __slots__ = ("extra_roots", "max_file_size")
+    __slots__ = ("extra_roots", "max_file_size", "quicksave_max_bytes", "quicksave_max_files")
 
     def __init__(
-        self, max_file_size: int = DEFAULT_MAX_FILE_SIZE, extra_roots: tuple[bytes, ...] = ()
+        self,
+        max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+        extra_roots: tuple[bytes, ...] = (),
+        quicksave_max_files: int = DEFAULT_QUICKSAVE_MAX_FILES,
+        quicksave_max_bytes: int = DEFAULT_QUICKSAVE_MAX_BYTES,
     ) -> None:
         self.max_file_size = max_file_size
         self.extra_roots = extra_roots
+        self.quicksave_max_files = quicksave_max_files
+        self.quicksave_max_bytes = quicksave_max_bytes
 
 
 def load_config(root: bytes, store_dir: str) -> Config:
@@ -43,7 +52,19 @@ def _parse(path: str) -> Config:
         raise UserError(f"{path}: max_file_size must be a number of bytes, like 16777216.")
     if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
         raise UserError(f'{path}: extra_roots must be a list of directories, like ["/data"].')
+    max_files = data.get("quicksave_max_files", DEFAULT_QUICKSAVE_MAX_FILES)
+    max_bytes = data.get("quicksave_max_bytes", DEFAULT_QUICKSAVE_MAX_BYTES)
+    if not _is_count(max_files):
+        raise UserError(f"{path}: quicksave_max_files must be a number of files, like 2000.")
+    if not _is_count(max_bytes):
+        raise UserError(f"{path}: quicksave_max_bytes must be a number of bytes, like 209715200.")
     return Config(
         max_file_size=max_size,
         extra_roots=tuple(os.fsencode(os.path.realpath(os.path.expanduser(r))) for r in roots),
+        quicksave_max_files=max_files,
+        quicksave_max_bytes=max_bytes,
     )
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
