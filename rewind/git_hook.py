@@ -45,7 +45,8 @@ if [ "$status" -eq 1 ] || [ "$status" -eq 127 ]; then
             "nor rewind on PATH could run; reinstall with 'rewind install git-hook'" >&2
     fi
 fi
-legacy="$(dirname -- "$0")/{legacy}"
+# Named after this file, so that as another tool's legacy hook it does not run itself again.
+legacy="$0.legacy"
 if [ -x "$legacy" ]; then
     exec "$legacy" "$@"
 fi
@@ -69,9 +70,7 @@ class Outcome(NamedTuple):
 
 
 def hook_script(interpreter: str) -> str:
-    return _SCRIPT.format(
-        marker=MARKER, version=VERSION, interpreter=_quoted(interpreter), legacy=LEGACY
-    )
+    return _SCRIPT.format(marker=MARKER, version=VERSION, interpreter=_quoted(interpreter))
 
 
 def _quoted(text: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -39,15 +40,25 @@ def git(*arguments: str, cwd: Path | None = None, env: dict[str, str] | None = N
 def commit(
     message: str, *arguments: str, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """``git commit``, whatever its outcome (a hook may refuse it)."""
-    return subprocess.run(
-        ["git", "commit", "-q", "-m", message, *arguments],
+    """``git commit``, whatever its outcome (a hook may refuse it). A commit still running
+    after two minutes is stopped with every process its hooks started."""
+    command = ["git", "commit", "-q", "-m", message, *arguments]
+    with subprocess.Popen(
+        command,
         cwd=cwd,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, **(env or {})},
-        timeout=120,
-    )
+        start_new_session=True,
+    ) as process:
+        try:
+            output, errors = process.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise
+    return subprocess.CompletedProcess(command, process.returncode, output, errors)
 
 
 def turns(cwd: Path | None = None) -> list[dict[str, Any]]:
@@ -266,6 +277,25 @@ def test_install_twice_chains_nothing_and_uninstall_puts_the_old_hook_back(
     assert not (hooks / "pre-commit.legacy").exists()
     ok("uninstall", "git-hook")  # nothing left to remove: still fine
     assert (hooks / "pre-commit").read_text() == original
+
+
+def test_moved_aside_by_another_hook_manager_it_still_runs_once(repo: Path, tmp_path: Path) -> None:
+    """A manager like the pre-commit framework renames the hook it finds to pre-commit.legacy
+    and runs that: rewind's hook must then not take itself for its own legacy hook."""
+    hooks = repo / ".git" / "hooks"
+    ok("install", "git-hook")
+    (hooks / "pre-commit").rename(hooks / "pre-commit.legacy")
+    counter = tmp_path / "runs"
+    manager = f'"$(dirname -- "$0")/pre-commit.legacy" || exit $?\necho ran >> \'{counter}\'\n'
+    write_hook(hooks / "pre-commit", manager)
+    (repo / "tracked.txt").write_text("changed\n")
+    assert commit("c", "-a").returncode == 0
+    assert counter.read_text() == "ran\n"
+    assert [paths_of(turn) for turn in turns()] == [["tracked.txt"]]
+
+    ok("uninstall", "git-hook")
+    assert not (hooks / "pre-commit.legacy").exists()
+    assert (hooks / "pre-commit").read_text() == "#!/bin/sh\n" + manager
 
 
 def test_an_older_hook_version_is_upgraded_in_place(repo: Path) -> None:
@@ -491,3 +521,32 @@ def test_through_the_pre_commit_framework_the_staged_state_is_recorded(
     before = {file["path"]: file["before"] for file in turn["files"]}
     assert before["tracked.txt"]["size"] == len("staged\n")  # the framework stashed the rest
     assert (repo / "tracked.txt").read_text() == "staged\nunstaged on top\n"  # and put it back
+
+
+def test_installed_before_the_framework_it_runs_as_its_legacy_hook(
+    repo: Path, tmp_path: Path, pre_commit: Path
+) -> None:
+    (repo / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: meta\n  hooks:\n  - id: identity\n"
+    )
+    git("add", ".pre-commit-config.yaml")
+    git("commit", "-qm", "pre-commit config")
+    framework = {"PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+    ok("install", "git-hook")
+    subprocess.run([str(pre_commit), "install"], check=True, capture_output=True, timeout=120)
+    hooks = repo / ".git" / "hooks"
+    assert "rewind-git-hook v" in (hooks / "pre-commit.legacy").read_text()
+
+    (repo / "tracked.txt").write_text("staged\n")
+    git("add", "tracked.txt")
+    (repo / "staged.txt").write_text("unstaged\n")
+    done = commit("both", env=framework)
+    assert done.returncode == 0, done
+    [turn] = turns()  # the framework runs its legacy hook first, before it stashes anything
+    before = {file["path"]: file["before"] for file in turn["files"]}
+    assert sorted(before) == ["staged.txt", "tracked.txt"]
+    assert before["staged.txt"]["size"] == len("unstaged\n")
+
+    ok("uninstall", "git-hook")
+    assert not (hooks / "pre-commit.legacy").exists()
+    assert "pre-commit" in (hooks / "pre-commit").read_text()  # the framework's, left alone
