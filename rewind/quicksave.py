@@ -1500,6 +1500,8 @@ def find_under(
         shown = shown_start if path == start else os.path.join(shown_start, path[len(start) + 1 :])
         if not inside and not expression.matches(shown, kind, depth):
             continue
+        if kind == "d" and not expression.execs:
+            continue  # -delete removes an empty directory only: nothing to record
         if not analysis.take(size):
             analysis.warn_limit(what, taken)
             return
