@@ -153,13 +153,28 @@ def capture(
     return _with_blob(state, data, writer, known)
 
 
-def from_content(data: bytes | None, mode: int, writer: ObjectWriter) -> FileState:
-    """The state of a regular file with ``data`` (None: the file did not exist)."""
-    if data is None:
-        return FileState(ABSENT)
+def from_content(data: bytes, mode: int, writer: ObjectWriter) -> FileState:
+    """The state of a regular file holding ``data``."""
     state = FileState(FILE, mode=mode, size=len(data), xxh=fingerprint(data))
     state.oid = writer.write_blob(data)
     return state
+
+
+def absent_before_creation(path: bytes, root: bytes) -> FileState:
+    """The state before a file that exists now was created, for agents that report a creation
+    only afterwards: absent, and the parents holding nothing but it counted as created with it
+    (they are removed on restore only while empty)."""
+    count = 0
+    child, parent = path, os.path.dirname(path)
+    while parent != root and parent.startswith(root):
+        try:
+            if os.listdir(parent) != [os.path.basename(child)]:
+                break
+        except OSError:
+            break
+        count += 1
+        child, parent = parent, os.path.dirname(parent)
+    return FileState(ABSENT, missing_dirs=count)
 
 
 def _missing_parents(path: bytes) -> int:

@@ -51,7 +51,7 @@ class ClaudeCode:
         return self._tool("Edit", tool_input, {"filePath": str(self.root / path), "success": True})
 
     def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
-        tool_input = {"file_path": str(self.root / path), "content": content}
+        tool_input: Payload = {"file_path": str(self.root / path), "content": content}
         return self._tool("Write", tool_input, {"filePath": str(self.root / path), "success": True})
 
     def shell(self, command: str) -> tuple[Payload | None, Payload]:

@@ -33,6 +33,12 @@ print(code, *sorted(sys.modules))
 """
 
 
+def json_text(**fields: object) -> str:
+    import json  # in this test process only, never in the probed one
+
+    return json.dumps(fields)
+
+
 def loaded_after(*arguments: str, stdin: str = "") -> tuple[int, set[str]]:
     completed = subprocess.run(
         [sys.executable, "-c", PROGRAM, *arguments],
@@ -85,10 +91,13 @@ def test_other_commands_do_use_argparse(project: Path) -> None:
 
 def test_an_edit_hook_loads_nothing_heavy(project: Path) -> None:
     (project / "a.txt").write_text("content\n")
-    payload = (
-        '{"session_id": "s", "cwd": "%s", "hook_event_name": "PreToolUse", "tool_name": "Edit",'
-        ' "tool_input": {"file_path": "%s/a.txt", "old_string": "c", "new_string": "d"},'
-        ' "tool_use_id": "t1"}' % (project, project)
+    payload = json_text(
+        session_id="s",
+        cwd=str(project),
+        hook_event_name="PreToolUse",
+        tool_name="Edit",
+        tool_input={"file_path": f"{project}/a.txt", "old_string": "c", "new_string": "d"},
+        tool_use_id="t1",
     )
     code, modules = loaded_after("hook", "claude-code", stdin=payload)
     assert code == 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from rewind.filestate import UNKNOWN, FileState, from_content
+from rewind.filestate import UNKNOWN, FileState, absent_before_creation, from_content
 from rewind.hooks.context import HookContext
 
 EDIT_TOOLS = {
@@ -72,11 +72,12 @@ def _adopt_reported_original(context: HookContext, session: str, name: bytes) ->
     assert context.store is not None
     response = context.mapping("tool_response")
     original = response.get("originalFile", False)
-    if original is None or isinstance(original, str):
-        absolute = context.store.root.absolute(name)
+    absolute = context.store.root.absolute(name)
+    if original is None:  # the tool created the file
+        state = absent_before_creation(absolute, context.store.root.path)
+    elif isinstance(original, str):
         mode = os.lstat(absolute).st_mode & 0o7777 if os.path.lexists(absolute) else 0o644
-        data = original.encode("utf-8") if original is not None else None
-        state = from_content(data, mode, context.store.writer)
+        state = from_content(original.encode("utf-8"), mode, context.store.writer)
     else:
         context.log(f"{context.store.root.display(name)}: edited with no record from before")
         state = FileState(UNKNOWN)

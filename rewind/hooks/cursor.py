@@ -13,7 +13,14 @@ from __future__ import annotations
 import os
 
 from rewind.digest import sha1_hex
-from rewind.filestate import ABSENT, FILE, UNKNOWN, FileState, from_content
+from rewind.filestate import (
+    ABSENT,
+    FILE,
+    UNKNOWN,
+    FileState,
+    absent_before_creation,
+    from_content,
+)
 from rewind.hooks.context import HookContext
 
 
@@ -64,9 +71,9 @@ def _state_before(context: HookContext, session: str, name: bytes) -> FileState:
     if current is not None and edits:
         rebuilt = undo_edits(current, edits)
         if rebuilt is not None:
-            created = rebuilt == "" and edits[0][0] == ""
-            data = None if created else rebuilt.encode("utf-8")
-            return from_content(data, mode, context.store.writer)
+            if rebuilt == "" and edits[0][0] == "":  # the edit created the file
+                return absent_before_creation(absolute, context.store.root.path)
+            return from_content(rebuilt.encode("utf-8"), mode, context.store.writer)
     last = context.last_recorded(session, name)
     if last is not None and last.kind in (FILE, ABSENT):
         return last
