@@ -130,7 +130,9 @@ def paths_at_risk(command: str, cwd: bytes, limits: QuicksaveLimits) -> Quicksav
 
 # Reading the command: text -> tokens -> commands ----------------------------------------------
 
-_DYNAMIC = "\0"  # a word whose value only the running shell knows ($(...), `...`, $UNKNOWN)
+# Marks a word whose value only the running shell knows ($(...), `...`, $UNKNOWN); the text
+# that follows the mark is what the command line said.
+_DYNAMIC = "\0"
 _PUNCTUATION = frozenset("();<>|&")
 # Longest first: a run of punctuation characters is split into these.
 _OPERATORS = (
@@ -491,7 +493,7 @@ class _Shell:
         """The words ``word`` becomes (braces, ``~``, variables); globs are left for the
         command to expand where it takes paths."""
         if _DYNAMIC in word or "`" in word or "$(" in word:
-            return [_DYNAMIC]
+            return [_DYNAMIC + word]  # the text is kept for bash -c
         expandable = "{" in word and not any(char.isspace() for char in word)
         words = _expand_braces(word) if expandable else [word]
         return [self._variables_in(self._tilde(each)) for each in words]
@@ -515,12 +517,15 @@ class _Shell:
                 out.append(char)
                 index += 1
                 continue
+            start = index
             name, index = _variable_name(word, index + 1)
             if name is None:
                 out.append("$")
                 continue
             value = self.variable(name) if _is_identifier(name) else None
-            out.append(_DYNAMIC if value is None or _DYNAMIC in value else value)
+            if value is None or _DYNAMIC in value:
+                value = _DYNAMIC + word[start:index]  # the text is kept for bash -c
+            out.append(value)
         return "".join(out)
 
 
@@ -630,12 +635,14 @@ class _Analysis:
             )
 
     def shown(self, path: str) -> str:
-        """A short name for a warning: relative to the command's directory when inside it."""
+        """A short name for a warning: relative to the command's directory when inside it,
+        with a slash after a directory's name."""
         if path == self.cwd:
             return "./"
+        slash = "/" if os.path.isdir(path) and not path.endswith("/") else ""
         if path.startswith(self.cwd.rstrip("/") + "/"):
             path = os.path.relpath(path, self.cwd)
-        return path + "/" if os.path.isdir(path) and not path.endswith("/") else path
+        return path + slash
 
     # paths from words ----------------------------------------------------------------------
 
@@ -683,10 +690,14 @@ class _Analysis:
         """Records every file and symlink under ``directory`` (and the same relative paths
         under each of ``mirrors``), within the limits."""
         what = f"directory {self.shown(directory)}"
-        for taken, (path, size) in enumerate(self.walk(directory, what)):
+        taken = 0
+        for path, size in self.walk(directory, what):
+            if include_files and not mirrors and path in self.found:
+                continue  # walked before (src/** matches a directory and what is inside it)
             if not self.take(size):
                 self.warn_limit(what, taken)
                 return
+            taken += 1
             if include_files:
                 self.add(path)
             if mirrors:
@@ -718,9 +729,9 @@ class _Analysis:
             for entry in self.scan(pending.pop(), what):
                 kind, size = _entry_kind(entry)
                 if kind == "d":
-                    if entry.name != ".git":
+                    if entry.name != ".git" and entry.path not in _UNSAVED_TREES:
                         subdirectories.append(entry.path)
-                elif kind in "fl":
+                elif kind in ("f", "l"):
                     yield entry.path, size
             pending.extend(reversed(subdirectories))
 
@@ -731,12 +742,12 @@ class _Analysis:
             self.run_command(command, shell)
 
     def run_command(self, command: _Command, shell: _Shell) -> None:
-        for substitution in command.substitutions:
-            self.run_sequence(substitution, shell.copy())
         looped = [name for name in shell.loops if _uses(command, name)]
         if looped:
             self.run_loop(command, shell, looped)
             return
+        for substitution in command.substitutions:
+            self.run_sequence(substitution, shell.copy())
         for operator, target in command.redirections:
             self.redirect(operator, target, shell)
         if command.subshell is not None:
@@ -999,9 +1010,9 @@ def eval_words(analysis: _Analysis, arguments: list[str], shell: _Shell) -> None
 
 
 def run_text(analysis: _Analysis, text: str, shell: _Shell, context: str) -> None:
-    if _is_dynamic(text):
-        analysis.warn(f"{context}: a command only the running shell knows was not read")
-        return
+    """A command line given as a string; what the outer shell could not expand (``$f``) is
+    read as written, as the inner shell would see it if it knows more."""
+    text = text.replace(_DYNAMIC, "")
     try:
         sequence = _parse(text)
     except ValueError as error:
@@ -1491,13 +1502,14 @@ def find_under(
     """Every entry under ``start`` that ``expression`` may match, and what it does to it."""
     what = f"directory {analysis.shown(start)}"
     covered: set[str] = set()  # matched directories a command we cannot read is run on
+    prefix = len(start.rstrip("/")) + 1
     taken = 0
     for path, kind, size, depth in _find_entries(analysis, start, expression.max_depth, what):
         inside = os.path.dirname(path) in covered
         if inside and kind == "d":
             covered.add(path)
             continue
-        shown = shown_start if path == start else os.path.join(shown_start, path[len(start) + 1 :])
+        shown = shown_start if path == start else os.path.join(shown_start, path[prefix:])
         if not inside and not expression.matches(shown, kind, depth):
             continue
         if kind == "d" and not expression.execs:
@@ -1534,7 +1546,7 @@ def _find_entries(
         subdirectories: list[tuple[str, int]] = []
         for entry in analysis.scan(directory, what):
             kind, size = _entry_kind(entry)
-            if entry.name == ".git":
+            if entry.name == ".git" or entry.path in _UNSAVED_TREES:
                 continue
             yield entry.path, kind, size, depth + 1
             if kind == "d":
@@ -1658,13 +1670,16 @@ def _repository_top(directory: str) -> str | None:
 
 
 def _pathspecs(words: list[str], shell: _Shell) -> list[str] | None:
-    """Absolute pathspecs; None (the whole work tree) for magic (``:/``, ``:!x``) or paths only
-    the running shell knows."""
+    """Absolute pathspecs, symlinks resolved as in git's paths; None (the whole work tree)
+    for magic (``:/``, ``:!x``) or paths only the running shell knows."""
+    if shell.cwd is None:
+        return None
+    base = os.path.realpath(shell.cwd)
     scope: list[str] = []
     for word in words:
-        if _is_dynamic(word) or word.startswith(":") or shell.cwd is None:
+        if _is_dynamic(word) or word.startswith(":"):
             return None
-        scope.append(os.path.normpath(os.path.join(shell.cwd, word)))
+        scope.append(os.path.normpath(os.path.join(base, word)))
     return scope
 
 

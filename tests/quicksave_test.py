@@ -212,6 +212,13 @@ def test_shell_strings_and_eval(project: Path) -> None:
     assert at_risk("bash script.sh", project) == set()
 
 
+def test_shell_strings_keep_what_the_outer_shell_cannot_expand(project: Path) -> None:
+    write(project, "a.txt", "b.txt", "c.md")
+    command = "bash -c 'for f in *.txt; do rm \"$f\"; done'"
+    assert at_risk(command, project) == {"a.txt", "b.txt"}
+    assert at_risk('sh -c "D=c.md; rm $D"', project) == {"c.md"}
+
+
 def test_a_command_line_that_cannot_be_parsed_is_not_understood(project: Path) -> None:
     write(project, "a")
     for command in ("rm a 'unbalanced", 'echo "open', "(rm a", "rm a)", "rm a >", "echo \\"):
@@ -582,6 +589,15 @@ def test_git_dash_c_changes_the_repository_and_directory(repository: Path, tmp_p
     assert at_risk("git --no-pager -c core.x=y reset --hard", repository) == CHANGED
 
 
+def test_git_pathspecs_from_a_directory_reached_through_a_symlink(
+    repository: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "alias").symlink_to(repository)
+    alias = tmp_path / "alias"
+    assert at_risk("git checkout -- src", repository, cwd=alias) == {"src/b.py", "src/new.py"}
+    assert at_risk("git clean -f .", repository, cwd=alias / "src") == {"src/b.py", "src/new.py"}
+
+
 def test_git_outside_a_repository_records_nothing(tmp_path: Path) -> None:
     write(tmp_path, "a")
     plan = plan_of("git reset --hard && git clean -fdx", tmp_path)
@@ -602,6 +618,24 @@ def test_a_directory_over_max_files_is_cut_with_a_warning(project: Path) -> None
     assert plan.warnings == [
         "directory build/ has more than 10 files: recorded the first 10 (quicksave_max_files is 10)"
     ]
+
+
+def test_a_glob_that_matches_a_directory_and_its_files_counts_them_once(project: Path) -> None:
+    write(project, "build/a", "build/sub/b", "build/sub/c")
+    plan = plan_of("rm -rf build/**", project, QuicksaveLimits(max_files=3))
+    assert {relative(path, project) for path in plan.paths} == {
+        "build/a",
+        "build/sub/b",
+        "build/sub/c",
+    }
+    assert plan.warnings == []
+
+
+def test_rm_rf_of_the_whole_file_system_stays_within_the_limits(project: Path) -> None:
+    plan = plan_of("rm -rf / ~", project, QuicksaveLimits(max_files=5))
+    assert plan.understood
+    assert len(plan.paths) == 5
+    assert plan.warnings[0].startswith("directory / has more than 5 files")
 
 
 def test_the_limits_hold_for_the_whole_command(project: Path) -> None:
