@@ -43,8 +43,11 @@ that come from ``$( ... )``, backticks, unknown variables, ``read`` or positiona
 ``cd`` to such a directory (relative paths after it); what programs do by themselves
 (``python script.py``, ``npm install``, ``make``); ``sed``'s ``w`` command, ``find -regex``;
 ``case`` statements and ``for (( ... ))`` (the whole command is then not understood, like one
-with unbalanced quotes). Quoting is not remembered, so a quoted operator (``grep '|' f``) is
-read as one, and a quoted glob is expanded too (both can only record more). Paths inside
+with unbalanced quotes). The line is read against the file system as it is before it runs:
+what an earlier part creates is unknown to a later one (but ``mv``/``cp`` record their
+destination even for a source that does not exist yet). Quoting is not remembered, so a
+quoted operator (``grep '|' f``) is read as one, and a quoted glob is expanded too (both can
+only record more). Paths inside
 ``.git`` and under ``/dev``, ``/proc`` and ``/sys`` are never returned.
 
 Expanding directories (``rm -r``, ``chmod -R``, ``cp -r``, ``mv`` of a directory, ``find``, git's
@@ -359,6 +362,7 @@ class _Parser:
 # Words: braces, ~, variables, globs -----------------------------------------------------------
 
 _MAX_BRACE_WORDS = 256
+_MAX_BRACE_TEXT = 1024  # longer words are left as they are (finding groups is quadratic)
 _GLOB_CHARS = frozenset("*?[")
 
 
@@ -494,7 +498,11 @@ class _Shell:
         command to expand where it takes paths."""
         if _DYNAMIC in word or "`" in word or "$(" in word:
             return [_DYNAMIC + word]  # the text is kept for bash -c
-        expandable = "{" in word and not any(char.isspace() for char in word)
+        expandable = (
+            "{" in word
+            and len(word) <= _MAX_BRACE_TEXT
+            and not any(char.isspace() for char in word)
+        )
         words = _expand_braces(word) if expandable else [word]
         return [self._variables_in(self._tilde(each)) for each in words]
 
@@ -760,10 +768,10 @@ class _Analysis:
         """A command that uses ``for`` loop variables, read once per combination of values."""
         runs: list[dict[str, str]] = [{}]
         for name in names:
-            runs = [{**run, name: value} for run in runs for value in shell.loops[name]]
-            if len(runs) > _MAX_LOOP_RUNS:
-                self.warn(f"a loop runs more than {_MAX_LOOP_RUNS} times: read the first ones")
-                runs = runs[:_MAX_LOOP_RUNS]
+            runs = _combinations(runs, name, shell.loops[name])
+        if len(runs) > _MAX_LOOP_RUNS:
+            self.warn(f"a loop runs more than {_MAX_LOOP_RUNS} times: read the first ones")
+            runs = runs[:_MAX_LOOP_RUNS]
         for run in runs:
             iteration = shell.copy()
             for name, value in run.items():
@@ -829,6 +837,17 @@ class _Analysis:
         if name == "timeout":
             rest = rest[1:]  # the duration
         self.run_words(rest, shell)
+
+
+def _combinations(runs: list[dict[str, str]], name: str, values: list[str]) -> list[dict[str, str]]:
+    """Each run with each value of ``name``: no more than one past the limit."""
+    combined: list[dict[str, str]] = []
+    for run in runs:
+        for value in values:
+            combined.append({**run, name: value})
+            if len(combined) > _MAX_LOOP_RUNS:
+                return combined
+    return combined
 
 
 def _entry_name(entry: os.DirEntry[str]) -> str:
@@ -1120,9 +1139,9 @@ def transfer(
         target_option is not None or os.path.isdir(target)
     )
     for word in sources:
+        # A source that does not exist yet may be made earlier on the line (jq ... > tmp &&
+        # mv tmp config): its destination is at risk all the same.
         for source in analysis.operand_paths(word, shell, context):
-            if not os.path.lexists(source):
-                continue
             destination = os.path.join(target, os.path.basename(source)) if into else target
             if os.path.isdir(source) and not os.path.islink(source):
                 if recursive:

@@ -282,7 +282,9 @@ def test_mv_records_both_ends(project: Path) -> None:
         "dir/tree/x",
         "dir/tree/sub/y",
     }
-    assert at_risk("mv missing b", project) == set()
+    # a source made earlier on the line: the destination is at risk all the same
+    assert at_risk("jq . b > tmp.json && mv tmp.json b", project) == {"tmp.json", "b"}
+    assert at_risk("mv missing b", project) == {"missing", "b"}
 
 
 def test_cp_records_the_destination(project: Path) -> None:
@@ -296,6 +298,7 @@ def test_cp_records_the_destination(project: Path) -> None:
     assert at_risk("cp -a tree dir", project) == {"dir/tree/a", "dir/tree/sub/b"}
     assert at_risk("cp -rT tree dir", project) == {"dir/a", "dir/sub/b"}
     assert at_risk("cp -f x{,.orig}", project) == {"x.orig"}
+    assert at_risk("make out.bin && cp out.bin existing", project) == {"existing"}
 
 
 def test_ln_records_the_link_path(project: Path) -> None:
@@ -760,6 +763,7 @@ def assert_restored(project: Path, before: dict[bytes, tuple[str, bytes, int]]) 
         ("chmod 600 a.txt && find dir -type f -exec chmod 700 {} + && ln -sf a.txt dir/alias", ""),
         ("mv dir moved", ""),
         ("cp -r dir sub", ""),
+        ("sort a.txt > tmp && mv tmp sub/b.txt", ""),
     ],
     ids=[
         "rm-rf",
@@ -774,6 +778,7 @@ def assert_restored(project: Path, before: dict[bytes, tuple[str, bytes, int]]) 
         "chmod-find-ln",
         "mv-dir",
         "cp-r-dir",
+        "write-then-mv",
     ],
 )
 def test_quicksave_restores_what_real_commands_changed(
