@@ -47,8 +47,8 @@ with unbalanced quotes). The line is read against the file system as it is befor
 what an earlier part creates is unknown to a later one (but ``mv``/``cp`` record their
 destination even for a source that does not exist yet). Quoting is not remembered, so a
 quoted operator (``grep '|' f``) is read as one, and a quoted glob is expanded too (both can
-only record more). Paths inside
-``.git`` and under ``/dev``, ``/proc`` and ``/sys`` are never returned.
+only record more). Paths inside ``.git`` and under ``/dev``, ``/proc`` and ``/sys`` are never
+returned.
 
 Expanding directories (``rm -r``, ``chmod -R``, ``cp -r``, ``mv`` of a directory, ``find``, git's
 lists of ignored files or of files that differ from a commit) stops at ``limits.max_files``
