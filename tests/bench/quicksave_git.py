@@ -21,9 +21,11 @@ then runs in rotating order:
 
 Target: median(quicksave) / median(git status --porcelain) <= 2.0.
 
-Afterwards (untimed, information): ``python -X importtime`` of a quicksave (which modules it
-loads beyond the bare interpreter's, shlex, glob and subprocess among them) and a ``cProfile``
-of one, to show where its time goes.
+Afterwards (untimed for the target, information): five more quicksaves and ``git status``
+runs with ``GIT_TRACE2_EVENT`` set, so that git's own clock says how long the ``git status``
+inside a quicksave took (and its parts: reading the index, the ``lstat`` of every file, the
+untracked scan); ``python -X importtime`` of a quicksave (the modules it loads beyond the bare
+interpreter's, shlex, glob and re among them); and a ``cProfile`` of one.
 """
 
 from __future__ import annotations
@@ -211,7 +213,8 @@ def run(options: argparse.Namespace) -> Report:
             "<=",
             TARGET,
         )
-        _profile(box, report, hook, repo, agent, modified, next(counter))
+        rounds = _Rounds(box, hook, repo, agent, modified)
+        _diagnose(box, report, rounds, 2 if options.quick else 5, med["status"] * 1000)
     return report
 
 
@@ -240,25 +243,119 @@ def _check_turn(box: Sandbox, script: str, repo: Path, modified: Sequence[str]) 
         )
 
 
-def _profile(
-    box: Sandbox,
-    report: Report,
-    hook: list[str],
-    repo: Path,
-    agent: ClaudeCode,
-    modified: Sequence[str],
-    number: int,
+class _Rounds:
+    """Untimed set-up of the diagnostic quicksaves: new content in the 20 files, a new turn."""
+
+    def __init__(
+        self, box: Sandbox, hook: list[str], repo: Path, agent: ClaudeCode, modified: Sequence[str]
+    ) -> None:
+        self.box, self.hook, self.repo, self.agent, self.modified = box, hook, repo, agent, modified
+        self.number = 1000
+
+    def prepare(self) -> tuple[bytes, bytes]:
+        """The PreToolUse and PostToolUse payloads of a ``git reset --hard`` in a fresh turn."""
+        self.number += 1
+        _modify(self.repo, self.modified, self.number)
+        settle()
+        prompt = payload(self.agent.prompt(f"diagnostic {self.number}"))
+        self.box.run(self.hook, self.repo, stdin=prompt)
+        before, after = self.agent.shell(COMMAND)
+        return payload(before), payload(after)
+
+    def finish(self, after: bytes) -> None:
+        self.box.run(self.hook, self.repo, stdin=after)
+
+
+def _diagnose(
+    box: Sandbox, report: Report, rounds: _Rounds, trace_runs: int, status_ms: float
 ) -> None:
-    """Where a quicksave's time goes: its imports, and a cProfile of one run (untimed)."""
+    """Where a quicksave's time goes (untimed for the target): git's own time inside it,
+    its imports, and a cProfile of one run."""
+    _trace(box, report, rounds, trace_runs, status_ms)
+    _imports(box, report, rounds)
+    profile = box.root / "quicksave.prof"
+    before, after = rounds.prepare()
+    argv = [PYTHON, "-m", "cProfile", "-o", str(profile), "-m", "rewind", "hook", "claude-code"]
+    box.run(argv, rounds.repo, stdin=before)
+    rounds.finish(after)
+    report.note(_profile_lines(profile))
+
+
+# git's trace2 regions worth naming: (category, label) -> what they are.
+REGIONS = {
+    ("index", "do_read_index"): "read the index",
+    ("index", "preload"): "lstat every file (preload)",
+    ("status", "untracked"): "untracked scan",
+}
+
+
+class _Trace:
+    """One git process's own timing, from its ``GIT_TRACE2_EVENT`` file."""
+
+    def __init__(self, path: Path) -> None:
+        self.processes = 0
+        self.total = 0.0
+        self.regions: dict[str, float] = dict.fromkeys(REGIONS.values(), 0.0)
+        for line in path.read_text(encoding="utf-8").splitlines():
+            event = json.loads(line)
+            if event.get("event") == "exit" and "/" not in str(event.get("sid")):
+                self.processes += 1
+                self.total += float(event["t_abs"])
+            elif event.get("event") == "region_leave":
+                name = REGIONS.get((str(event.get("category")), str(event.get("label"))))
+                if name is not None:
+                    self.regions[name] += float(event["t_rel"])
+
+
+def _trace(box: Sandbox, report: Report, rounds: _Rounds, runs: int, status_ms: float) -> None:
+    """Quicksaves and git status with ``GIT_TRACE2_EVENT`` (git passes on the environment):
+    how long the git status inside a quicksave took, by git's own clock."""
+    inside: list[_Trace] = []
+    outside: list[_Trace] = []
+    processes: list[float] = []
+    for attempt in range(runs):
+        trace = box.root / f"trace-quicksave-{attempt}.json"
+        before, after = rounds.prepare()
+        env = box.environment(GIT_TRACE2_EVENT=str(trace))
+        processes.append(box.timed(rounds.hook, rounds.repo, env, stdin=before))
+        rounds.finish(after)
+        inside.append(_Trace(trace))
+        trace = box.root / f"trace-status-{attempt}.json"
+        env = box.environment(GIT_TRACE2_EVENT=str(trace))
+        box.timed(["git", "status", "--porcelain"], rounds.repo, env)
+        outside.append(_Trace(trace))
+    counts = sorted({trace.processes for trace in inside})
+    git_inside = median([trace.total for trace in inside])
+    process = median(processes)
+
+    def regions(traces: list[_Trace]) -> str:
+        return ", ".join(
+            f"{name} {ms(median([trace.regions[name] for trace in traces]))}"
+            for name in REGIONS.values()
+        )
+
+    report.figure(
+        f"inside a quicksave, by git's trace2 (medians of {runs})",
+        f"the process {ms(process)}, its git status ({'/'.join(map(str, counts))} git "
+        f"process) {ms(git_inside)} ({regions(inside)}), so rewind's own part "
+        f"{ms(process - git_inside)}",
+    )
+    report.figure(
+        "git status --porcelain, by git's trace2 (information)",
+        f"{ms(median([trace.total for trace in outside]))} ({regions(outside)}); "
+        f"the same process timed from outside: {status_ms:.1f} ms (median of the timed rounds)",
+    )
+
+
+def _imports(box: Sandbox, report: Report, rounds: _Rounds) -> None:
     bare, saved = ImportTimes(), ImportTimes()
-    for attempt in range(IMPORTTIME_RUNS):
-        _modify(repo, modified, number + attempt)
-        box.run(hook, repo, stdin=payload(agent.prompt(f"importtime {attempt}")))
-        before, after = agent.shell(COMMAND)
-        completed = box.run([PYTHON, "-X", "importtime", *hook], repo, stdin=payload(before))
+    for _ in range(IMPORTTIME_RUNS):
+        before, after = rounds.prepare()
+        argv = [PYTHON, "-X", "importtime", *rounds.hook]
+        completed = box.run(argv, rounds.repo, stdin=before)
         saved.add(completed.stderr.decode(errors="replace"))
-        box.run(hook, repo, stdin=payload(after))
-        completed = box.run([PYTHON, "-X", "importtime", "-c", "pass"], repo)
+        rounds.finish(after)
+        completed = box.run([PYTHON, "-X", "importtime", "-c", "pass"], rounds.repo)
         bare.add(completed.stderr.decode(errors="replace"))
     added = [name for name in saved.order if name not in bare.modules]
     rewind_modules = sorted(name for name in added if name.startswith("rewind"))
@@ -271,7 +368,7 @@ def _profile(
     )
     watched = [name for name in WATCHED if name in added]
     report.figure(
-        f"of {', '.join(WATCHED)}, imported by a quicksave",
+        f"of {', '.join(WATCHED)}, imported by a quicksave (cumulative)",
         "; ".join(f"{name} {saved.cumulative_ms(name):.2f} ms" for name in watched) or "none",
     )
     report.figure(
@@ -279,33 +376,46 @@ def _profile(
         ms((saved.total_ms - bare.total_ms) / 1000),
     )
 
-    profile = box.root / "quicksave.prof"
-    _modify(repo, modified, number + IMPORTTIME_RUNS)
-    box.run(hook, repo, stdin=payload(agent.prompt("profile")))
-    before, after = agent.shell(COMMAND)
-    box.run(
-        [PYTHON, "-m", "cProfile", "-o", str(profile), "-m", "rewind", "hook", "claude-code"],
-        repo,
-        stdin=payload(before),
-    )
-    box.run(hook, repo, stdin=payload(after))
-    report.note(_profile_lines(profile))
+
+# The steps of a quicksave worth naming in its profile (functions of rewind's modules).
+STEPS = frozenset(
+    {
+        "main",
+        "<module>",
+        "open_store",
+        "read_payload",
+        "before_shell",
+        "paths_at_risk",
+        "_parse",
+        "run_sequence",
+        "changed_paths",
+        "parse_porcelain",
+        "stored_names",
+        "before_change",
+        "track",
+        "write_text_atomically",
+    }
+)
+MODULE_STEPS = ("rewind/commands/hook.py", "rewind/quicksave.py")
 
 
 def _profile_lines(profile: Path) -> str:
-    """The largest cumulative times under rewind's code and subprocess, from a cProfile file."""
+    """The named steps of a quicksave with their cumulative times, from a cProfile file."""
     stats = pstats.Stats(str(profile))
     rows: list[tuple[float, int, str]] = []
     for (filename, line, function), values in stats.stats.items():  # type: ignore[attr-defined]
         cumulative = float(values[3])
         calls = int(values[1])
         where = filename.replace("\\", "/")
-        if "/rewind/" in where:
-            label = f"rewind/{where.rsplit('/rewind/', 1)[1]}:{line} {function}"
-        elif where.endswith("/subprocess.py"):
-            label = f"subprocess.py:{line} {function}"
-        elif function == "<method 'poll' of 'select.poll' objects>" or "waitpid" in function:
-            label = function
+        if "/rewind/" in where and function in STEPS:
+            relative = "rewind/" + where.rsplit("/rewind/", 1)[1]
+            if function == "<module>" and relative not in MODULE_STEPS:
+                continue
+            label = f"{relative}:{line} {function}"
+            if function == "<module>":
+                label += " (its imports)"
+        elif function == "<method 'poll' of 'select.poll' objects>":
+            label = "select.poll (waiting for git)"
         else:
             continue
         rows.append((cumulative, calls, label))
@@ -313,10 +423,10 @@ def _profile_lines(profile: Path) -> str:
     total = float(getattr(stats, "total_tt", 0.0))
     return (
         f"    one quicksave under cProfile ({total * 1000:.1f} ms profiled, with the profiler's "
-        "overhead; subprocess waits are real time), largest cumulative times:\n"
+        "overhead on Python code; waiting for git is real time), cumulative times of its steps:\n"
         + "\n".join(
-            f"      {cumulative * 1000:8.2f} ms {calls:6d} calls  {label}"
-            for cumulative, calls, label in rows[:18]
+            f"      {cumulative * 1000:8.2f} ms {calls:4d} call(s)  {label}"
+            for cumulative, calls, label in rows
         )
     )
 
