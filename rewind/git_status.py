@@ -9,7 +9,6 @@ Used before commands that can destroy uncommitted work (``git reset --hard``, ``
 from __future__ import annotations
 
 import os
-import time
 
 from rewind.errors import UserError
 
@@ -17,6 +16,8 @@ from rewind.errors import UserError
 def changed_paths(worktree: bytes) -> list[bytes]:
     """Every path git reports modified, staged, added, deleted, renamed (both names) or
     untracked and not ignored, relative to the top of ``worktree``'s repository."""
+    import subprocess  # only here: a shell command or a commit attempt, never an edit hook
+
     environment = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
     arguments = [
         b"git",
@@ -30,79 +31,21 @@ def changed_paths(worktree: bytes) -> list[bytes]:
         b"--ignore-submodules=all",
     ]
     try:
-        code, output, errors = run_quietly(arguments, environment, timeout=60)
-    except OSError as error:
+        completed = subprocess.run(
+            arguments,
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
         raise UserError(f"git status could not run in {os.fsdecode(worktree)} ({error}).") from None
-    if code != 0:
-        message = errors.decode("utf-8", "replace").strip().splitlines()
+    if completed.returncode != 0:
+        message = completed.stderr.decode("utf-8", "replace").strip().splitlines()
         raise UserError(
             f"git status failed in {os.fsdecode(worktree)}: {message[-1] if message else '?'}."
         )
-    return parse_porcelain(output)
-
-
-def run_quietly(
-    arguments: list[bytes], environment: dict[str, str], timeout: float
-) -> tuple[int, bytes, bytes]:
-    """Runs a program with no standard input; returns its exit code, output and errors.
-
-    What ``subprocess.run`` does, without importing ``subprocess``: on the hook path its
-    ``locale``, ``re``, ``enum`` and ``signal`` imports would cost about 5 ms per call. A program
-    still running after ``timeout`` seconds is killed (``TimeoutError``).
-    """
-    output_read, output_write = os.pipe()
-    errors_read, errors_write = os.pipe()
-    try:
-        pid = os.posix_spawnp(
-            arguments[0],
-            arguments,
-            environment,
-            file_actions=[
-                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                (os.POSIX_SPAWN_DUP2, output_write, 1),
-                (os.POSIX_SPAWN_DUP2, errors_write, 2),
-            ],
-        )
-    except BaseException:
-        os.close(output_read)
-        os.close(errors_read)
-        raise
-    finally:
-        os.close(output_write)
-        os.close(errors_write)
-    collected = _collect(pid, [output_read, errors_read], time.monotonic() + timeout)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), collected[output_read], collected[errors_read]
-
-
-def _collect(pid: int, descriptors: list[int], deadline: float) -> dict[int, bytes]:
-    """Everything written to ``descriptors`` until they close (each is closed here)."""
-    import select
-
-    chunks: dict[int, list[bytes]] = {descriptor: [] for descriptor in descriptors}
-    poller = select.poll()
-    for descriptor in descriptors:
-        poller.register(descriptor, select.POLLIN)
-    remaining = set(descriptors)
-    try:
-        while remaining:
-            wait = deadline - time.monotonic()
-            events = poller.poll(max(0, int(wait * 1000))) if wait > 0 else []
-            if not events:
-                os.kill(pid, 9)
-                os.waitpid(pid, 0)
-                raise TimeoutError(f"still running after the time allowed (pid {pid})")
-            for descriptor, _ in events:
-                data = os.read(descriptor, 65536)
-                if data:
-                    chunks[descriptor].append(data)
-                else:
-                    poller.unregister(descriptor)
-                    remaining.discard(descriptor)
-    finally:
-        for descriptor in descriptors:
-            os.close(descriptor)
-    return {descriptor: b"".join(parts) for descriptor, parts in chunks.items()}
+    return parse_porcelain(completed.stdout)
 
 
 def parse_porcelain(output: bytes) -> list[bytes]:
