@@ -55,8 +55,8 @@ lists of ignored files or of files that differ from a commit) stops at ``limits.
 files or ``limits.max_bytes`` bytes for the whole command, with a warning naming the directory.
 Walks never follow symlinks (a symlink is itself a path to record) and skip ``.git``.
 
-This runs on the hook path: it imports only ``os``, ``shlex`` and ``glob`` (``subprocess``
-once a git command needs it).
+This runs on the hook path: it imports only ``os``, ``shlex`` and ``glob`` (and ``stat``, which
+``os`` loads; ``subprocess`` once a git command needs it).
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ from __future__ import annotations
 import glob
 import os
 import shlex
+import stat  # loaded by os already
 
 from rewind.config import DEFAULT_QUICKSAVE_MAX_BYTES, DEFAULT_QUICKSAVE_MAX_FILES
 
@@ -114,21 +115,31 @@ def limits_from(config: Config) -> QuicksaveLimits:
 
 def paths_at_risk(command: str, cwd: bytes, limits: QuicksaveLimits) -> QuicksavePlan:
     """Every path ``command``, run in ``cwd``, may create, overwrite or delete. Never raises."""
-    directory = os.path.abspath(os.fsdecode(cwd))
-    analysis = _Analysis(limits, directory)
     try:
         sequence = _parse(command)
     except ValueError as error:
         return QuicksavePlan([], False, [f"the command could not be parsed ({error})"])
-    except Exception as error:  # never raise on the hook path
+    except Exception as error:  # never raise on the hook path (RecursionError...)
         return QuicksavePlan([], False, [f"the command could not be parsed ({error!r})"])
+    analysis: _Analysis | None = None
     try:
+        given = os.fsdecode(cwd)
+        directory = os.path.normpath(given if os.path.isabs(given) else os.path.abspath(given))
+        analysis = _Analysis(limits, directory)
         analysis.run_sequence(sequence, _Shell(directory))
+        paths = [os.fsencode(path) for path in analysis.paths if not _is_directory(path)]
     except Exception as error:  # never raise on the hook path
         message = f"the command could not be analysed ({error!r}); nothing recorded"
-        return QuicksavePlan([], False, [*analysis.warnings, message])
-    paths = [os.fsencode(path) for path in analysis.paths]
+        return QuicksavePlan([], False, [*(analysis.warnings if analysis else []), message])
     return QuicksavePlan(paths, True, analysis.warnings)
+
+
+def _is_directory(path: str) -> bool:
+    """An existing directory, not a symlink to one: not recorded (its files are)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 # Reading the command: text -> tokens -> commands ----------------------------------------------
@@ -1552,8 +1563,6 @@ def _find_entries(
         info = os.lstat(start)
     except OSError:
         return
-    import stat
-
     is_dir = stat.S_ISDIR(info.st_mode)
     kind = "d" if is_dir else "l" if stat.S_ISLNK(info.st_mode) else "f"
     yield start, kind, info.st_size if kind == "f" else 0, 0

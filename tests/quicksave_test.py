@@ -601,6 +601,16 @@ def test_git_pathspecs_from_a_directory_reached_through_a_symlink(
     assert at_risk("git clean -f .", repository, cwd=alias / "src") == {"src/b.py", "src/new.py"}
 
 
+def test_plans_hold_no_directories(repository: Path) -> None:
+    """git reports an untracked nested repository as a directory: it is not a path to record."""
+    write(repository, "nested/file")
+    git(repository / "nested", "init", "-q")
+    write(repository, "dir/x")
+    paths = at_risk("git clean -fd && mv -T untracked.txt dir", repository)
+    assert paths == CHANGED | {"dir/x"}  # not nested/, not dir
+    assert not any((repository / path).is_dir() for path in paths)
+
+
 def test_git_outside_a_repository_records_nothing(tmp_path: Path) -> None:
     write(tmp_path, "a")
     plan = plan_of("git reset --hard && git clean -fdx", tmp_path)
