@@ -211,8 +211,10 @@ Prints the project root, the store's directory and size on disk, the current ses
 (`$REWIND_SESSION`, else the most recent one), its newest entry (number, kind, open or closed,
 number of files) and the path of the store's log, where rewind writes what went wrong.
 Like every command that opens the store, it first finishes a restore that was interrupted; if
-a file still cannot be written, a last line says `restore:  an interrupted restore is waiting to
-be finished`.
+a file still cannot be written, a line says `restore:  an interrupted restore is waiting to
+be finished`. Hooks never report problems to the agent: the log's lines of the last day are
+listed last (the newest five), so a checkpoint that could not be taken is seen here. When a hook
+event named no project, its problem went to `$REWIND_HOME/hooks.log`, listed under the log.
 """,
     "check": """\
 Reads every entry of every session and every stored file version they name, and prints

@@ -289,3 +289,25 @@ def test_forgetting_the_recent_session_falls_back_to_the_newest_left(project: Pa
     result = run_rewind("log")
     assert result.returncode == 0, result
     assert result.stdout.startswith("session older")
+
+
+def test_status_shows_the_problems_hooks_logged(project: Path) -> None:
+    payload = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": str(project),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Write",
+            "tool_input": {"file_path": "/etc/passwd"},
+        }
+    )
+    hook = subprocess.run(
+        [sys.executable, "-m", "rewind", "hook", "claude-code"],
+        input=payload,
+        capture_output=True,
+        text=True,
+    )
+    assert (hook.returncode, hook.stdout, hook.stderr) == (0, "", "")
+    status = run_rewind("status")
+    assert "problems in the last day (1)" in status.stdout
+    assert "/etc/passwd is outside the project root" in status.stdout

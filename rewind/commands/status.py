@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import os
+import time
 
+from rewind.home import rewind_home
 from rewind.session import load_head, recent_session
 from rewind.store import JOURNAL, Store
 
@@ -19,10 +21,35 @@ def run() -> int:
         state = "open" if entry.is_open else "closed"
         print(f"session:  {session_id}")
         print(f"turn:     {entry.number} ({entry.kind}, {state}, {len(entry.files)} file(s))")
-    print(f"log:      {store.state_path('rewind.log')}")
+    log = store.state_path("rewind.log")
+    print(f"log:      {log}")
+    outside = os.path.join(rewind_home(), "hooks.log")
+    if os.path.exists(outside):
+        print(f"          {outside} (hook events that named no project)")
     if os.path.exists(store.state_path(JOURNAL)):
         print("restore:  an interrupted restore is waiting to be finished")
+    recent = _recent_problems(log)
+    if recent:
+        print(f"problems in the last day ({len(recent)}), the newest last:")
+        for line in recent[-RECENT_SHOWN:]:
+            print(f"  {line}")
     return 0
+
+
+RECENT_SHOWN = 5
+
+
+def _recent_problems(log: str) -> list[str]:
+    """The log's lines of the last 24 hours (a checkpoint that could not be taken says so)."""
+    try:
+        if os.stat(log).st_mtime < time.time() - 86400:
+            return []
+        with open(log, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return []
+    since = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(time.time() - 86400))
+    return [line for line in lines if line[:19] >= since and line[:1].isdigit()]
 
 
 def human_size(size: float) -> str:
