@@ -10,8 +10,8 @@ the file, so every ``PreToolUse`` stores content it has not seen before.
 
 The reference, interleaved with rotating order: ``python -c pass`` with the same interpreter.
 Also timed in the same rounds, to split a hook call into interpreter start-up, imports and work:
-``python -c "import rewind.cli"`` and ``python -c "import rewind.cli, rewind.commands.hook,
-rewind.hooks.claude_code"``.
+``python -c "import rewind.cli"`` and ``python -c "import ..."`` of every module a PreToolUse
+loads beyond the bare interpreter's (listed by ``-X importtime`` of one, before the rounds).
 
 Target: median(PreToolUse hook) / median(python -c pass) <= 3.0.
 
@@ -52,7 +52,6 @@ EDITED = "src/module.py"
 WARMUP = 3
 IMPORTTIME_RUNS = 5
 TARGET = 3.0
-HOOK_IMPORTS = "import rewind.cli, rewind.commands.hook, rewind.hooks.claude_code"
 # Standard modules the hook path is kept free of (see docs/performance.md).
 AVOIDED = ("argparse", "json", "re", "enum", "importlib", "shlex", "glob", "subprocess")
 
@@ -71,6 +70,20 @@ def payload(event: dict[str, object] | None) -> bytes:
     if event is None:
         raise BenchError("Claude Code sends a PreToolUse before an Edit")
     return json.dumps(event).encode()
+
+
+def imports_of(box: Sandbox, argv: list[str], cwd: Path, stdin: bytes) -> tuple[str, int]:
+    """``import A, B, ...`` of the modules a hook process loads beyond the bare interpreter's
+    (the top-level entries of its ``-X importtime``, lazy imports included), and how many
+    modules that is in all: timing ``python -c`` of it gives the hook's import cost."""
+    hook, bare = ImportTimes(), ImportTimes()
+    hook.add(box.run([PYTHON, "-X", "importtime", *argv], cwd, stdin=stdin).stderr.decode())
+    bare.add(box.run([PYTHON, "-X", "importtime", "-c", "pass"], cwd).stderr.decode())
+    added = [name for name in hook.order if name not in bare.modules]
+    top = [name for name in added if hook.depth[name] == 0]
+    if not top:
+        raise BenchError(f"-X importtime of {' '.join(argv[1:])} listed no module")
+    return "import " + ", ".join(top), len(added)
 
 
 def store_log(box: Sandbox) -> list[str]:
@@ -111,6 +124,10 @@ def run(options: argparse.Namespace) -> Report:
         times: dict[str, list[float]] = {
             label: [] for label in ("pre", "post", "pass", "cli", "imports")
         }
+        box.run(hook, workspace, env, stdin=payload(agent.prompt("imports")))
+        before, after = agent.edit(EDITED, "value_1 =", "value_one =")
+        hook_imports, module_count = imports_of(box, hook, workspace, payload(before))
+        box.run(hook, workspace, env, stdin=payload(after))
 
         def hook_variant() -> None:
             pre, post = edit_round()
@@ -124,7 +141,7 @@ def run(options: argparse.Namespace) -> Report:
             hook_variant,
             lambda: python_variant("pass", "pass"),
             lambda: python_variant("cli", "import rewind.cli"),
-            lambda: python_variant("imports", HOOK_IMPORTS),
+            lambda: python_variant("imports", hook_imports),
         ]
         progress(
             f"{WARMUP} warm-up + {runs} interleaved rounds of PreToolUse+PostToolUse / "
@@ -144,6 +161,10 @@ def run(options: argparse.Namespace) -> Report:
             "rewind hook claude-code, PostToolUse Edit (information)", spread(times["post"])
         )
         report.figure("PostToolUse / python -c pass", f"{med['post'] / med['pass']:.2f}x")
+        report.figure(
+            f"python -c 'import <the {module_count} modules a PreToolUse loads>' (information)",
+            spread(times["imports"]),
+        )
         report.figure(
             "where a PreToolUse's time goes (differences of medians)",
             f"interpreter {ms(med['pass'])}, + import rewind.cli {ms(med['cli'] - med['pass'])}, "

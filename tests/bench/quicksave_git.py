@@ -17,7 +17,8 @@ then runs in rotating order:
 - the reference: ``git status --porcelain`` in the same repository, timed;
 - for information, to split a quicksave into its parts: the ``git status`` that rewind runs
   (``--no-optional-locks``, ``--porcelain=v1 -z --untracked-files=all``), ``python -c pass``,
-  and ``python -c "import ..."`` of the hook path's modules with ``rewind.quicksave``.
+  and ``python -c "import ..."`` of every module a quicksave loads beyond the bare
+  interpreter's (listed by ``-X importtime`` of one, before the rounds).
 
 Target: median(quicksave) / median(git status --porcelain) <= 2.0.
 
@@ -54,7 +55,7 @@ from tests.bench.harness import (
     spread,
     standalone,
 )
-from tests.bench.hook_startup import payload, store_log
+from tests.bench.hook_startup import imports_of, payload, store_log
 from tests.bench.track_startup import ImportTimes
 
 NAME = "quicksave_git"
@@ -75,10 +76,6 @@ REWIND_STATUS = [
     "--untracked-files=all",
     "--ignore-submodules=all",
 ]
-IMPORTS = (
-    "import rewind.cli, rewind.commands.hook, rewind.hooks.claude_code, rewind.quicksave, "
-    "rewind.git_status"
-)
 WATCHED = ("shlex", "glob", "fnmatch", "re", "subprocess", "json", "enum", "argparse")
 
 
@@ -136,6 +133,10 @@ def run(options: argparse.Namespace) -> Report:
         times: dict[str, list[float]] = {label: [] for label in labels}
         status_env = box.environment(GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
         counter = iter(range(1, 1_000_000))
+        rounds = _Rounds(box, hook, repo, agent, modified)
+        before, after = rounds.prepare()
+        hook_imports, module_count = imports_of(box, hook, repo, before)
+        rounds.finish(after)
 
         def quicksave() -> None:
             number = next(counter)
@@ -155,7 +156,7 @@ def run(options: argparse.Namespace) -> Report:
             times["pass"].append(box.timed([PYTHON, "-c", "pass"], repo, env))
 
         def imports() -> None:
-            times["imports"].append(box.timed([PYTHON, "-c", IMPORTS], repo, env))
+            times["imports"].append(box.timed([PYTHON, "-c", hook_imports], repo, env))
 
         variants: list[Callable[[], None]] = [quicksave, status, rewind_status, bare, imports]
         progress(
@@ -187,7 +188,7 @@ def run(options: argparse.Namespace) -> Report:
         )
         report.figure("python -c pass (information)", spread(times["pass"]))
         report.figure(
-            "python -c 'import <the hook path and rewind.quicksave>' (information)",
+            f"python -c 'import <the {module_count} modules a quicksave loads>' (information)",
             spread(times["imports"]),
         )
         report.figure(
@@ -213,7 +214,6 @@ def run(options: argparse.Namespace) -> Report:
             "<=",
             TARGET,
         )
-        rounds = _Rounds(box, hook, repo, agent, modified)
         _diagnose(box, report, rounds, 2 if options.quick else 5, med["status"] * 1000)
     return report
 
