@@ -386,7 +386,7 @@ STEPS = frozenset(
         "read_payload",
         "before_shell",
         "paths_at_risk",
-        "_parse",
+        "parse",
         "run_sequence",
         "changed_paths",
         "parse_porcelain",
@@ -396,7 +396,7 @@ STEPS = frozenset(
         "write_text_atomically",
     }
 )
-MODULE_STEPS = ("rewind/commands/hook.py", "rewind/quicksave.py")
+MODULE_STEPS = ("rewind/commands/hook.py", "rewind/quicksave/__init__.py")
 
 
 def _profile_lines(profile: Path) -> str:
