@@ -821,3 +821,12 @@ def test_quicksave_restores_what_real_git_commands_destroyed(
     quicksave_and_run(repository, command)
     assert snapshot(repository) != before
     assert_restored(repository, before)
+
+
+def test_a_submodule_git_file_does_not_use_up_the_limits(project: Path) -> None:
+    (project / "vendor" / "lib").mkdir(parents=True)
+    (project / "vendor" / "lib" / ".git").write_text("gitdir: ../../.git/modules/lib\n")
+    (project / "vendor" / "lib" / "code.py").write_text("x = 1\n")
+    plan = paths_at_risk("rm -rf vendor", bytes(project), QuicksaveLimits(max_files=1))
+    assert plan.paths == [bytes(project / "vendor" / "lib" / "code.py")]
+    assert plan.warnings == []

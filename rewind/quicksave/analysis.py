@@ -166,8 +166,8 @@ class Analysis:
         self, directory: str, what: str, max_depth: int = UNLIMITED_DEPTH
     ) -> Iterator[tuple[str, str, int, int]]:
         """Everything under ``directory``: path, kind (``d``/``l``/``f``/``o``), size, depth
-        (1: in ``directory``). Sorted, depth first, symlinks not followed; ``.git`` directories
-        and ``/dev``, ``/proc``, ``/sys`` skipped."""
+        (1: in ``directory``). Sorted, depth first, symlinks not followed; ``.git`` (directory
+        or file) and ``/dev``, ``/proc``, ``/sys`` skipped."""
         pending = [(directory, 0)]
         while pending:
             parent, depth = pending.pop()
@@ -175,10 +175,10 @@ class Analysis:
                 continue
             subdirectories: list[tuple[str, int]] = []
             for entry in self._scan(parent, what):
+                if is_skipped_in_walks(entry.path):
+                    continue  # a .git directory, or a submodule's .git file: never recorded
                 kind, size = _entry_kind(entry)
                 if kind == "d":
-                    if is_skipped_in_walks(entry.path):
-                        continue
                     subdirectories.append((entry.path, depth + 1))
                 yield entry.path, kind, size, depth + 1
             pending.extend(reversed(subdirectories))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import stat
 
-from rewind.quicksave.analysis import UNLIMITED_DEPTH, is_skipped_in_walks
+from rewind.quicksave.analysis import UNLIMITED_DEPTH
 from rewind.quicksave.file_commands import FILE_COMMANDS
 from rewind.quicksave.words import has_glob, names
 
@@ -184,9 +184,7 @@ def _find_entries(
     yield start, kind, info.st_size if kind == "f" else 0, 0
     if not is_dir:
         return
-    for entry in analysis.tree_entries(start, what, max_depth):
-        if not is_skipped_in_walks(entry[0]):  # a .git file: not matched either
-            yield entry
+    yield from analysis.tree_entries(start, what, max_depth)
 
 
 def _exec_on(
