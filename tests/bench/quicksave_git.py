@@ -140,10 +140,11 @@ def run(options: argparse.Namespace) -> Report:
 
         def quicksave() -> None:
             number = next(counter)
-            box.run(hook, repo, env, stdin=payload(agent.prompt(f"reset {number}")))
+            prompt = f"reset {number}"
+            box.run(hook, repo, env, stdin=payload(agent.prompt(prompt)))
             before, after = agent.shell(COMMAND)
             times["quicksave"].append(box.timed(hook, repo, env, stdin=payload(before)))
-            _check_turn(box, script, repo, modified)
+            _check_turn(box, script, repo, prompt, modified)
             box.run(hook, repo, env, stdin=payload(after))
 
         def status() -> None:
@@ -217,12 +218,14 @@ def _check_status(box: Sandbox, repo: Path, modified: Sequence[str]) -> None:
         raise BenchError(f"git status lists {len(listed)} entries, expected {len(modified)} ' M'")
 
 
-def _check_turn(box: Sandbox, script: str, repo: Path, modified: Sequence[str]) -> None:
-    """The last turn holds exactly the modified files, each with its pre-image."""
+def _check_turn(
+    box: Sandbox, script: str, repo: Path, prompt: str, modified: Sequence[str]
+) -> None:
+    """The turn just begun holds exactly the modified files, each with its pre-image."""
     completed = box.run([script, "-C", str(repo), "log", "--json"], cwd=box.root)
     entries = json.loads(completed.stdout)
-    if not entries:
-        raise BenchError("rewind log --json shows no turn after the quicksave")
+    if not entries or entries[-1].get("prompt") != prompt:
+        raise BenchError(f"rewind log --json does not end with the turn {prompt!r}")
     files = entries[-1]["files"]
     recorded = sorted(str(item.get("path")) for item in files)
     if recorded != list(modified) or not all(item.get("before") for item in files):
