@@ -64,8 +64,8 @@ directory and variables; ``braces``, ``words``); the handlers it calls by name:
 ``analysis`` holds the paths found, the limits and the directory walks. ``at_risk`` puts it
 together; ``plan`` holds the limits and the plan.
 
-This runs on the hook path: it imports only ``os``, ``shlex`` and ``glob`` (and ``stat``, which
-``os`` loads; ``subprocess`` once a git command needs it, in ``git_risk``).
+This runs on the hook path: it imports only ``os`` and ``shlex`` (and ``stat``, which ``os``
+loads); ``glob`` once a word has a wildcard, ``subprocess`` once a git command needs it.
 """
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ class FindExpression:
                 self.min_depth = int(value)
 
     def matches(self, shown_path: str, kind: str, depth: int) -> bool:
-        import fnmatch  # already loaded by glob
+        import fnmatch  # only for a name pattern
 
         if depth < self.min_depth or depth > self.max_depth:
             return False

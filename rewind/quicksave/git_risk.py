@@ -101,7 +101,7 @@ def _record_listed(
 def _in_scope(path: str, scope: list[str] | None) -> bool:
     if scope is None:
         return True
-    import fnmatch  # already loaded by glob
+    import fnmatch  # only for a pathspec with a wildcard
 
     for pattern in scope:
         if path == pattern or path.startswith(pattern.rstrip("/") + "/"):

@@ -3,7 +3,6 @@ loops; and what it makes of a word (braces, ``~``, variables, globs)."""
 
 from __future__ import annotations
 
-import glob
 import os
 
 from rewind.quicksave.braces import brace_words
@@ -50,6 +49,8 @@ class Shell:
     def glob(self, pattern: str, recursive: bool) -> list[str]:
         """The names ``pattern`` matches, sorted; relative to the shell's directory unless
         the pattern is absolute."""
+        import glob  # only for a word with a wildcard: it loads re (about 5 ms)
+
         root = None if os.path.isabs(pattern) else self.cwd
         return sorted(glob.glob(pattern, root_dir=root, recursive=recursive))
 
