@@ -145,14 +145,28 @@ def build_parser() -> argparse.ArgumentParser:
     _session(undo)
     _confirm(undo)
 
+    label = commands.add_parser(
+        "label", help="name an entry after the fact; a labelled entry is kept by 'rewind gc'"
+    )
+    _session(label)
+    label.add_argument("turn", metavar="TURN", help="turn number or id")
+    label.add_argument("name", metavar="NAME", help="the label: letters, digits, '-', '_', '.'")
+    label.add_argument(
+        "--remove", action="store_true", help="remove the label NAME from TURN instead"
+    )
+
     sessions = commands.add_parser("sessions", help="list the project's sessions")
     sessions.add_argument("--json", dest="as_json", action="store_true", help="print JSON")
 
     commands.add_parser("status", help="where the store is, the current session, turn and size")
     commands.add_parser("check", help="verify every object the store's history needs")
-    gc = commands.add_parser("gc", help="pack the store's history and drop what no session needs")
+    gc = commands.add_parser(
+        "gc", help="pack the store's history and drop what no session or label needs"
+    )
     gc.add_argument("--quiet", "-q", action="store_true", help="print nothing")
-    forget = commands.add_parser("forget", help="delete a session's history ('rewind gc' frees it)")
+    forget = commands.add_parser(
+        "forget", help="delete a session's history and labels ('rewind gc' frees it)"
+    )
     forget.add_argument("session", metavar="SESSION", help="the session to forget")
     forget.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
 

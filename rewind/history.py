@@ -6,7 +6,7 @@ import os
 
 from rewind.entry import Entry, FileChange
 from rewind.errors import UserError
-from rewind.session import SessionHead, recent_session
+from rewind.session import SessionHead, label_ref_prefix, recent_session
 from rewind.store import SESSIONS_REF_PREFIX, Store
 
 
@@ -21,6 +21,39 @@ def read_entries(store: Store, head: SessionHead) -> list[Entry]:
         entries.append(entry)
     entries.reverse()
     return entries
+
+
+def read_entries_with_commits(store: Store, head: SessionHead) -> list[tuple[Entry, str]]:
+    """Every entry of the session with the commit that records it, oldest first."""
+    if head.current is None or head.tip is None:
+        return []
+    pairs = [(head.current, head.tip)]
+    commit = head.parent
+    while commit:
+        entry, parent = store.read_entry(commit)
+        pairs.append((entry, commit))
+        commit = parent
+    pairs.reverse()
+    return pairs
+
+
+def labels_of(store: Store, session_id: str) -> dict[str, list[str]]:
+    """The labels given with 'rewind label', by entry id (each entry's names sorted)."""
+    prefix = label_ref_prefix(session_id)
+    found: dict[str, list[str]] = {}
+    for ref in store.ref_names(prefix):
+        commit = store.read_ref(ref)
+        if commit is None:
+            continue
+        entry, _ = store.read_entry(commit)
+        found.setdefault(entry.id, []).append(ref[len(prefix) :])
+    return found
+
+
+def all_labels(entry: Entry, attached: dict[str, list[str]]) -> list[str]:
+    """The labels given at 'rewind begin --label', then those attached later (no repeats)."""
+    later = [name for name in attached.get(entry.id, ()) if name not in entry.labels]
+    return entry.labels + later
 
 
 def find_entry(entries: list[Entry], wanted: str) -> Entry:

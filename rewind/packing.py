@@ -3,10 +3,10 @@
 Hooks keep running while it works: it holds only its own lock (one packing at a time), never the
 store lock. That is safe because objects never change, and an entry only ever names objects that
 were reachable already or that were written loose since. Loose objects that were packed are
-removed; loose objects no session reaches (superseded versions of an open turn, a forgotten
-session) are removed once they are older than :data:`GRACE_SECONDS`, because a hook may have just
-written a blob that its entry does not name yet. Older packs are removed only after the new one
-is complete.
+removed; loose objects that no session or label reaches (superseded versions of an open turn, a
+forgotten session) are removed once they are older than :data:`GRACE_SECONDS`, because a hook may
+have just written a blob that its entry does not name yet. Older packs are removed only after the
+new one is complete.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import time
 
 from rewind.objects import MODE_TREE
 from rewind.packed import open_repository
-from rewind.store import SESSIONS_REF_PREFIX, Store, StoreLock
+from rewind.store import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store, StoreLock
 
 GRACE_SECONDS = 2 * 60 * 60
 # Like git's gc.auto: pack once about this many loose objects have piled up, judged (as git
@@ -35,9 +35,10 @@ class PackReport:
 
 
 def reachable_objects(store: Store) -> set[str]:
-    """Every commit, tree and blob the sessions' refs lead to."""
+    """Every commit, tree and blob the sessions' refs and the labels' refs lead to."""
     seen: set[str] = set()
-    for ref in store.ref_names(SESSIONS_REF_PREFIX):
+    refs = store.ref_names(SESSIONS_REF_PREFIX) + store.all_ref_names(LABELS_REF_PREFIX)
+    for ref in refs:
         commit = store.read_ref(ref)
         while commit and commit not in seen:
             seen.add(commit)

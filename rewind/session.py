@@ -16,19 +16,24 @@ from rewind.digest import sha1_hex
 from rewind.entry import Entry
 from rewind.errors import UserError
 from rewind.fastjson import dumps, load_object
-from rewind.store import SESSIONS_REF_PREFIX, Store
+from rewind.store import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store
 
 _REF_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 
 
 def ref_name(session_id: str) -> str:
     """The ref of a session; ids that git would not accept as a ref name are hashed."""
-    if _usable_as_ref(session_id):
+    if usable_as_ref(session_id):
         return SESSIONS_REF_PREFIX + session_id
     return SESSIONS_REF_PREFIX + "x-" + sha1_hex(session_id.encode("utf-8", "surrogateescape"))[:20]
 
 
-def _usable_as_ref(name: str) -> bool:
+def label_ref_prefix(session_id: str) -> str:
+    """Where the session's labels live: ``refs/rewind/labels/<the session's ref name>/``."""
+    return LABELS_REF_PREFIX + ref_name(session_id).rsplit("/", 1)[1] + "/"
+
+
+def usable_as_ref(name: str) -> bool:
     """Plain ASCII names git accepts as one ref component (no regex: ``re`` costs ~4 ms)."""
     return (
         0 < len(name) <= 100
@@ -125,9 +130,19 @@ def _remember_recent(store: Store, session_id: str) -> None:
     write_text_atomically(path, session_id)
 
 
-def forget_session(store: Store, head: SessionHead) -> None:
-    """Deletes the session's ref and cache; its objects go at the next 'rewind gc'."""
+def forget_session(store: Store, head: SessionHead) -> int:
+    """Deletes the session's ref, its labels and its cache; its objects go at the next 'rewind gc'.
+
+    Returns how many labels went with it.
+    """
     with store.lock():
+        labels = store.ref_names(label_ref_prefix(head.session_id))
+        for label in labels:
+            store.delete_ref(label)
+        try:
+            os.rmdir(os.path.join(store.git_dir, label_ref_prefix(head.session_id)))
+        except OSError:
+            pass
         store.delete_ref(head.ref)
         try:
             os.unlink(_cache_path(store, head.ref))
@@ -135,6 +150,7 @@ def forget_session(store: Store, head: SessionHead) -> None:
             pass
         if recent_session(store) == head.session_id:
             os.unlink(store.state_path("recent"))
+    return len(labels)
 
 
 def recent_session(store: Store) -> str | None:

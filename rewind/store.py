@@ -3,6 +3,7 @@
 Layout (see docs/store.md)::
 
     <store>/HEAD, config, objects/, refs/rewind/sessions/<session>   the git repository
+    <store>/refs/rewind/labels/<session>/<label>                     labelled entries
     <store>/rewind/lock                                              serialises writers
     <store>/rewind/project.json                                      which root this store is for
     <store>/rewind/sessions/<session>.json                           cache of a session's head
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from rewind.entry import Entry
 
 SESSIONS_REF_PREFIX = "refs/rewind/sessions/"
+LABELS_REF_PREFIX = "refs/rewind/labels/"
 STATE_DIR = "rewind"
 JOURNAL = "restore-journal.json"
 
@@ -187,6 +189,24 @@ class Store:
             names.update(
                 prefix + name for name in os.listdir(directory) if not name.startswith(".")
             )
+        try:
+            with open(os.path.join(self.git_dir, "packed-refs"), encoding="utf-8") as handle:
+                for line in handle:
+                    ref = line.strip().partition(" ")[2]
+                    if ref.startswith(prefix):
+                        names.add(ref)
+        except FileNotFoundError:
+            pass
+        return sorted(names)
+
+    def all_ref_names(self, prefix: str) -> list[str]:
+        """Like :meth:`ref_names`, but also the refs in folders below ``prefix``."""
+        names: set[str] = set()
+        top = os.path.join(self.git_dir, prefix)
+        for folder, _, files in os.walk(top):
+            relative = os.path.relpath(folder, top).replace(os.sep, "/")
+            inside = "" if relative == "." else relative + "/"
+            names.update(prefix + inside + name for name in files if not name.startswith("."))
         try:
             with open(os.path.join(self.git_dir, "packed-refs"), encoding="utf-8") as handle:
                 for line in handle:

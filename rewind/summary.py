@@ -22,8 +22,11 @@ def _path_fields(path: bytes) -> dict[str, object]:
         return {"path": path.decode("utf-8", "replace"), "path_hex": path.hex()}
 
 
-def entry_json(entry: Entry, diffs: list[FileDiff]) -> dict[str, object]:
-    """One element of ``rewind log --json`` (documented in docs/cli.md)."""
+def entry_json(
+    entry: Entry, diffs: list[FileDiff], labels: list[str] | None = None
+) -> dict[str, object]:
+    """One element of ``rewind log --json`` (documented in docs/cli.md); ``labels`` replaces
+    the entry's own (those given at 'rewind begin') when given."""
     files = []
     for diff in diffs:
         item = _path_fields(diff.path)
@@ -46,7 +49,7 @@ def entry_json(entry: Entry, diffs: list[FileDiff]) -> dict[str, object]:
         "agent": entry.agent,
         "time": iso_time(entry.started),
         "ended": iso_time(entry.ended),
-        "labels": entry.labels,
+        "labels": entry.labels if labels is None else labels,
         "target": {"turn": target.get("number"), "id": target.get("entry")} if target else None,
         "files": files,
     }

@@ -116,7 +116,8 @@ the agent stops. With no open turn it prints
     "log": """\
 One block per entry, oldest first: number, id, start time (local), then the prompt's first line
 (turns) or a description (`restore to before turn 2`, `undo restore 4`), the labels in brackets
-and `(open)` for an open turn. Under it, one line per file:
+(those of `begin --label`, then those of `rewind label`) and `(open)` for an open turn. Under
+it, one line per file:
 
 | Letter | Status | Shown |
 | --- | --- | --- |
@@ -186,6 +187,22 @@ recorded as an `undo` entry, so it can be undone in turn. Conflicts, `--force`, 
 `--yes` and the confirmation work as for `restore`. Turns are not undone by `undo`: use
 `rewind restore TURN` for them.
 """,
+    "label": """\
+Names an entry after the fact, printing `labelled KIND N (ENTRY-ID) NAME`; `--remove` takes the
+name off again. `rewind log` shows the labels in brackets and `log --json` in `labels`, after
+those given at `begin --label` (which are part of the turn's record and cannot be removed).
+
+- A label is a git ref in the store, `refs/rewind/labels/<session>/<NAME>`, pointing at the
+  entry's commit; `rewind gc` keeps everything a label reaches, as it does for a session's ref.
+  `rewind forget` deletes the session's labels with it.
+- `NAME` is one ref component: letters, digits, `-`, `_` and inner dots, up to 100 characters,
+  starting with a letter or digit, not ending in `.` or `.lock`.
+- The open turn is refused (`turn N is still open; label it once it ends`): its commit is
+  replaced each time the agent records a file, and closing it from here would cut the agent's
+  turn in two. Label it after the agent's next prompt or `rewind end`.
+- Labelling an entry with a label it already has changes nothing; a name already on another
+  entry of the session is refused until it is removed from that one.
+""",
     "sessions": """\
 One line per session, the least recently active first: `*` marks the most recent session (the
 default of the other commands), then the id, the time of its last activity, its number of
@@ -222,14 +239,15 @@ Reads every entry of every session and every stored file version they name, and 
 or corrupted version) is printed on standard error, and the exit code is then 1.
 """,
     "gc": """\
-Puts every object the sessions still reference into one delta-compressed pack and removes the
-loose objects that were packed. Objects no session references (superseded versions of an open
-turn, the history of a forgotten session) are removed once they are more than two hours old.
-`begin` starts `rewind gc --quiet` in the background by itself when many loose objects have
+Puts every object the sessions and labels still reference into one delta-compressed pack and
+removes the loose objects that were packed. Objects nothing references (superseded versions of
+an open turn, the history of a forgotten session) are removed once they are more than two hours
+old. `begin` starts `rewind gc --quiet` in the background by itself when many loose objects have
 piled up. Prints `packed N objects, removed K loose ones: SIZE -> SIZE` unless `--quiet`.
 """,
     "forget": """\
-Deletes a session's history (its ref and cache); the space is freed by a later `rewind gc`.
+Deletes a session's history (its ref, its labels and its cache); the space is freed by a later
+`rewind gc`. The question and the message say how many labels go with it.
 Nothing in the work tree changes. When standard input is a terminal it asks for confirmation
 first, unless `--yes`. Forgetting the most recent session leaves the project without a default
 session: until another session records something, commands need `--session` or
@@ -305,7 +323,7 @@ A JSON list with one object per entry of the session, oldest first:
 | `agent` | The agent's name, or `""`. |
 | `time` | When the entry started, ISO 8601 UTC (`2026-11-30T00:54:25Z`). |
 | `ended` | When it ended, same format, or `null` while the turn is open. |
-| `labels` | The turn's labels (a list of strings). |
+| `labels` | The entry's labels (a list of strings): those given at `begin --label`, then those added by `rewind label` (sorted). |
 | `target` | `null` for a turn; for a restore, the entry it restored to, for an undo the entry it undid: `{"turn": 1, "id": "6a226acb471a"}`. |
 | `files` | One object per file the entry touched, described below. |
 

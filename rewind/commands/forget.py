@@ -3,7 +3,7 @@ from __future__ import annotations
 import sys
 
 from rewind.history import list_sessions
-from rewind.session import forget_session, require_existing
+from rewind.session import forget_session, label_ref_prefix, require_existing
 from rewind.store import Store
 
 
@@ -11,12 +11,17 @@ def run(*, session: str, yes: bool) -> int:
     store = Store.of_current_project()
     head = require_existing(store, session)
     assert head.current is not None
+    labels = len(store.ref_names(label_ref_prefix(session)))
+    with_labels = f" and {labels} label(s)" if labels else ""
     if not yes and sys.stdin.isatty():
-        answer = input(f"Forget session {session} and its {head.current.number} entries? [y/N] ")
+        answer = input(
+            f"Forget session {session}, its {head.current.number} entries{with_labels}? [y/N] "
+        )
         if answer.strip().lower() not in ("y", "yes"):
             print("Nothing was changed.")
             return 1
-    forget_session(store, head)
+    removed = forget_session(store, head)
     left = len(list_sessions(store))
-    print(f"forgot session {session} ({left} left); 'rewind gc' frees its space.")
+    gone = f" and its {removed} label(s)" if removed else ""
+    print(f"forgot session {session}{gone} ({left} left); 'rewind gc' frees its space.")
     return 0

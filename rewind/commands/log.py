@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 
 from rewind.entry import TURN
-from rewind.history import read_entries
+from rewind.history import all_labels, labels_of, read_entries
 from rewind.render import file_summary, first_line, local_time, paint, use_colour
 from rewind.session import require_existing, resolve_session
 from rewind.store import Store
@@ -14,8 +14,12 @@ def run(*, session: str | None, as_json: bool) -> int:
     store = Store.of_current_project()
     head = require_existing(store, resolve_session(store, session))
     entries = read_entries(store, head)
+    attached = labels_of(store, head.session_id)
     if as_json:
-        data = [entry_json(entry, entry_diffs(store, entry)) for entry in entries]
+        data = [
+            entry_json(entry, entry_diffs(store, entry), all_labels(entry, attached))
+            for entry in entries
+        ]
         print(json.dumps(data, indent=2))
         return 0
     colour = use_colour()
@@ -25,7 +29,8 @@ def run(*, session: str | None, as_json: bool) -> int:
     for entry in entries:
         title = first_line(entry.prompt) if entry.kind == TURN else entry.prompt
         state = " (open)" if entry.is_open else ""
-        labels = f" [{', '.join(entry.labels)}]" if entry.labels else ""
+        names = all_labels(entry, attached)
+        labels = f" [{', '.join(names)}]" if names else ""
         heading = f"{entry.number:>4}  {entry.id}  {local_time(entry.started)}  "
         if entry.kind != TURN:
             title = paint(title, "yellow", colour)
