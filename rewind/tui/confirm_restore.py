@@ -1,0 +1,156 @@
+"""What a restore will do, file by file, before anything is written; the one place where a
+person may force files that were changed outside since rewind recorded them."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+from textual.widgets.selection_list import Selection
+
+from rewind.restore_plan import CANNOT, DELETE, RECREATE, RESTORE_FILE, PlannedFile, RestorePlan
+from rewind.tui.file_choice import ACTION_WORDS, Checks, shown
+
+SECTIONS = (
+    (RESTORE_FILE, "Put back as they were"),
+    (DELETE, "Deleted (created by these turns)"),
+    (RECREATE, "Brought back (deleted since)"),
+)
+
+
+class ConfirmRestore(ModalScreen[set[bytes] | None]):
+    """Shows the plan for the ``chosen`` paths; returns the paths forced (changed outside since,
+    checked by the person), or None to cancel."""
+
+    DEFAULT_CSS = """
+    ConfirmRestore {
+        align: center middle;
+    }
+    ConfirmRestore > Vertical {
+        width: 90%;
+        max-width: 110;
+        height: auto;
+        max-height: 95%;
+        border: thick $primary;
+        background: $surface;
+        padding: 0 1;
+    }
+    ConfirmRestore .title {
+        width: 1fr;
+        text-style: bold;
+    }
+    ConfirmRestore VerticalScroll {
+        height: auto;
+        max-height: 65vh;
+    }
+    ConfirmRestore .heading {
+        margin-top: 1;
+        text-style: bold;
+    }
+    ConfirmRestore .conflicts {
+        color: $warning;
+    }
+    ConfirmRestore Checks {
+        height: auto;
+        max-height: 8;
+        border: tall $warning;
+    }
+    ConfirmRestore .hint {
+        width: 1fr;
+        color: $text-muted;
+    }
+    ConfirmRestore Horizontal {
+        height: auto;
+        align-horizontal: right;
+    }
+    ConfirmRestore Button {
+        margin-left: 1;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("f", "force_all", "Force all"),
+        Binding("y", "confirm", "Restore"),
+    ]
+
+    def __init__(self, plan: RestorePlan, chosen: set[bytes]) -> None:
+        super().__init__()
+        self.plan = plan
+        self.chosen = chosen
+        self.files = [f for f in plan.files if f.path in chosen]
+
+    def compose(self) -> ComposeResult:
+        conflicts = [f for f in self.files if f.conflict and f.action != CANNOT]
+        with Vertical():
+            yield Label(f"About to {self.plan.title()}", classes="title")
+            with VerticalScroll():
+                yield from self._sections(conflicts)
+            yield Label(self._hint(conflicts), classes="hint")
+            with Horizontal():
+                yield Button("Restore", variant="primary", id="confirm")
+                yield Button("Cancel", id="cancel")
+
+    def _sections(self, conflicts: list[PlannedFile]) -> ComposeResult:
+        if conflicts:
+            yield Label(
+                f"Changed outside since: left alone unless forced ({len(conflicts)})",
+                classes="heading conflicts",
+            )
+            yield Checks(*(self._conflict(f) for f in conflicts))
+        quiet = [f for f in self.files if not f.conflict]
+        for action, heading in SECTIONS:
+            paths = [shown(f.path) for f in quiet if f.action == action]
+            if paths:
+                yield Label(f"{heading} ({len(paths)})", classes="heading")
+                yield Static(Text("\n".join(f"  {path}" for path in paths)))
+        blocked = [f for f in self.files if f.action == CANNOT]
+        if blocked:
+            yield Label(f"Cannot be restored ({len(blocked)})", classes="heading")
+            lines = (f"  {shown(f.path)}: {f.reason()}" for f in blocked)
+            yield Static(Text("\n".join(lines)))
+        if not [f for f in self.files if f.action in (RESTORE_FILE, DELETE, RECREATE)]:
+            yield Label("Nothing to change: every file is already as it was.", classes="heading")
+
+    def _conflict(self, planned: PlannedFile) -> Selection[bytes]:
+        line = Text(f"{ACTION_WORDS.get(planned.action, planned.action):<10} ", style="bold yellow")
+        line.append(shown(planned.path), style="bold yellow")
+        line.append(f"  ({planned.reason()})", style="italic")
+        return Selection(line, planned.path, initial_state=False)
+
+    def _hint(self, conflicts: list[PlannedFile]) -> str:
+        keys = "Enter or y restores · Esc cancels"
+        if conflicts:
+            return "Space forces one · f forces all · " + keys
+        return keys
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "confirm":
+            self.action_confirm()
+        else:
+            self.action_cancel()
+
+    def forced(self) -> set[bytes]:
+        checks = self.query(Checks)
+        return set(checks.first().selected) if checks else set()
+
+    def action_confirm(self) -> None:
+        self.dismiss(self.forced())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_force_all(self) -> None:
+        for checks in self.query(Checks):
+            if len(checks.selected) == checks.option_count:
+                checks.deselect_all()
+            else:
+                checks.select_all()

@@ -1,0 +1,151 @@
+"""Choosing which of a restore plan's files to put back: check boxes, all preselected."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, SelectionList
+from textual.widgets.selection_list import Selection
+
+from rewind.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
+
+ACTION_WORDS = {
+    "restore": "put back",
+    "delete": "delete",
+    "recreate": "bring back",
+    CANNOT: "cannot",
+}
+
+
+class Checks(SelectionList[bytes]):
+    """A check-box list in which Space toggles and Enter confirms the screen's choice."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "select", "Toggle", show=False),
+        Binding("enter", "screen.confirm", "Confirm", show=False),
+    ]
+
+
+def shown(path: bytes) -> str:
+    """A stored path as people read it (the same form as ``Root.display``)."""
+    return path.decode("utf-8", "backslashreplace")
+
+
+def file_line(planned: PlannedFile) -> Text:
+    """One file of a plan: what will happen to it, its name, and why it is special."""
+    word = ACTION_WORDS.get(planned.action, planned.action)
+    line = Text(f"{word:<10} ")
+    line.append(shown(planned.path))
+    reason = planned.reason()
+    if reason:
+        line.append(f"  ({reason})", style="italic")
+    return line
+
+
+class FileChoice(ModalScreen[set[bytes] | None]):
+    """The plan's files as check boxes; returns the chosen paths, or None to cancel.
+
+    Files changed outside since rewind recorded them start unchecked (and highlighted); files
+    that cannot be restored are shown but cannot be chosen.
+    """
+
+    DEFAULT_CSS = """
+    FileChoice {
+        align: center middle;
+    }
+    FileChoice > Vertical {
+        width: 90%;
+        max-width: 110;
+        height: auto;
+        max-height: 90%;
+        border: thick $primary;
+        background: $surface;
+        padding: 0 1;
+    }
+    FileChoice .title {
+        width: 1fr;
+        text-style: bold;
+        margin-bottom: 1;
+    }
+    FileChoice Checks {
+        height: auto;
+        max-height: 55vh;
+    }
+    FileChoice .hint {
+        width: 1fr;
+        color: $text-muted;
+        margin-top: 1;
+    }
+    FileChoice Horizontal {
+        height: auto;
+        align-horizontal: right;
+    }
+    FileChoice Button {
+        margin-left: 1;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("a", "toggle_all", "All/none"),
+    ]
+
+    def __init__(self, plan: RestorePlan) -> None:
+        super().__init__()
+        self.plan = plan
+        self.files = [f for f in plan.files if f.action != UNCHANGED]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(
+                f"Choose the files to restore to before turn {self.plan.subject.number}",
+                classes="title",
+            )
+            yield Checks(*(self._selection(f) for f in self.files))
+            yield Label(
+                "Space toggles · a all/none · Enter continues · Esc cancels", classes="hint"
+            )
+            with Horizontal():
+                yield Button("Continue", variant="primary", id="confirm")
+                yield Button("Cancel", id="cancel")
+
+    def _selection(self, planned: PlannedFile) -> Selection[bytes]:
+        line = file_line(planned)
+        if planned.conflict and planned.action != CANNOT:
+            line.stylize("bold yellow")
+        return Selection(
+            line,
+            planned.path,
+            initial_state=not planned.conflict and planned.action != CANNOT,
+            disabled=planned.action == CANNOT,
+        )
+
+    def on_mount(self) -> None:
+        self.query_one(Checks).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "confirm":
+            self.action_confirm()
+        else:
+            self.action_cancel()
+
+    def action_confirm(self) -> None:
+        self.dismiss(set(self.query_one(Checks).selected))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_toggle_all(self) -> None:
+        checks = self.query_one(Checks)
+        if checks.selected:
+            checks.deselect_all()
+            return
+        for index in range(checks.option_count):
+            option = checks.get_option_at_index(index)
+            if not option.disabled:
+                checks.select(option)

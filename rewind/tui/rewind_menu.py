@@ -1,0 +1,207 @@
+"""The rewind menu: a session's turns newest first; choose one, then restore the code to before
+it, choose the files to restore, or see its checkpoint against now."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList
+from textual.widgets.option_list import Option
+
+from rewind.diffs import ADDED, DELETED, MODIFIED, PENDING
+from rewind.entry import TURN, Entry
+from rewind.errors import UserError
+from rewind.history import read_entries
+from rewind.render import first_line
+from rewind.restore_plan import RestorePlan
+from rewind.session import load_head
+from rewind.store import Store
+from rewind.summary import entry_diffs
+from rewind.tui.confirm_restore import ConfirmRestore
+from rewind.tui.diff_now import DiffNow, checkpoint_diffs
+from rewind.tui.file_choice import FileChoice
+from rewind.tui.restore_actions import RestoreOutcome, plan_for, restore
+
+ACTIONS = (
+    ("restore", "Restore code to before this turn"),
+    ("choose", "Choose files to restore…"),
+    ("diff", "Show the diff against now"),
+    ("never", "Never mind"),
+)
+PROMPT_WIDTH = 40
+
+
+def change_summary(store: Store, entry: Entry) -> str:
+    """Files and +/- lines of an entry: ``3 files +12 -4``."""
+    diffs = entry_diffs(store, entry)
+    count = f"{len(diffs)} file" + ("" if len(diffs) == 1 else "s")
+    if any(diff.status == PENDING for diff in diffs):
+        return f"{count}, turn still open"
+    counted = [d for d in diffs if d.status in (ADDED, DELETED, MODIFIED) and not d.binary]
+    added = sum(diff.added for diff in counted)
+    removed = sum(diff.removed for diff in counted)
+    return f"{count} +{added} -{removed}"
+
+
+def turn_line(store: Store, entry: Entry) -> Text:
+    prompt = first_line(entry.prompt, PROMPT_WIDTH) or "(no prompt)"
+    line = Text(f"{entry.number:>4}  ")
+    line.append(f"{prompt:<{PROMPT_WIDTH}}", style="" if entry.kind == TURN else "italic")
+    line.append(f"  {change_summary(store, entry)}", style="dim")
+    return line
+
+
+class RewindMenu(ModalScreen[RestoreOutcome | None]):
+    """Returns what a restore did, or None when the person changed their mind."""
+
+    DEFAULT_CSS = """
+    RewindMenu {
+        align: center middle;
+    }
+    RewindMenu > Vertical {
+        width: 90%;
+        max-width: 100;
+        height: auto;
+        max-height: 90%;
+        border: thick $primary;
+        background: $surface;
+        padding: 0 1;
+    }
+    RewindMenu .title {
+        width: 1fr;
+        text-style: bold;
+        margin-bottom: 1;
+    }
+    RewindMenu OptionList {
+        height: auto;
+        max-height: 60vh;
+    }
+    RewindMenu #actions {
+        display: none;
+    }
+    RewindMenu.choosing #turns {
+        display: none;
+    }
+    RewindMenu.choosing #actions {
+        display: block;
+    }
+    RewindMenu .hint {
+        width: 1fr;
+        color: $text-muted;
+        margin-top: 1;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
+
+    def __init__(self, store: Store, session_id: str) -> None:
+        super().__init__()
+        self.store = store
+        self.session_id = session_id
+        self.entries = read_entries(store, load_head(store, session_id))
+        self.entry: Entry | None = None
+
+    def compose(self) -> ComposeResult:
+        turns = [Option(turn_line(self.store, e), id=e.id) for e in reversed(self.entries)]
+        with Vertical():
+            yield Label(self._title(), id="title", classes="title")
+            yield OptionList(*turns, id="turns")
+            yield OptionList(*(Option(text, id=key) for key, text in ACTIONS), id="actions")
+            yield Label(self._hint(), id="hint", classes="hint")
+
+    def _title(self) -> str:
+        if self.entry is None:
+            return f"Rewind session {self.session_id}: choose a turn"
+        prompt = first_line(self.entry.prompt, 60) or "(no prompt)"
+        return f"Turn {self.entry.number}: {prompt}"
+
+    def _hint(self) -> str:
+        if not self.entries:
+            return "This session has no turns yet · Esc closes"
+        if self.entry is None:
+            return "↑↓ move · Enter chooses · Esc closes"
+        return "↑↓ move · Enter chooses · Esc goes back to the turns"
+
+    def on_mount(self) -> None:
+        self.query_one("#turns", OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option_list.id == "turns":
+            self._choose_turn(event.option.id)
+        elif event.option.id == "restore":
+            self._restore()
+        elif event.option.id == "choose":
+            self._choose_files()
+        elif event.option.id == "diff":
+            self._show_diff()
+        else:
+            self.dismiss(None)
+
+    def _choose_turn(self, entry_id: str | None) -> None:
+        self.entry = next(e for e in self.entries if e.id == entry_id)
+        self._show_stage()
+
+    def _show_stage(self) -> None:
+        self.set_class(self.entry is not None, "choosing")
+        self.query_one("#title", Label).update(self._title())
+        self.query_one("#hint", Label).update(self._hint())
+        stage = "#actions" if self.entry is not None else "#turns"
+        actions = self.query_one(stage, OptionList)
+        actions.highlighted = 0 if self.entry is not None else actions.highlighted
+        actions.focus()
+
+    def action_back(self) -> None:
+        if self.entry is None:
+            self.dismiss(None)
+        else:
+            self.entry = None
+            self._show_stage()
+
+    def _plan(self) -> RestorePlan | None:
+        assert self.entry is not None
+        try:
+            return plan_for(self.store, self.session_id, self.entry.id)
+        except UserError as error:
+            self.notify(str(error), severity="error")
+            return None
+
+    def _restore(self) -> None:
+        plan = self._plan()
+        if plan is not None:
+            self._confirm(plan, {f.path for f in plan.files})
+
+    def _choose_files(self) -> None:
+        plan = self._plan()
+        if plan is None:
+            return
+
+        def chosen(paths: set[bytes] | None) -> None:
+            if paths:
+                self._confirm(plan, paths)
+            elif paths is not None:
+                self.notify("No file was chosen; nothing was restored.")
+
+        self.app.push_screen(FileChoice(plan), chosen)
+
+    def _confirm(self, plan: RestorePlan, chosen: set[bytes]) -> None:
+        def confirmed(forced: set[bytes] | None) -> None:
+            if forced is not None:
+                self.dismiss(restore(self.store, plan, forced, chosen))
+
+        self.app.push_screen(ConfirmRestore(plan, chosen), confirmed)
+
+    def _show_diff(self) -> None:
+        assert self.entry is not None
+        try:
+            diffs = checkpoint_diffs(self.store, self.entries, self.entry)
+        except UserError as error:
+            self.notify(str(error), severity="error")
+            return
+        title = f"Before turn {self.entry.number} → now (Esc closes)"
+        self.app.push_screen(DiffNow(title, diffs))

@@ -1,0 +1,282 @@
+"""The rewind menu, its file choice and its confirmation, driven by keys on a real store.
+
+Each history is recorded through the engine (begin, track, record_after) on real files; what a
+restore through the menu leaves on disk is compared with ``rewind restore N --yes`` on a twin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.screen import Screen
+from textual.widgets import OptionList
+
+from rewind import recording
+from rewind.store import Store
+from rewind.tui.confirm_restore import ConfirmRestore
+from rewind.tui.file_choice import FileChoice
+from rewind.tui.restore_actions import RestoreOutcome, plan_for, restore, undo_last
+from rewind.tui.rewind_menu import RewindMenu
+from tests.conftest import ok, snapshot
+
+SESSION = "s"
+SIZE = (100, 30)
+# Keys from the menu's first row (turn 3, the newest) to turn 1's actions.
+TO_TURN_1 = ("down", "down", "enter")
+
+SnapCompare = Callable[..., bool]
+
+
+def record_history(root: Path) -> Store:
+    """Three turns: edit a and b; create new.txt and delete gone.txt; edit a again."""
+    (root / "a.txt").write_bytes(b"one\n")
+    (root / "b.txt").write_bytes(b"two\n")
+    (root / "gone.txt").write_bytes(b"bye\n")
+    store = Store.for_root(os.fsencode(os.path.realpath(root)), create=True)
+    turns: list[tuple[str, dict[str, bytes | None]]] = [
+        ("edit a and b", {"a.txt": b"one\nONE\n", "b.txt": b"two\nTWO\n"}),
+        ("add new, remove gone", {"new.txt": b"new\n", "gone.txt": None}),
+        ("edit a again\nwith a second line", {"a.txt": b"one\nONE\nuno\n"}),
+    ]
+    for prompt, files in turns:
+        recording.begin(store, SESSION, prompt=prompt, agent="test")
+        recording.track(store, SESSION, [name.encode() for name in files])
+        for name, content in files.items():
+            if content is None:
+                (root / name).unlink()
+            else:
+                (root / name).write_bytes(content)
+        recording.record_after(store, SESSION, close=True)
+    return store
+
+
+def twin(tmp_path: Path) -> Path:
+    """A second project with the same history, restored through the CLI."""
+    root = tmp_path / "twin"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    record_history(root)
+    return root
+
+
+class Host(App[None]):
+    """A bare app that shows one screen and keeps what it hands back."""
+
+    def __init__(self, screen: Screen[Any]) -> None:
+        super().__init__()
+        self.shown = screen
+        self.results: list[object] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(self.shown, self.results.append)
+
+
+def drive(app: Host, *keys: str) -> list[object]:
+    """Runs ``app`` headless, presses ``keys`` (``"|"`` waits for screens to settle)."""
+
+    async def run() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            for key in keys:
+                if key == "|":
+                    await pilot.pause()
+                else:
+                    await pilot.press(key)
+            await pilot.pause()
+
+    asyncio.run(run())
+    return app.results
+
+
+def menu(store: Store) -> Host:
+    return Host(RewindMenu(store, SESSION))
+
+
+class TestRestoreThroughTheMenu:
+    def test_restores_exactly_as_the_cli_does(self, project: Path, tmp_path: Path) -> None:
+        store = record_history(project)
+        other = twin(tmp_path)
+        results = drive(menu(store), *TO_TURN_1, "enter", "|", "enter")
+        ok("restore", "--session", SESSION, "--yes", "1", cwd=other)
+        assert snapshot(project) == snapshot(other)
+        assert (project / "a.txt").read_bytes() == b"one\n"
+        assert (project / "gone.txt").read_bytes() == b"bye\n"
+        assert not (project / "new.txt").exists()
+        [outcome] = results
+        assert isinstance(outcome, RestoreOutcome)
+        assert outcome.message == "Restored 4 files to before turn 1 (restore 4)."
+        assert outcome.undoable
+
+    def test_undo_last_brings_everything_back(self, project: Path) -> None:
+        store = record_history(project)
+        before = snapshot(project)
+        drive(menu(store), *TO_TURN_1, "enter", "|", "enter")
+        assert snapshot(project) != before
+        outcome = undo_last(store, SESSION)
+        assert outcome.message == "Undid restore 4: 4 files put back (undo 5)."
+        assert snapshot(project) == before
+
+    def test_a_later_turn_restores_only_what_came_after(self, project: Path) -> None:
+        store = record_history(project)
+        drive(menu(store), "down", "enter", "enter", "|", "enter")  # turn 2
+        assert (project / "a.txt").read_bytes() == b"one\nONE\n"
+        assert (project / "b.txt").read_bytes() == b"two\nTWO\n"
+        assert (project / "gone.txt").read_bytes() == b"bye\n"
+
+    def test_escape_and_never_mind_change_nothing(self, project: Path) -> None:
+        store = record_history(project)
+        before = snapshot(project)
+        assert drive(menu(store), "escape") == [None]
+        assert drive(menu(store), *TO_TURN_1, "escape", "escape") == [None]
+        assert drive(menu(store), *TO_TURN_1, "up", "enter") == [None]  # "Never mind"
+        assert drive(menu(store), *TO_TURN_1, "enter", "|", "escape", "escape", "escape") == [None]
+        assert snapshot(project) == before
+
+
+class TestMenuContent:
+    def test_turns_newest_first_with_prompt_and_summary(self, project: Path) -> None:
+        store = record_history(project)
+        screen = RewindMenu(store, SESSION)
+        rows: list[str] = []
+
+        async def run() -> None:
+            async with Host(screen).run_test(size=SIZE) as pilot:
+                await pilot.pause()
+                turns = screen.query_one("#turns", OptionList)
+                for index in range(turns.option_count):
+                    rows.append(str(turns.get_option_at_index(index).prompt))
+
+        asyncio.run(run())
+        assert [row.split()[0] for row in rows] == ["3", "2", "1"]
+        assert "edit a again" in rows[0] and "second line" not in rows[0]
+        assert rows[0].endswith("1 file +1 -0")
+        assert rows[1].endswith("2 files +1 -1")
+        assert rows[2].endswith("2 files +2 -0")
+
+    def test_diff_against_now_is_shown_and_closed(self, project: Path) -> None:
+        store = record_history(project)
+        screen = RewindMenu(store, SESSION)
+        seen: list[str] = []
+
+        async def run() -> None:
+            app = Host(screen)
+            async with app.run_test(size=SIZE) as pilot:
+                await pilot.press(*TO_TURN_1, "down", "down", "enter")
+                await pilot.pause()
+                seen.append(type(app.screen).__name__)
+                await pilot.press("escape")
+                await pilot.pause()
+                seen.append(type(app.screen).__name__)
+
+        asyncio.run(run())
+        assert seen == ["DiffNow", "RewindMenu"]
+
+
+class TestChoosingFiles:
+    def test_only_the_chosen_files_are_restored(self, project: Path) -> None:
+        store = record_history(project)
+        # Choose files for turn 1; uncheck the first (a.txt); continue; confirm.
+        drive(menu(store), *TO_TURN_1, "down", "enter", "|", "space", "enter", "|", "enter")
+        assert (project / "a.txt").read_bytes() == b"one\nONE\nuno\n"
+        assert (project / "b.txt").read_bytes() == b"two\n"
+        assert (project / "gone.txt").read_bytes() == b"bye\n"
+        assert not (project / "new.txt").exists()
+
+    def test_choosing_nothing_restores_nothing(self, project: Path) -> None:
+        store = record_history(project)
+        before = snapshot(project)
+        results = drive(menu(store), *TO_TURN_1, "down", "enter", "|", "a", "enter", "|")
+        assert results == []  # the menu stays open
+        assert snapshot(project) == before
+
+    def test_file_choice_preselects_all_but_conflicts(self, project: Path) -> None:
+        store = record_history(project)
+        (project / "b.txt").write_bytes(b"changed outside\n")
+        plan = plan_for(store, SESSION, 1)
+        [chosen] = drive(Host(FileChoice(plan)), "enter")
+        assert chosen == {b"a.txt", b"new.txt", b"gone.txt"}
+
+
+class TestConflicts:
+    def test_a_file_changed_outside_is_left_alone(self, project: Path) -> None:
+        store = record_history(project)
+        (project / "b.txt").write_bytes(b"changed outside\n")
+        [outcome] = drive(menu(store), *TO_TURN_1, "enter", "|", "enter")
+        assert isinstance(outcome, RestoreOutcome)
+        assert outcome.message == (
+            "Restored 3 files to before turn 1 (restore 4); left 1 file changed outside alone."
+        )
+        assert (project / "b.txt").read_bytes() == b"changed outside\n"
+        assert (project / "a.txt").read_bytes() == b"one\n"
+        assert (project / "gone.txt").read_bytes() == b"bye\n"
+
+    def test_forcing_restores_it_and_undo_brings_it_back(self, project: Path) -> None:
+        store = record_history(project)
+        (project / "b.txt").write_bytes(b"changed outside\n")
+        before = snapshot(project)
+        [outcome] = drive(menu(store), *TO_TURN_1, "enter", "|", "f", "y")
+        assert isinstance(outcome, RestoreOutcome)
+        assert outcome.message == "Restored 4 files to before turn 1 (restore 4)."
+        assert (project / "b.txt").read_bytes() == b"two\n"
+        undo_last(store, SESSION)
+        assert snapshot(project) == before
+
+    def test_confirmation_returns_only_the_forced_files(self, project: Path) -> None:
+        store = record_history(project)
+        (project / "b.txt").write_bytes(b"changed outside\n")
+        plan = plan_for(store, SESSION, 1)
+        chosen = {f.path for f in plan.files}
+        assert drive(Host(ConfirmRestore(plan, chosen)), "enter") == [set()]
+        assert drive(Host(ConfirmRestore(plan, chosen)), "f", "enter") == [{b"b.txt"}]
+        assert drive(Host(ConfirmRestore(plan, chosen)), "escape") == [None]
+
+
+class TestRestoreActions:
+    def test_errors_become_outcomes(self, project: Path) -> None:
+        store = record_history(project)
+        outcome = undo_last(store, SESSION)
+        assert outcome.message.startswith("There is no restore to undo in this session")
+        assert not outcome.undoable
+
+    def test_a_file_changed_after_the_plan_is_refused(self, project: Path) -> None:
+        store = record_history(project)
+        plan = plan_for(store, SESSION, "1")
+        (project / "a.txt").write_bytes(b"meanwhile\n")
+        outcome = restore(store, plan, set())
+        assert outcome.message == (
+            "a.txt changed while the restore was being prepared; nothing was written."
+        )
+        assert (project / "a.txt").read_bytes() == b"meanwhile\n"
+
+    def test_nothing_left_to_restore(self, project: Path) -> None:
+        store = record_history(project)
+        restore(store, plan_for(store, SESSION, 1), set())
+        outcome = restore(store, plan_for(store, SESSION, 1), set())
+        assert outcome.message == (
+            "Nothing to restore: every file is already as it was before turn 1."
+        )
+        assert not outcome.undoable
+
+
+class TestSnapshots:
+    def test_menu_100x30(self, project: Path, snap_compare: SnapCompare) -> None:
+        assert snap_compare(menu(record_history(project)), terminal_size=(100, 30))
+
+    def test_menu_80x24(self, project: Path, snap_compare: SnapCompare) -> None:
+        assert snap_compare(menu(record_history(project)), terminal_size=(80, 24))
+
+    def test_confirmation_100x30(self, project: Path, snap_compare: SnapCompare) -> None:
+        store = record_history(project)
+        (project / "b.txt").write_bytes(b"changed outside\n")
+        assert snap_compare(menu(store), press=[*TO_TURN_1, "enter"], terminal_size=(100, 30))
+
+    def test_confirmation_80x24(self, project: Path, snap_compare: SnapCompare) -> None:
+        store = record_history(project)
+        (project / "b.txt").write_bytes(b"changed outside\n")
+        assert snap_compare(menu(store), press=[*TO_TURN_1, "enter"], terminal_size=(80, 24))
