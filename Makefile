@@ -1,9 +1,9 @@
-# Two entry points: `make example` (the main job on a throwaway project) and `make test`.
+# Two entry points: `make demo` (the main job on a throwaway project) and `make test`.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: example test lint bench clean
+.PHONY: demo test lint bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -11,8 +11,8 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
 	touch $@
 
-example: $(VENV)/.installed
-	PATH="$(CURDIR)/$(BIN):$$PATH" sh examples/agent-session.sh
+demo: $(VENV)/.installed
+	$(BIN)/rewind demo
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest

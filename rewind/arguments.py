@@ -170,6 +170,18 @@ def build_parser() -> argparse.ArgumentParser:
     forget.add_argument("session", metavar="SESSION", help="the session to forget")
     forget.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
 
+    demo = commands.add_parser(
+        "demo", help="replay a scripted agent session on a throwaway project, then browse it"
+    )
+    demo.add_argument(
+        "--no-tui",
+        action="store_true",
+        help="print the session's log instead of opening the TUI (also without a terminal)",
+    )
+    demo.add_argument(
+        "--keep", action="store_true", help="keep the temporary directory and print its path"
+    )
+
     install = commands.add_parser("install", help="add rewind's hooks to an agent's settings")
     _install_target(install, "edit")
     uninstall = commands.add_parser(

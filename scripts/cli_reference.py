@@ -203,6 +203,19 @@ those given at `begin --label` (which are part of the turn's record and cannot b
 - Labelling an entry with a label it already has changes nothing; a name already on another
   entry of the session is refused until it is removed from that one.
 """,
+    "demo": """\
+Makes a throwaway project in a temporary directory (with its own rewind home inside it, so your
+stores are never touched), replays a scripted four-turn Claude Code session into it through
+real `rewind hook claude-code` processes with the payloads Claude Code sends (edits, a new
+file, a file deleted by `rm`, binary files written by `cp` and `printf`, a rename by `mv` and
+`sed -i`: the shell commands get a quicksave), labels turn 1, then opens `rewind tui` on the
+session. Quitting the TUI removes the temporary directory.
+
+When standard input or output is not a terminal (CI, a pipe), when the TUI cannot be loaded, or
+with `--no-tui`, it prints the session's `rewind log` and the commands a person would try next
+instead, and exits 0. `--keep` keeps the directory and prints its path and the `cd` and
+`export REWIND_HOME=...` that let you run `rewind show`, `restore` and `undo` on it.
+""",
     "sessions": """\
 One line per session, the least recently active first: `*` marks the most recent session (the
 default of the other commands), then the id, the time of its last activity, its number of
@@ -352,7 +365,8 @@ apply:
 | `mtime_ns` | Modification time in nanoseconds; too-large files only. |
 | `missing_dirs` | For an absent path: how many of its parent directories did not exist either. |
 
-The first element, after the two turns of `make example`:
+The first element, for a session `demo` whose turn 1 ("Make add() handle None") changed
+`src/calc.py` and created `tests/test_calc.py`:
 
 ```json
 {

@@ -1,0 +1,7 @@
+from __future__ import annotations
+
+from rewind.demo import run_demo
+
+
+def run(*, no_tui: bool, keep: bool) -> int:
+    return run_demo(tui=not no_tui, keep=keep)

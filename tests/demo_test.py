@@ -1,0 +1,84 @@
+"""``rewind demo`` as a newcomer runs it, without a terminal (as in CI): it replays the session
+through real hook processes, prints the log, and leaves nothing behind."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rewind.demo import INITIAL_FILES, PROJECT
+from tests.conftest import RewindResult, snapshot
+
+PROMPTS = [
+    "Make add() treat None as 0 and add a test",
+    "The TODOs are done: drop notes.txt, and guard mean() against no values",
+    "Use the new logo, and keep the old one as logo-old.png",
+    "Rename calc.py to arith.py",
+]
+
+
+def run_demo(*args: str, temporary: Path) -> RewindResult:
+    temporary.mkdir(exist_ok=True)
+    completed = subprocess.run(
+        [sys.executable, "-m", "rewind", "demo", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(temporary)},
+        timeout=300,
+    )
+    return RewindResult(completed)
+
+
+def check_log(stdout: str) -> None:
+    for number, prompt in enumerate(PROMPTS, 1):
+        assert re.search(rf"^ +{number}  [0-9a-f]{{12}}  .*{re.escape(prompt)}", stdout, re.M)
+    assert "[none-fixed]" in stdout  # the label the demo adds to turn 1
+    assert "D notes.txt" in stdout  # deleted by a shell command (quicksave)
+    assert "A tests/test_calc.py" in stdout  # a new file (Write)
+    assert "M logo.png  binary" in stdout  # bytes written by a shell command
+    assert "A logo-old.png  binary" in stdout
+    assert "What a person would do next" in stdout
+
+
+@pytest.mark.parametrize("args", [["--no-tui"], []], ids=["no-tui", "no-terminal"])
+def test_demo_prints_the_log_and_leaves_nothing_behind(args: list[str], tmp_path: Path) -> None:
+    home = Path(os.environ["REWIND_HOME"])
+    assert not home.exists()
+    result = run_demo(*args, temporary=tmp_path / "tmp")
+    assert result.returncode == 0, result
+    check_log(result.stdout)
+    assert list((tmp_path / "tmp").iterdir()) == []  # the demo's directory is gone
+    assert not home.exists()  # the rewind home of the person running it is untouched
+
+
+def test_kept_demo_rewinds_to_the_initial_files(tmp_path: Path) -> None:
+    result = run_demo("--keep", "--no-tui", temporary=tmp_path / "tmp")
+    assert result.returncode == 0, result
+    check_log(result.stdout)
+    (base,) = (tmp_path / "tmp").iterdir()
+    assert f"Kept the demo in {base}" in result.stdout
+    project = base / PROJECT
+    environment = {**os.environ, "REWIND_HOME": str(base / "rewind-home")}
+    restore = subprocess.run(
+        [sys.executable, "-m", "rewind", "restore", "1", "--yes"],
+        cwd=project,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert restore.returncode == 0, restore.stderr
+    files = {
+        path: content
+        for path, (kind, content, _) in snapshot(project).items()
+        if kind == "file" and not path.startswith(b".git")
+    }
+    assert files == {os.fsencode(name): content for name, content in INITIAL_FILES.items()}
+    shutil.rmtree(base)
