@@ -13,11 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.app import App
 from textual.screen import Screen
 from textual.widgets import OptionList
 
 from rewind import recording
+from rewind.errors import UserError
 from rewind.store import Store
 from rewind.tui.confirm_restore import ConfirmRestore
 from rewind.tui.file_choice import FileChoice
@@ -238,6 +240,22 @@ class TestConflicts:
 
 
 class TestRestoreActions:
+    def test_the_open_turn_is_closed_first_as_the_cli_does(self, project: Path) -> None:
+        store = record_history(project)
+        recording.begin(store, SESSION, prompt="still going")
+        recording.track(store, SESSION, [b"b.txt"])
+        (project / "b.txt").write_bytes(b"half done\n")
+        outcome = restore(store, plan_for(store, SESSION, 4), set())
+        assert outcome.message == "Restored 1 file to before turn 4 (restore 5)."
+        assert (project / "b.txt").read_bytes() == b"two\nTWO\n"
+        undo_last(store, SESSION)
+        assert (project / "b.txt").read_bytes() == b"half done\n"
+
+    def test_an_unknown_turn_is_refused_as_the_cli_refuses_it(self, project: Path) -> None:
+        store = record_history(project)
+        with pytest.raises(UserError, match="there is no turn '9'"):
+            plan_for(store, SESSION, 9)
+
     def test_errors_become_outcomes(self, project: Path) -> None:
         store = record_history(project)
         outcome = undo_last(store, SESSION)
