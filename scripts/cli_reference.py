@@ -132,10 +132,10 @@ it, one line per file:
 `--json` prints the same history as data; see [its shape](#output-of-rewind-log---json).
 """,
     "show": """\
-Prints `KIND N (ENTRY-ID)  TIME  PROMPT`, then a git-style unified diff of every file the entry
-touched, from its state before the entry to its state after it. A change of permission bits
-shows as `old mode` / `new mode` lines; a symlink's diff is the change of its target. A file
-without a text diff is listed as `PATH: STATUS`.
+Prints `KIND N (ENTRY-ID)  TIME  PROMPT [LABELS]`, then a git-style unified diff of every file
+the entry touched, from its state before the entry to its state after it. A change of
+permission bits shows as `old mode` / `new mode` lines; a symlink's diff is the change of its
+target. A file without a text diff is listed as `PATH: STATUS`.
 """,
     "diff": """\
 - `rewind diff`: from the checkpoint before the session's newest entry to the files on disk

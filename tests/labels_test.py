@@ -55,6 +55,7 @@ def test_label_is_shown_by_log_and_removed(project: Path) -> None:
     assert log_labels() == [["from-begin", "before-refactor", "v1.2"], []]
     text = ok("log")
     assert "one [from-begin, before-refactor, v1.2]" in text
+    assert "one [from-begin, before-refactor, v1.2]" in ok("show", "1").splitlines()[0]
 
     store = store_path()
     commit = git(store, "rev-parse", "refs/rewind/labels/s/before-refactor").stdout.strip()

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from rewind.history import find_entry, read_entries
+from rewind.history import all_labels, find_entry, labels_of, read_entries
 from rewind.render import colour_diff, first_line, local_time, paint, use_colour
 from rewind.session import require_existing, resolve_session
 from rewind.store import Store
@@ -11,11 +11,13 @@ def run(*, session: str | None, turn: str) -> int:
     store = Store.of_current_project()
     head = require_existing(store, resolve_session(store, session))
     entry = find_entry(read_entries(store, head), turn)
+    names = all_labels(entry, labels_of(store, head.session_id))
+    labels = f" [{', '.join(names)}]" if names else ""
     colour = use_colour()
     print(
         paint(
             f"{entry.kind} {entry.number} ({entry.id})  {local_time(entry.started)}  "
-            f"{first_line(entry.prompt)}",
+            f"{first_line(entry.prompt)}{labels}",
             "bold",
             colour,
         )
