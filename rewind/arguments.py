@@ -189,4 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _install_target(uninstall, "edit")
     commands.add_parser("doctor", help="check the installed hooks and try each agent's hook")
+
+    tui = commands.add_parser(
+        "tui", help="browse the turns, their diffs and rewind, in the terminal (docs/tui.md)"
+    )
+    _session(tui)
     return parser

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if not arguments and sys.stdin.isatty() and sys.stdout.isatty():
+        arguments = ["tui"]  # plain 'rewind' on a terminal opens the TUI
     try:
         options = quick_parse(arguments) or _parse_with_argparse(arguments)
         command = options.pop("command")

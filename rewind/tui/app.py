@@ -1,0 +1,148 @@
+"""``RewindApp``: the project's store, its screens, the Esc Esc menu and live updates."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import time
+from typing import Any, ClassVar
+
+from textual import events, on
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.timer import Timer
+
+from rewind.root import find_root
+from rewind.session import resolve_session
+from rewind.store import Store
+from rewind.tui.help_screen import HelpScreen, binding_rows
+from rewind.tui.store_watcher import StoreWatcher
+from rewind.tui.timeline_screen import TimelineScreen
+
+DOUBLE_ESCAPE_SECONDS = 0.5
+REFRESH_DELAY = 0.15  # coalesces the burst of writes one hook call makes
+
+
+def open_store(directory: str) -> Store:
+    """The store of the project holding ``directory`` (as ``Store.of_current_project``)."""
+    return Store.for_root(find_root(os.fsencode(os.path.abspath(directory))))
+
+
+class RewindApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "rewind"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("u", "undo", "Undo restore"),
+    ]
+
+    def __init__(self, directory: str, session: str | None = None, watch: bool = True) -> None:
+        super().__init__()
+        self.store = open_store(directory)
+        self.session_id = resolve_session(self.store, session)
+        self.watch_store = watch
+        self.watcher: StoreWatcher | None = None
+        self.undoable = False
+        self._last_escape = 0.0
+        self._refresh_timer: Timer | None = None
+
+    def on_mount(self) -> None:
+        self.push_screen(TimelineScreen(self.store, self.session_id))
+        if self.watch_store:
+            self.watcher = StoreWatcher(self.store, self)
+            self.watcher.start()
+
+    def on_unmount(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+
+    # Esc Esc -----------------------------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and event.key == "escape" and not event.is_forwarded:
+            now = time.monotonic()
+            if now - self._last_escape <= DOUBLE_ESCAPE_SECONDS:
+                self._last_escape = 0.0
+                self.open_rewind_menu()
+                return
+            self._last_escape = now
+        await super().on_event(event)
+
+    def open_rewind_menu(self) -> None:
+        RewindMenu = _optional("rewind.tui.rewind_menu", "RewindMenu")
+        if RewindMenu is None:
+            self.notify("rewind menu not available", severity="warning")
+            return
+        if any(isinstance(screen, RewindMenu) for screen in self.screen_stack):
+            return
+        screen = self.screen
+        if isinstance(screen, TimelineScreen):
+            self.session_id = screen.session_id
+        self.push_screen(RewindMenu(self.store, self.session_id), self._restored)
+
+    def _restored(self, outcome: Any) -> None:
+        if outcome is None:
+            return
+        self.undoable = bool(outcome.undoable)
+        self.refresh_bindings()
+        hint = "  (u: undo)" if self.undoable else ""
+        self.notify(outcome.message + hint, timeout=10)
+        self.refresh_views()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "undo":
+            return self.undoable
+        return True
+
+    def action_undo(self) -> None:
+        undo_last = _optional("rewind.tui.restore_actions", "undo_last")
+        if undo_last is None:
+            self.notify("rewind menu not available", severity="warning")
+            return
+        outcome = undo_last(self.store, self.session_id)
+        self.undoable = False
+        self.refresh_bindings()
+        self.notify(outcome.message, timeout=10)
+        self.refresh_views()
+
+    # help --------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen(all_bindings()))
+
+    # live updates ------------------------------------------------------------------------
+
+    @on(StoreWatcher.Changed)
+    def _store_changed(self) -> None:
+        if self._refresh_timer is not None:
+            self._refresh_timer.stop()
+        self._refresh_timer = self.set_timer(REFRESH_DELAY, self.refresh_views)
+
+    def refresh_views(self) -> None:
+        self._refresh_timer = None
+        for screen in self.screen_stack:
+            if isinstance(screen, TimelineScreen):
+                screen.reload()
+
+
+def _optional(module: str, name: str) -> Any:
+    """``module.name``, or None while that module is not there (the rewind menu is optional)."""
+    try:
+        return getattr(importlib.import_module(module), name)
+    except ImportError:
+        return None
+
+
+def all_bindings() -> list[tuple[str, str, str]]:
+    from rewind.tui.sessions_screen import SessionsScreen
+
+    return binding_rows(
+        ("anywhere", RewindApp.BINDINGS),
+        ("timeline", TimelineScreen.BINDINGS),
+        ("sessions", SessionsScreen.BINDINGS),
+        ("help", HelpScreen.BINDINGS),
+    )

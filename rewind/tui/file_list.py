@@ -1,0 +1,65 @@
+"""The files of the selected entry: what happened to each, and +/- lines."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from rewind.diffs import ADDED, DELETED, MODE, MODIFIED, NO_PRE_IMAGE, PENDING
+from rewind.tui.timeline_data import FileRow
+
+STATUS = {
+    ADDED: ("A", "green"),
+    DELETED: ("D", "red"),
+    MODIFIED: ("M", "yellow"),
+    MODE: ("T", "yellow"),
+    PENDING: ("~", "dim"),
+    NO_PRE_IMAGE: ("?", "magenta"),
+}
+
+
+def _counts(row: FileRow) -> Text:
+    if row.counts is None:
+        return Text("")
+    if row.counts.binary:
+        return Text("binary", style="dim")
+    text = Text(f"+{row.counts.added}", style="green")
+    text.append(f" -{row.counts.removed}", style="red")
+    return text
+
+
+class FileList(DataTable[Text | str]):
+    """Rows keyed by the path (as text); a refresh keeps the selected file."""
+
+    DEFAULT_CSS = """
+    FileList { width: 36; }
+    """
+
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.add_column(" ", key="status")
+        self.add_column("file", key="path")
+        self.add_column("+/-", key="counts")
+        self.paths: dict[str, bytes] = {}
+
+    def show(self, rows: list[FileRow]) -> None:
+        selected = self.selected_path()
+        self.clear()
+        self.paths = {}
+        for row in rows:
+            letter, style = STATUS.get(row.status, (" ", ""))
+            key = row.path.decode("utf-8", "surrogateescape")
+            self.paths[key] = row.path
+            self.add_row(Text(letter, style=style), row.shown, _counts(row), key=key)
+        keys = list(self.paths.values())
+        if keys:
+            self.move_cursor(row=keys.index(selected) if selected in keys else 0)
+
+    def selected_path(self) -> bytes | None:
+        if not self.row_count:
+            return None
+        try:
+            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
+        except Exception:  # the cursor is past the rows (they were just cleared)
+            return None
+        return self.paths.get(str(key.value))

@@ -1,0 +1,267 @@
+"""The data behind the TUI's views, built from the engine and kept out of the widgets.
+
+A session is read once and then only its new commits (an entry's commit never changes; the
+tip is replaced), so a refresh after a hook wrote costs what the hook added. +/- line counts
+are computed on demand and cached by the states they compare, because a 1,000-turn session
+has thousands of file versions and diffing them all would hold up the first paint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rewind.checkpoint import checkpoint_states
+from rewind.diffs import NO_PRE_IMAGE, PENDING, UNCHANGED, FileDiff, diff_states, diff_to_disk
+from rewind.entry import RESTORE, TURN, UNDO, Entry, FileChange
+from rewind.filestate import TOO_LARGE, UNREADABLE, FileState
+from rewind.history import list_sessions
+from rewind.session import load_head
+from rewind.store import Store
+
+TURN_DIFF = "turn"  # what the turn changed
+TO_NOW = "now"  # from the checkpoint before the turn to the files on disk now
+
+SAFETY_NET_SESSIONS = {"git": "pre-commit"}
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    session_id: str
+    agent: str
+    last_active: float
+    entries: int
+    is_recent: bool
+
+
+@dataclass(frozen=True)
+class TurnRow:
+    """One line of the timeline."""
+
+    index: int  # position in the session's entries
+    number: int
+    entry_id: str
+    started: float
+    kind: str  # "turn", "restore", "undo", "pre-commit"
+    title: str
+    labels: tuple[str, ...]
+    files: int
+    is_open: bool
+    paths: tuple[str, ...]  # for searching by path
+
+
+@dataclass(frozen=True)
+class Counts:
+    added: int
+    removed: int
+    binary: bool
+
+
+@dataclass(frozen=True)
+class FileRow:
+    path: bytes
+    shown: str
+    status: str
+    counts: Counts | None
+    note: str  # why there is no diff, when there is none
+
+
+@dataclass(frozen=True)
+class DiffText:
+    title: str
+    text: str  # a unified diff, empty when ``note`` says why there is none
+    note: str
+
+
+def session_rows(store: Store) -> list[SessionRow]:
+    """The project's sessions, the most recently active first."""
+    rows = []
+    for summary in reversed(list_sessions(store)):
+        entry = summary.head.current
+        assert entry is not None
+        rows.append(
+            SessionRow(
+                summary.head.session_id,
+                entry.agent or SAFETY_NET_SESSIONS.get(entry.session, ""),
+                summary.mtime,
+                entry.number,
+                summary.is_recent,
+            )
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class SessionDetails:
+    started: float
+    files: int
+
+
+def session_details(store: Store, session_id: str) -> SessionDetails:
+    """When a session started and how many files it touched (reads its whole history)."""
+    history = SessionHistory(store, session_id)
+    history.reload()
+    paths = {change.path for entry in history.entries for change in entry.files}
+    started = history.entries[0].started if history.entries else 0.0
+    return SessionDetails(started, len(paths))
+
+
+def first_line(text: str) -> str:
+    stripped = text.strip()
+    return stripped.splitlines()[0] if stripped else ""
+
+
+def entry_kind(entry: Entry) -> str:
+    if entry.kind == TURN and entry.session in SAFETY_NET_SESSIONS:
+        return SAFETY_NET_SESSIONS[entry.session]
+    return entry.kind
+
+
+def _title(entry: Entry) -> str:
+    if entry.kind in (RESTORE, UNDO):
+        return entry.prompt or entry.kind
+    return first_line(entry.prompt) or "(no prompt)"
+
+
+class SessionHistory:
+    """One session's entries, read incrementally, with cached diff counts."""
+
+    def __init__(self, store: Store, session_id: str) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.entries: list[Entry] = []
+        self._tip: str | None = None
+        self._commits: dict[str, tuple[Entry, str | None]] = {}
+        self._counts: dict[tuple[object, ...], Counts] = {}
+
+    def reload(self) -> bool:
+        """Reads what changed since the last call; True when anything did."""
+        head = load_head(self.store, self.session_id)
+        if head.tip == self._tip:
+            return False
+        self._tip = head.tip
+        entries = [] if head.current is None else [head.current]
+        commit = head.parent
+        while commit:
+            known = self._commits.get(commit)
+            if known is None:
+                known = self.store.read_entry(commit)
+                self._commits[commit] = known
+            entry, commit = known
+            entries.append(entry)
+        entries.reverse()
+        self.entries = entries
+        return True
+
+    def rows(self) -> list[TurnRow]:
+        return [self._row(index, entry) for index, entry in enumerate(self.entries)]
+
+    def _row(self, index: int, entry: Entry) -> TurnRow:
+        return TurnRow(
+            index,
+            entry.number,
+            entry.id,
+            entry.started,
+            entry_kind(entry),
+            _title(entry),
+            tuple(entry.labels),
+            len(entry.files),
+            entry.is_open,
+            tuple(self.store.root.display(change.path) for change in entry.files),
+        )
+
+    # counts ------------------------------------------------------------------------------
+
+    def change_counts(self, change: FileChange) -> Counts | None:
+        """+/- lines of one change (None when there is nothing to count)."""
+        key = (change.path, _state_key(change.before), _state_key(change.after))
+        cached = self._counts.get(key)
+        if cached is not None:
+            return cached
+        if _note(change.before, change.after, FileDiff(change.path, change.before, change.after)):
+            return None
+        diff = diff_states(self.store, change.path, change.before, change.after, with_text=False)
+        counts = Counts(diff.added, diff.removed, diff.binary)
+        self._counts[key] = counts
+        return counts
+
+    def entry_counts(self, index: int) -> Counts:
+        """+/- lines over every file of an entry."""
+        added = removed = 0
+        binary = False
+        for change in self.entries[index].files:
+            counts = self.change_counts(change)
+            if counts is not None:
+                added += counts.added
+                removed += counts.removed
+                binary = binary or counts.binary
+        return Counts(added, removed, binary)
+
+    # files and diffs ---------------------------------------------------------------------
+
+    def file_rows(self, index: int) -> list[FileRow]:
+        rows = []
+        for change in self.entries[index].files:
+            diff = FileDiff(change.path, change.before, change.after)
+            rows.append(
+                FileRow(
+                    change.path,
+                    self.store.root.display(change.path),
+                    diff.status,
+                    self.change_counts(change),
+                    _note(change.before, change.after, diff),
+                )
+            )
+        return rows
+
+    def diff_text(self, index: int, path: bytes, mode: str) -> DiffText:
+        entry = self.entries[index]
+        change = entry.file(path)
+        shown = self.store.root.display(path)
+        if change is None:
+            return DiffText(shown, "", "this entry did not touch the file")
+        if mode == TO_NOW:
+            old = checkpoint_states(self.entries, index).get(path, change.before)
+            title = f"{shown}: from before {entry.kind} {entry.number} to now"
+            if old is None:
+                return DiffText(title, "", "no pre-image: rewind saw this file only afterwards")
+            diff = diff_to_disk(self.store, path, old)
+            return _diff_text(title, old, diff.new, diff)
+        title = f"{shown}: what {entry.kind} {entry.number} changed"
+        diff = diff_states(self.store, path, change.before, change.after, with_text=True)
+        return _diff_text(title, change.before, change.after, diff)
+
+
+def _diff_text(
+    title: str, old: FileState | None, new: FileState | None, diff: FileDiff
+) -> DiffText:
+    note = _note(old, new, diff)
+    if note:
+        return DiffText(title, "", note)
+    if diff.binary:
+        return DiffText(title, "", f"binary file ({diff.status}): no text diff to show")
+    if not diff.text:
+        return DiffText(title, "", "no difference")
+    return DiffText(title, diff.text, "")
+
+
+def _state_key(state: FileState | None) -> tuple[object, ...] | None:
+    if state is None:
+        return None
+    return (state.kind, state.oid, state.mode, state.xxh, state.size)
+
+
+def _note(old: FileState | None, new: FileState | None, diff: FileDiff) -> str:
+    """Why a change has no diff to show, or ''."""
+    status = diff.status
+    if status == PENDING:
+        return "the turn is still open: its after-state is not recorded yet"
+    if status == NO_PRE_IMAGE:
+        return "no pre-image: rewind saw this file only after it changed, so it cannot diff it"
+    if status == UNCHANGED:
+        return "unchanged"
+    for state in (old, new):
+        if state is not None and state.kind == TOO_LARGE:
+            return "too large: recorded without its content (max_file_size), so no diff"
+        if state is not None and state.kind == UNREADABLE:
+            return "unreadable: recorded without its content, so no diff"
+    return ""

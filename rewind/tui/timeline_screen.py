@@ -1,0 +1,186 @@
+"""A session's timeline, the files of the selected entry and the diff of the selected file."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+from textual.worker import get_current_worker
+
+from rewind.store import Store
+from rewind.tui.diff_view import DiffView
+from rewind.tui.file_list import FileList
+from rewind.tui.timeline_data import TO_NOW, TURN_DIFF, Counts, SessionHistory, TurnRow
+from rewind.tui.turn_table import TurnTable
+
+MODE_NAMES = {TURN_DIFF: "what the turn changed", TO_NOW: "from the checkpoint to now"}
+
+
+def matches(row: TurnRow, query: str) -> bool:
+    """Whether a row's prompt or one of its files contains ``query`` (case-insensitive)."""
+    wanted = query.lower()
+    return wanted in row.title.lower() or any(wanted in path.lower() for path in row.paths)
+
+
+class TimelineScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "search", "Search"),
+        Binding("d", "toggle_diff", "Turn/now diff"),
+        Binding("s", "sessions", "Sessions"),
+        Binding("escape", "back", "Back", show=False),
+    ]
+
+    def __init__(self, store: Store, session_id: str) -> None:
+        super().__init__()
+        self.store = store
+        self.session_id = session_id
+        self.history = SessionHistory(store, session_id)
+        self.rows: list[TurnRow] = []
+        self.counts: dict[int, Counts] = {}
+        self.query_text = ""
+        self.diff_mode = TURN_DIFF
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="title")
+        yield TurnTable(id="turns")
+        yield Input(placeholder="search prompts and file paths", id="search")
+        with Horizontal(id="detail"):
+            yield FileList(id="files")
+            yield DiffView(id="diff")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#search", Input).display = False
+        self.history.reload()
+        self._show_rows()
+        self.query_one(TurnTable).focus()
+
+    # loading -----------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """Shows what other processes recorded since; the selection stays where it was."""
+        if self.history.reload():
+            self._show_rows()
+
+    def _show_rows(self) -> None:
+        self.rows = self.history.rows()
+        shown = [row for row in self.rows if not self.query_text or matches(row, self.query_text)]
+        self.query_one(TurnTable).show(shown, self.counts)
+        self._show_title(len(shown))
+        self.call_after_refresh(self._count_lines)
+        self._show_entry()
+
+    def _show_title(self, shown: int) -> None:
+        entries = self.history.entries
+        agent = next((e.agent for e in reversed(entries) if e.agent), "")
+        title = Text(f"session {self.session_id}", style="bold")
+        if agent:
+            title.append(f"  {agent}")
+        title.append(f"  {len(entries)} entries", style="dim")
+        if self.query_text:
+            title.append(f"  search {self.query_text!r}: {shown} shown", style="cyan")
+        title.append(f"  diff: {MODE_NAMES[self.diff_mode]}", style="dim")
+        self.query_one("#title", Static).update(title)
+
+    @work(thread=True, exclusive=True, group="counts")
+    def _count_lines(self) -> None:
+        """+/- counts for every entry, newest first, filled in as they come."""
+        worker = get_current_worker()
+        entries = list(enumerate(self.history.entries))
+        table = self.query_one(TurnTable)
+        for index, entry in reversed(entries):
+            if worker.is_cancelled:
+                return
+            if index in self.counts:
+                continue
+            counts = self.history.entry_counts(index)
+            self.counts[index] = counts
+            self.app.call_from_thread(table.show_counts, entry.id, len(entry.files), counts)
+
+    # selection ---------------------------------------------------------------------------
+
+    def _selected_index(self) -> int | None:
+        entry_id = self.query_one(TurnTable).selected_id()
+        for row in self.rows:
+            if row.entry_id == entry_id:
+                return row.index
+        return None
+
+    def _show_entry(self) -> None:
+        index = self._selected_index()
+        files = self.query_one(FileList)
+        files.show([] if index is None else self.history.file_rows(index))
+        self._show_diff()
+
+    def _show_diff(self) -> None:
+        index = self._selected_index()
+        path = self.query_one(FileList).selected_path()
+        view = self.query_one(DiffView)
+        if index is None or path is None:
+            view.show(None)
+            return
+        view.show(self.history.diff_text(index, path, self.diff_mode))
+
+    @on(DataTable.RowHighlighted, "#turns")
+    def _turn_highlighted(self) -> None:
+        self._show_entry()
+
+    @on(DataTable.RowHighlighted, "#files")
+    def _file_highlighted(self) -> None:
+        self._show_diff()
+
+    @on(DataTable.RowSelected, "#turns")
+    def _turn_chosen(self) -> None:
+        self.query_one(FileList).focus()
+
+    @on(DataTable.RowSelected, "#files")
+    def _file_chosen(self) -> None:
+        self.query_one(DiffView).focus()
+
+    # actions -----------------------------------------------------------------------------
+
+    def action_toggle_diff(self) -> None:
+        self.diff_mode = TO_NOW if self.diff_mode == TURN_DIFF else TURN_DIFF
+        self._show_title(self.query_one(TurnTable).row_count)
+        self._show_diff()
+
+    def action_search(self) -> None:
+        search = self.query_one("#search", Input)
+        search.display = True
+        search.focus()
+
+    @on(Input.Changed, "#search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        self.query_text = event.value.strip()
+        self._show_rows()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self) -> None:
+        self.query_one(TurnTable).focus()
+
+    def action_back(self) -> None:
+        """Esc: close the search, else step focus back from the diff to the timeline."""
+        search = self.query_one("#search", Input)
+        if search.display:
+            search.display = False
+            search.value = ""
+            self.query_one(TurnTable).focus()
+        elif self.focused is self.query_one(DiffView):
+            self.query_one(FileList).focus()
+        else:
+            self.query_one(TurnTable).focus()
+
+    def action_sessions(self) -> None:
+        from rewind.tui.sessions_screen import SessionsScreen
+
+        def chosen(session_id: str | None) -> None:
+            if session_id and session_id != self.session_id:
+                self.app.switch_screen(TimelineScreen(self.store, session_id))
+
+        self.app.push_screen(SessionsScreen(self.store, self.session_id), chosen)

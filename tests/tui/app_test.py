@@ -1,0 +1,263 @@
+"""Pilot tests of the TUI on a real store recorded through the engine, one class per feature."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input
+
+from rewind.store import Store
+from rewind.tui.app import RewindApp
+from rewind.tui.diff_view import DiffView
+from rewind.tui.file_list import FileList
+from rewind.tui.help_screen import HelpScreen
+from rewind.tui.timeline_screen import TimelineScreen
+from rewind.tui.turn_table import TurnTable
+from tests.tui.conftest import SESSION
+
+SIZE = (100, 30)
+Scenario = Callable[[RewindApp, Pilot[None]], Awaitable[None]]
+
+
+def run_app(project: Path, scenario: Scenario, watch: bool = False) -> RewindApp:
+    app = RewindApp(str(project), SESSION, watch=watch)
+
+    async def drive() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await scenario(app, pilot)
+
+    asyncio.run(drive())
+    return app
+
+
+def timeline(app: RewindApp) -> TimelineScreen:
+    screen = app.screen
+    assert isinstance(screen, TimelineScreen)
+    return screen
+
+
+def prompts(app: RewindApp) -> list[str]:
+    table = app.screen.query_one(TurnTable)
+    return [str(table.get_row_at(row)[2]) for row in range(table.row_count)]
+
+
+def diff_shown(app: RewindApp) -> str:
+    """The text the diff view shows (title, diff or the note that replaces it)."""
+    screen = timeline(app)
+    index = screen._selected_index()
+    path = screen.query_one(FileList).selected_path()
+    assert index is not None and path is not None
+    diff = screen.history.diff_text(index, path, screen.diff_mode)
+    rendered = screen.query_one(DiffView).query_one("Static").render()
+    assert rendered is not None
+    return f"{diff.title}\n{diff.text}{diff.note}"
+
+
+class TestTimeline:
+    def test_rows_show_every_turn_newest_last(self, recorded: Store, project: Path) -> None:
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            assert prompts(app) == ["Write a calculator", "Add subtraction", "Remove the notes"]
+            table = app.screen.query_one(TurnTable)
+            assert table.cursor_row == 2  # the newest entry is selected
+
+        run_app(project, scenario)
+
+    def test_selecting_a_turn_shows_its_files_and_the_diff(
+        self, recorded: Store, project: Path
+    ) -> None:
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("up")  # turn 2
+            await pilot.pause()
+            files = app.screen.query_one(FileList)
+            assert [files.get_row_at(row)[1] for row in range(files.row_count)] == ["calc.py"]
+            shown = diff_shown(app)
+            assert "what turn 2 changed" in shown
+            assert "+def sub(a, b):" in shown
+            await pilot.press("up")  # turn 1: two new files
+            await pilot.pause()
+            assert files.row_count == 2
+            assert str(files.get_row_at(0)[0]) == "A"
+
+        run_app(project, scenario)
+
+    def test_line_counts_fill_in(self, recorded: Store, project: Path) -> None:
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            table = app.screen.query_one(TurnTable)
+            cells = [str(table.get_row_at(row)[3]) for row in range(table.row_count)]
+            assert cells == ["2 files +3 -0", "1 file +4 -0", "1 file +0 -1"]
+
+        run_app(project, scenario)
+
+
+class TestDiffModes:
+    def test_d_switches_to_the_diff_from_the_checkpoint_to_now(
+        self, recorded: Store, project: Path
+    ) -> None:
+        (project / "calc.py").write_text("print('changed since')\n")
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("up")  # turn 2
+            await pilot.press("d")
+            await pilot.pause()
+            shown = diff_shown(app)
+            assert "from before turn 2 to now" in shown
+            assert "+print('changed since')" in shown
+            assert "-    return a + b" in shown
+            await pilot.press("d")
+            await pilot.pause()
+            assert "what turn 2 changed" in diff_shown(app)
+
+        run_app(project, scenario)
+
+    def test_a_deleted_file_and_an_open_turn_say_so(self, recorded: Store, project: Path) -> None:
+        from rewind.recording import begin, track
+
+        begin(recorded, SESSION, prompt="Still working")
+        track(recorded, SESSION, [b"calc.py"])
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            assert "the turn is still open" in diff_shown(app)
+            await pilot.press("up")  # turn 3 deleted notes.txt
+            await pilot.pause()
+            assert "-todo" in diff_shown(app)
+
+        run_app(project, scenario)
+
+
+class TestSearch:
+    def test_search_by_prompt_and_by_path_and_esc_closes_it(
+        self, recorded: Store, project: Path
+    ) -> None:
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("slash", *"notes")
+            await pilot.pause()
+            # turn 1 created notes.txt, turn 3's prompt names it
+            assert prompts(app) == ["Write a calculator", "Remove the notes"]
+            app.screen.query_one("#search", Input).value = "subtraction"
+            await pilot.pause()
+            assert prompts(app) == ["Add subtraction"]
+            await pilot.press("escape")
+            await pilot.pause(0.6)
+            assert len(prompts(app)) == 3
+            assert not app.screen.query_one("#search", Input).display
+
+        run_app(project, scenario)
+
+
+class TestKeys:
+    def test_help_lists_the_bindings(self, recorded: Store, project: Path) -> None:
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("question_mark")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            keys = {key for _, key, _ in app.screen.rows}
+            assert {"q", "?", "/", "d", "s", "u"} <= keys
+            await pilot.press("escape")
+            await pilot.pause(0.6)
+            assert isinstance(app.screen, TimelineScreen)
+
+        run_app(project, scenario)
+
+    def test_q_quits(self, recorded: Store, project: Path) -> None:
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("q")
+            await pilot.pause()
+            assert not app.is_running
+
+        run_app(project, scenario)
+
+    def test_sessions_screen_jumps_to_a_session(self, recorded: Store, project: Path) -> None:
+        from tests.tui.conftest import turn
+
+        turn(recorded, "Other session's turn", {"other.txt": "x\n"})  # session demo again
+        from rewind.recording import begin
+
+        begin(recorded, "second", prompt="Second session", agent="codex")
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("s")
+            await pilot.pause()
+            assert type(app.screen).__name__ == "SessionsScreen"
+            await app.workers.wait_for_complete()
+            sessions = app.screen.query_one(DataTable)
+            rows = [str(sessions.get_row_at(row)[0]).strip("* ") for row in range(2)]
+            assert sorted(rows) == ["demo", "second"]
+            sessions.move_cursor(row=rows.index("second"))
+            await pilot.press("enter")
+            await pilot.pause()
+            assert timeline(app).session_id == "second"
+            assert prompts(app) == ["Second session (open)"]
+
+        run_app(project, scenario)
+
+
+class TestDoubleEscape:
+    def menu_expected(self) -> str | None:
+        """The class the menu is, or None while the rewind menu module is not there."""
+        found = importlib.util.find_spec("rewind.tui.rewind_menu")
+        return "RewindMenu" if found is not None else None
+
+    def test_a_single_escape_does_not_open_the_menu(self, recorded: Store, project: Path) -> None:
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("escape")
+            await pilot.pause(0.6)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, TimelineScreen)
+            assert not app._notifications
+
+        run_app(project, scenario)
+
+    def test_two_quick_escapes_open_the_menu(self, recorded: Store, project: Path) -> None:
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("down")  # from anywhere: here, with focus moved around
+            await pilot.press("tab")
+            await pilot.press("escape", "escape")
+            await pilot.pause()
+            expected = self.menu_expected()
+            if expected is None:
+                messages = [notice.message for notice in app._notifications]
+                assert messages == ["rewind menu not available"]
+            else:
+                assert type(app.screen).__name__ == expected
+
+        run_app(project, scenario)
+
+
+class TestLiveUpdates:
+    def test_a_turn_recorded_by_another_process_appears(
+        self, recorded: Store, project: Path
+    ) -> None:
+        def rewind(*arguments: str) -> None:
+            subprocess.run(
+                [sys.executable, "-m", "rewind", *arguments],
+                check=True,
+                capture_output=True,
+                env={**os.environ},
+            )
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("up")  # the selection must survive the refresh
+            selected = app.screen.query_one(TurnTable).selected_id()
+            await asyncio.to_thread(
+                rewind, "begin", "--session", SESSION, "--prompt", "From outside"
+            )
+            await asyncio.to_thread(rewind, "track", "--session", SESSION, "calc.py")
+            for _ in range(30):
+                if "From outside" in prompts(app):
+                    break
+                await pilot.pause(0.1)
+            assert prompts(app)[-1] == "From outside (open)"
+            assert app.screen.query_one(TurnTable).selected_id() == selected
+
+        run_app(project, scenario, watch=True)

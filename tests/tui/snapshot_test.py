@@ -1,0 +1,68 @@
+"""Snapshots (SVG, under __snapshots__/) of the timeline and the diff view at 100x30 and 80x24.
+
+After a deliberate change of the look: ``pytest tests/tui --snapshot-update``, then look at the
+new SVGs before committing them. Times are frozen and shown in UTC so the pictures are stable.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from textual.pilot import Pilot
+
+import rewind.recording
+from rewind.tui.app import RewindApp
+from tests.tui.conftest import SESSION, record_demo
+
+SnapCompare = Callable[..., bool]
+SIZES = [pytest.param((100, 30), id="100x30"), pytest.param((80, 24), id="80x24")]
+FROZEN = 1_768_471_200.0  # 2026-01-15 10:00:00 UTC
+
+
+@pytest.fixture
+def frozen_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The demo session recorded at fixed times, a minute apart, shown in UTC."""
+    ticks = iter(FROZEN + 20.0 * step for step in range(1000))
+    monkeypatch.setattr(rewind.recording, "time", SimpleNamespace(time=lambda: next(ticks)))
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    record_demo()
+    yield project
+    monkeypatch.undo()
+    time.tzset()
+
+
+async def settled(pilot: Pilot[None]) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_timeline(frozen_project: Path, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    app = RewindApp(str(frozen_project), SESSION, watch=False)
+    assert snap_compare(app, terminal_size=size, run_before=settled)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_diff_view(frozen_project: Path, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    async def select_turn_two(pilot: Pilot[None]) -> None:
+        await pilot.press("up", "enter", "enter")
+        await settled(pilot)
+
+    app = RewindApp(str(frozen_project), SESSION, watch=False)
+    assert snap_compare(app, terminal_size=size, run_before=select_turn_two)
+
+
+def test_diff_to_now(frozen_project: Path, snap_compare: SnapCompare) -> None:
+    (frozen_project / "calc.py").write_text("print('changed outside the agent')\n")
+
+    async def select_turn_two_to_now(pilot: Pilot[None]) -> None:
+        await pilot.press("up", "d")
+        await settled(pilot)
+
+    app = RewindApp(str(frozen_project), SESSION, watch=False)
+    assert snap_compare(app, terminal_size=(100, 30), run_before=select_turn_two_to_now)
