@@ -239,6 +239,29 @@ class TestConflicts:
         assert drive(Host(ConfirmRestore(plan, chosen)), "escape") == [None]
 
 
+class TestMouse:
+    def test_buttons_answer_clicks(self, project: Path) -> None:
+        store = record_history(project)
+        plan = plan_for(store, SESSION, 1)
+        chosen = {f.path for f in plan.files}
+        for screen, button, expected in [
+            (ConfirmRestore(plan, chosen), "#confirm", set()),
+            (ConfirmRestore(plan, chosen), "#cancel", None),
+            (FileChoice(plan), "#confirm", chosen),
+            (FileChoice(plan), "#cancel", None),
+        ]:
+            app = Host(screen)
+
+            async def run(app: Host = app, button: str = button) -> None:
+                async with app.run_test(size=SIZE) as pilot:
+                    await pilot.pause()
+                    await pilot.click(button)
+                    await pilot.pause()
+
+            asyncio.run(run())
+            assert app.results == [expected]
+
+
 class TestRestoreActions:
     def test_the_open_turn_is_closed_first_as_the_cli_does(self, project: Path) -> None:
         store = record_history(project)
