@@ -14,7 +14,7 @@ from rewind.checkpoint import checkpoint_states
 from rewind.diffs import NO_PRE_IMAGE, PENDING, UNCHANGED, FileDiff, diff_states, diff_to_disk
 from rewind.entry import RESTORE, TURN, UNDO, Entry, FileChange
 from rewind.filestate import TOO_LARGE, UNREADABLE, FileState
-from rewind.history import list_sessions
+from rewind.history import all_labels, labels_of, list_sessions
 from rewind.session import load_head
 from rewind.store import Store
 
@@ -130,15 +130,17 @@ class SessionHistory:
         self.session_id = session_id
         self.entries: list[Entry] = []
         self._tip: str | None = None
+        self.attached: dict[str, list[str]] = {}  # labels given later ('rewind label')
         self._commits: dict[str, tuple[Entry, str | None]] = {}
         self._counts: dict[tuple[object, ...], Counts] = {}
 
     def reload(self) -> bool:
         """Reads what changed since the last call; True when anything did."""
         head = load_head(self.store, self.session_id)
-        if head.tip == self._tip:
+        attached = labels_of(self.store, self.session_id)
+        if head.tip == self._tip and attached == self.attached:
             return False
-        self._tip = head.tip
+        self._tip, self.attached = head.tip, attached
         entries = [] if head.current is None else [head.current]
         commit = head.parent
         while commit:
@@ -163,7 +165,7 @@ class SessionHistory:
             entry.started,
             entry_kind(entry),
             _title(entry),
-            tuple(entry.labels),
+            tuple(all_labels(entry, self.attached)),
             len(entry.files),
             entry.is_open,
             tuple(self.store.root.display(change.path) for change in entry.files),

@@ -31,7 +31,8 @@ def matches(row: TurnRow, query: str) -> bool:
 class TimelineScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search"),
-        Binding("d", "toggle_diff", "Turn/now diff"),
+        Binding("d", "toggle_diff", "Turn/now"),
+        Binding("v", "toggle_split", "Split view"),
         Binding("s", "sessions", "Sessions"),
         Binding("escape", "back", "Back", show=False),
     ]
@@ -45,6 +46,7 @@ class TimelineScreen(Screen[None]):
         self.counts: dict[int, Counts] = {}
         self.query_text = ""
         self.diff_mode = TURN_DIFF
+        self.split = False  # side by side rather than unified
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")
@@ -125,7 +127,7 @@ class TimelineScreen(Screen[None]):
         if index is None or path is None:
             view.show(None)
             return
-        view.show(self.history.diff_text(index, path, self.diff_mode))
+        view.show(self.history.diff_text(index, path, self.diff_mode), self.split)
 
     @on(DataTable.RowHighlighted, "#turns")
     def _turn_highlighted(self) -> None:
@@ -148,6 +150,10 @@ class TimelineScreen(Screen[None]):
     def action_toggle_diff(self) -> None:
         self.diff_mode = TO_NOW if self.diff_mode == TURN_DIFF else TURN_DIFF
         self._show_title(self.query_one(TurnTable).row_count)
+        self._show_diff()
+
+    def action_toggle_split(self) -> None:
+        self.split = not self.split
         self._show_diff()
 
     def action_search(self) -> None:

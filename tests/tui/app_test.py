@@ -261,3 +261,81 @@ class TestLiveUpdates:
             assert app.screen.query_one(TurnTable).selected_id() == selected
 
         run_app(project, scenario, watch=True)
+
+
+class TestLabels:
+    def test_labels_given_later_show_and_follow_live(self, recorded: Store, project: Path) -> None:
+        from rewind.labels import add_label
+
+        add_label(recorded, SESSION, "1", "first-draft")
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            table = app.screen.query_one(TurnTable)
+            assert str(table.get_row_at(0)[4]) == "first-draft"
+            await asyncio.to_thread(add_label, recorded, SESSION, "2", "subtraction")
+            for _ in range(30):
+                if str(table.get_row_at(1)[4]) == "subtraction":
+                    break
+                await pilot.pause(0.1)
+            assert str(table.get_row_at(1)[4]) == "subtraction"
+
+        run_app(project, scenario, watch=True)
+
+
+class TestRestoreAndUndo:
+    """Needs the rewind menu (rewind/tui/rewind_menu.py)."""
+
+    def test_restore_through_the_menu_then_u_undoes_it(
+        self, recorded: Store, project: Path
+    ) -> None:
+        notes = project / "notes.txt"
+        assert not notes.exists()  # turn 3 deleted it
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("escape", "escape")
+            await pilot.pause()
+            assert type(app.screen).__name__ == "RewindMenu"
+            for key in ("enter", "|", "enter", "|", "enter", "|"):  # turn 3, restore, confirm
+                if key == "|":
+                    await pilot.pause()
+                else:
+                    await pilot.press(key)
+            assert isinstance(app.screen, TimelineScreen)
+            assert notes.read_text() == "todo\n"
+            messages = [notice.message for notice in app._notifications]
+            assert any(message.startswith("Restored") for message in messages), messages
+            await pilot.pause(0.3)
+            assert prompts(app)[-1].startswith("[restore]")
+            await pilot.press("u")
+            await pilot.pause()
+            assert not notes.exists()
+            messages = [notice.message for notice in app._notifications]
+            assert any(message.startswith("Undid") for message in messages), messages
+
+        run_app(project, scenario)
+
+
+class TestSideBySide:
+    def test_v_lays_the_diff_out_side_by_side(self, recorded: Store, project: Path) -> None:
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("up", "v")
+            await pilot.pause()
+            assert app.screen.query_one(DiffView).has_class("-split")
+            await pilot.press("v")
+            await pilot.pause()
+            assert not app.screen.query_one(DiffView).has_class("-split")
+
+        run_app(project, scenario)
+
+    def test_rows_pair_removed_and_added_lines(self) -> None:
+        from rewind.tui.side_by_side import side_by_side_rows
+
+        text = "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n same\n-old\n+new\n+more\n"
+        rows = side_by_side_rows(text)
+        assert rows[0] == "@@ -1,3 +1,3 @@"
+        plain = [tuple(str(cell) for cell in row) for row in rows[1:]]
+        assert plain == [
+            ("1", "same", "1", "same"),
+            ("2", "old", "2", "new"),
+            ("", "", "3", "more"),
+        ]

@@ -66,3 +66,12 @@ def test_diff_to_now(frozen_project: Path, snap_compare: SnapCompare) -> None:
 
     app = RewindApp(str(frozen_project), SESSION, watch=False)
     assert snap_compare(app, terminal_size=(100, 30), run_before=select_turn_two_to_now)
+
+
+def test_side_by_side(frozen_project: Path, snap_compare: SnapCompare) -> None:
+    async def select_turn_two_split(pilot: Pilot[None]) -> None:
+        await pilot.press("up", "v")
+        await settled(pilot)
+
+    app = RewindApp(str(frozen_project), SESSION, watch=False)
+    assert snap_compare(app, terminal_size=(100, 30), run_before=select_turn_two_split)
