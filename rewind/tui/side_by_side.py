@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.table import Table
 from rich.text import Text
 
 Row = tuple[Text, Text, Text, Text]  # old number, old line, new number, new line
@@ -68,17 +67,3 @@ def side_by_side_rows(text: str) -> list[Row | str]:
             new_number += 1
     rows.extend(_pair(removed, added))
     return rows
-
-
-def side_by_side(text: str) -> Table:
-    table = Table(box=None, show_header=False, expand=True, padding=(0, 1), pad_edge=False)
-    table.add_column(justify="right", no_wrap=True)
-    table.add_column(ratio=1, overflow="fold")
-    table.add_column(justify="right", no_wrap=True)
-    table.add_column(ratio=1, overflow="fold")
-    for row in side_by_side_rows(text):
-        if isinstance(row, str):
-            table.add_row("", Text(row, style="cyan"), "", "")
-        else:
-            table.add_row(*row)
-    return table

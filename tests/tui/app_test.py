@@ -56,9 +56,9 @@ def diff_shown(app: RewindApp) -> str:
     path = screen.query_one(FileList).selected_path()
     assert index is not None and path is not None
     diff = screen.history.diff_text(index, path, screen.diff_mode)
-    rendered = screen.query_one(DiffView).query_one("Static").render()
-    assert rendered is not None
-    return f"{diff.title}\n{diff.text}{diff.note}"
+    shown = "\n".join(screen.query_one(DiffView).text_lines())
+    assert shown.startswith(diff.title)
+    return shown
 
 
 class TestTimeline:
