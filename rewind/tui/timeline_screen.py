@@ -67,7 +67,10 @@ class TimelineScreen(Screen[None]):
 
     def reload(self) -> None:
         """Shows what other processes recorded since; the selection stays where it was."""
+        newest = len(self.history.entries) - 1
         if self.history.reload():
+            # The newest entry may have grown (an open turn); later ones are new.
+            self.counts = {i: c for i, c in self.counts.items() if i < newest}
             self._show_rows()
 
     def _show_rows(self) -> None:

@@ -339,3 +339,30 @@ class TestSideBySide:
             ("2", "old", "2", "new"),
             ("", "", "3", "more"),
         ]
+
+
+class TestOpenTurnGrows:
+    def test_the_open_turns_counts_follow_its_files(self, recorded: Store, project: Path) -> None:
+        from rewind.recording import begin, record_after, track
+
+        begin(recorded, SESSION, prompt="Growing")
+        track(recorded, SESSION, [b"calc.py"])
+
+        def edit_and_record() -> None:
+            with (project / "calc.py").open("a") as handle:
+                handle.write("# one more line\n")
+            record_after(recorded, SESSION, close=True)
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            table = app.screen.query_one(TurnTable)
+            await app.workers.wait_for_complete()
+            await asyncio.to_thread(edit_and_record)
+            for _ in range(30):
+                await app.workers.wait_for_complete()
+                if str(table.get_row_at(3)[3]) == "1 file +1 -0":
+                    break
+                await pilot.pause(0.1)
+            assert str(table.get_row_at(3)[3]) == "1 file +1 -0"
+            assert prompts(app)[-1] == "Growing"
+
+        run_app(project, scenario, watch=True)
