@@ -7,7 +7,14 @@ import sys
 import time
 from collections.abc import Sequence
 
-from tests.bench import hook_startup, quicksave_git, restore_1000, track_startup, turn_scaling
+from tests.bench import (
+    hook_startup,
+    quicksave_git,
+    restore_1000,
+    track_startup,
+    tui_startup,
+    turn_scaling,
+)
 from tests.bench.harness import BenchError, Report, add_common_arguments, machine_line, print_table
 
 BENCHMARKS = {
@@ -16,6 +23,7 @@ BENCHMARKS = {
     restore_1000.NAME: restore_1000,
     hook_startup.NAME: hook_startup,
     quicksave_git.NAME: quicksave_git,
+    tui_startup.NAME: tui_startup,
 }
 
 
