@@ -152,15 +152,20 @@ class Store:
             return self._read_packed_ref(name)
 
     def _read_packed_ref(self, name: str) -> str | None:
+        return self._packed_refs().get(name)
+
+    def _packed_refs(self) -> dict[str, str]:
+        """``packed-refs`` (written only if someone ran git's own gc here): name -> id."""
+        found: dict[str, str] = {}
         try:
             with open(os.path.join(self.git_dir, "packed-refs"), encoding="utf-8") as handle:
                 for line in handle:
                     oid, _, ref = line.strip().partition(" ")
-                    if ref == name:
-                        return oid
+                    if ref and not oid.startswith(("#", "^")):
+                        found[ref] = oid
         except FileNotFoundError:
             pass
-        return None
+        return found
 
     def write_ref(self, name: str, oid: str) -> None:
         path = os.path.join(self.git_dir, name)
@@ -183,38 +188,17 @@ class Store:
             write_text_atomically(packed, "".join(kept))
 
     def ref_names(self, prefix: str) -> list[str]:
-        names: set[str] = set()
-        directory = os.path.join(self.git_dir, prefix)
-        if os.path.isdir(directory):
-            names.update(
-                prefix + name for name in os.listdir(directory) if not name.startswith(".")
-            )
-        try:
-            with open(os.path.join(self.git_dir, "packed-refs"), encoding="utf-8") as handle:
-                for line in handle:
-                    ref = line.strip().partition(" ")[2]
-                    if ref.startswith(prefix):
-                        names.add(ref)
-        except FileNotFoundError:
-            pass
-        return sorted(names)
+        """The refs directly in the folder ``prefix`` (loose or packed)."""
+        return [name for name in self.all_ref_names(prefix) if "/" not in name[len(prefix) :]]
 
     def all_ref_names(self, prefix: str) -> list[str]:
-        """Like :meth:`ref_names`, but also the refs in folders below ``prefix``."""
-        names: set[str] = set()
+        """The refs under ``prefix``, in its sub-folders too (loose or packed)."""
+        names = {ref for ref in self._packed_refs() if ref.startswith(prefix)}
         top = os.path.join(self.git_dir, prefix)
         for folder, _, files in os.walk(top):
             relative = os.path.relpath(folder, top).replace(os.sep, "/")
             inside = "" if relative == "." else relative + "/"
             names.update(prefix + inside + name for name in files if not name.startswith("."))
-        try:
-            with open(os.path.join(self.git_dir, "packed-refs"), encoding="utf-8") as handle:
-                for line in handle:
-                    ref = line.strip().partition(" ")[2]
-                    if ref.startswith(prefix):
-                        names.add(ref)
-        except FileNotFoundError:
-            pass
         return sorted(names)
 
     # entries ------------------------------------------------------------------------------
