@@ -43,6 +43,7 @@ class TimelineScreen(Screen[None]):
         self.session_id = session_id
         self.history = SessionHistory(store, session_id)
         self.rows: list[TurnRow] = []
+        self.shown: list[TurnRow] = []  # the rows the search lets through, in table order
         self.counts: dict[int, Counts] = {}
         self.query_text = ""
         self.diff_mode = TURN_DIFF
@@ -61,7 +62,12 @@ class TimelineScreen(Screen[None]):
         self.query_one("#search", Input).display = False
         self.history.reload()
         self._show_rows()
-        self.query_one(TurnTable).focus()
+        table = self.query_one(TurnTable)
+        table.focus()
+        self.watch(table, "scroll_y", self._count_visible, init=False)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._count_visible)
 
     # loading -----------------------------------------------------------------------------
 
@@ -76,9 +82,10 @@ class TimelineScreen(Screen[None]):
     def _show_rows(self) -> None:
         self.rows = self.history.rows()
         shown = [row for row in self.rows if not self.query_text or matches(row, self.query_text)]
+        self.shown = shown
         self.query_one(TurnTable).show(shown, self.counts)
         self._show_title(len(shown))
-        self.call_after_refresh(self._count_lines)
+        self.call_after_refresh(self._count_visible)
         self._show_entry()
 
     def _show_title(self, shown: int) -> None:
@@ -93,20 +100,38 @@ class TimelineScreen(Screen[None]):
         title.append(f"  diff: {MODE_NAMES[self.diff_mode]}", style="dim")
         self.query_one("#title", Static).update(title)
 
-    @work(thread=True, exclusive=True, group="counts")
-    def _count_lines(self) -> None:
-        """+/- counts for every entry, newest first, filled in as they come."""
-        worker = get_current_worker()
-        entries = list(enumerate(self.history.entries))
+    def _count_visible(self) -> None:
+        """Starts counting +/- lines for the rows in view that have none shown yet.
+
+        Only what is seen is counted (a 1,000-turn session has thousands of file versions);
+        scrolling counts the rows it brings into view.
+        """
         table = self.query_one(TurnTable)
-        for index, entry in reversed(entries):
+        wanted = [
+            (row.index, row.entry_id, row.files)
+            for row in table.rows_in_view(self.shown)
+            if row.index not in self.counts
+        ]
+        if wanted:
+            self._count_lines(wanted)
+
+    @work(thread=True, exclusive=True, group="counts")
+    def _count_lines(self, wanted: list[tuple[int, str, int]]) -> None:
+        """+/- counts of ``wanted`` (index, entry id, files), handed to the table in one batch."""
+        worker = get_current_worker()
+        batch = []
+        for index, entry_id, files in wanted:
             if worker.is_cancelled:
                 return
-            if index in self.counts:
-                continue
-            counts = self.history.entry_counts(index)
+            batch.append((index, entry_id, files, self.history.entry_counts(index)))
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show_counts, batch)
+
+    def _show_counts(self, batch: list[tuple[int, str, int, Counts]]) -> None:
+        table = self.query_one(TurnTable)
+        for index, entry_id, files, counts in batch:
             self.counts[index] = counts
-            self.app.call_from_thread(table.show_counts, entry.id, len(entry.files), counts)
+            table.show_counts(entry_id, files, counts)
 
     # selection ---------------------------------------------------------------------------
 

@@ -80,6 +80,11 @@ class TurnTable(DataTable[Text | str]):
         keys = [row.entry_id for row in rows]
         self.move_cursor(row=keys.index(selected) if selected in keys else len(rows) - 1)
 
+    def rows_in_view(self, rows: list[TurnRow]) -> list[TurnRow]:
+        """Those of ``rows`` (as shown, in order) that the table's viewport shows."""
+        top = round(self.scroll_y)
+        return rows[top : top + max(self.size.height, 1)]
+
     def selected_id(self) -> str | None:
         if not self.row_count:
             return None

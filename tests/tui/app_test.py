@@ -20,7 +20,7 @@ from rewind.tui.file_list import FileList
 from rewind.tui.help_screen import HelpScreen
 from rewind.tui.timeline_screen import TimelineScreen
 from rewind.tui.turn_table import TurnTable
-from tests.tui.conftest import SESSION
+from tests.tui.conftest import SESSION, turn
 
 SIZE = (100, 30)
 Scenario = Callable[[RewindApp, Pilot[None]], Awaitable[None]]
@@ -95,6 +95,27 @@ class TestTimeline:
             table = app.screen.query_one(TurnTable)
             cells = [str(table.get_row_at(row)[3]) for row in range(table.row_count)]
             assert cells == ["2 files +3 -0", "1 file +4 -0", "1 file +0 -1"]
+
+        run_app(project, scenario)
+
+    def test_only_the_rows_in_view_are_counted_until_scrolled_to(self, project: Path) -> None:
+        store = Store.of_current_project(create=True)
+        for number in range(40):
+            turn(store, f"turn {number}", {f"f{number}.txt": "a\nb\n"})
+
+        def counted(app: RewindApp) -> list[bool]:
+            table = app.screen.query_one(TurnTable)
+            return ["+" in str(table.get_row_at(row)[3]) for row in range(table.row_count)]
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert counted(app)[-1] and not counted(app)[0]  # the newest rows are in view
+            await pilot.press("ctrl+home")
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert counted(app)[0] and counted(app)[-1]
 
         run_app(project, scenario)
 
