@@ -20,40 +20,57 @@ TURN = "turn"
 RESTORE = "restore"
 UNDO = "undo"
 
+# How rewind learnt that a file was about to change (FileChange.source).
+EDIT = "edit"  # an agent's edit tool, the API or 'rewind track' (the default)
+SHELL = "shell"  # the shell quicksave: a command the agent ran was read before it ran
+EXTERNAL = "external"  # watch mode: changed outside the tracked tools
+SOURCES = (EDIT, SHELL, EXTERNAL)
+
 
 class FileChange:
     """A path touched by an entry: its state before the first touch and after the last one."""
 
-    __slots__ = ("after", "at", "before", "path")
+    __slots__ = ("after", "at", "before", "path", "source")
 
     def __init__(
-        self, path: bytes, before: FileState | None, after: FileState | None, at: float = 0.0
+        self,
+        path: bytes,
+        before: FileState | None,
+        after: FileState | None,
+        at: float = 0.0,
+        source: str = EDIT,
     ) -> None:
         self.path = path
         self.before = before
         self.after = after
         self.at = at  # when the before-state was taken (seconds since the epoch)
+        self.source = source  # EDIT, SHELL or EXTERNAL: who recorded the before-state
 
     @property
     def latest(self) -> FileState | None:
         return self.after if self.after is not None else self.before
 
     def to_json(self) -> dict[str, object]:
-        return {
+        data: dict[str, object] = {
             "path": os.fsdecode(self.path),
             "before": self.before.to_json() if self.before else None,
             "after": self.after.to_json() if self.after else None,
             "at": self.at,
         }
+        if self.source != EDIT:  # older entries have no source: they were all edits
+            data["source"] = self.source
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> FileChange:
         before, after, at = data.get("before"), data.get("after"), data.get("at")
+        source = data.get("source")
         return cls(
             os.fsencode(str(data["path"])),
             FileState.from_json(before) if isinstance(before, dict) else None,
             FileState.from_json(after) if isinstance(after, dict) else None,
             float(at) if isinstance(at, int | float) else 0.0,
+            source if isinstance(source, str) and source in SOURCES else EDIT,
         )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from rewind.entry import TURN, Entry, FileChange
+from rewind.entry import EDIT, TURN, Entry, FileChange
 from rewind.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
 from rewind.packing import needs_packing, pack_in_background
 from rewind.session import SessionHead, load_head, new_entry_id, save_entry
@@ -75,14 +75,16 @@ def track(
     paths: list[bytes],
     agent: str = "",
     known: dict[bytes, FileState] | None = None,
+    source: str = EDIT,
 ) -> dict[bytes, FileState]:
     """Records the state of ``paths`` before they change; the first record in a turn wins.
 
     ``known`` gives states taken otherwise (an agent that reported the text before its edit
-    only afterwards); the other paths are read from disk. Returns the state recorded for each
-    path (or found, for paths already tracked in this turn). Directories and special files are
-    returned but not recorded. A session or open turn that does not exist yet is started on the
-    spot.
+    only afterwards); the other paths are read from disk. ``source`` says how rewind learnt of
+    the change (an edit tool, the shell quicksave, watch mode) and is kept with each new record.
+    Returns the state recorded for each path (or found, for paths already tracked in this turn).
+    Directories and special files are returned but not recorded. A session or open turn that
+    does not exist yet is started on the spot.
     """
     head = load_head(store, session_id)
     already = _open_paths(head)
@@ -108,7 +110,7 @@ def track(
             state = captured.get(path) or capture(store.root.absolute(path), limit, store.writer)
             states[path] = state
             if state.kind not in NOT_TRACKABLE:
-                entry.files.append(FileChange(path, state, None, at=time.time()))
+                entry.files.append(FileChange(path, state, None, at=time.time(), source=source))
                 added = True
         if added or starting:
             save_entry(store, head, entry, replace_tip=not starting)

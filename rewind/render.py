@@ -7,6 +7,7 @@ import sys
 import time
 
 from rewind.diffs import ADDED, DELETED, MODE, MODIFIED, NO_PRE_IMAGE, PENDING, FileDiff
+from rewind.entry import EDIT, EXTERNAL, SHELL
 from rewind.restore_plan import CANNOT, DELETE, RECREATE, RESTORE_FILE, RestorePlan
 from rewind.store import Store
 
@@ -48,7 +49,10 @@ def first_line(text: str, width: int = 72) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def file_summary(store: Store, diff: FileDiff) -> str:
+SOURCE_NOTES = {SHELL: "(shell quicksave)", EXTERNAL: "(external)"}
+
+
+def file_summary(store: Store, diff: FileDiff, source: str = EDIT) -> str:
     letter = STATUS_LETTER.get(diff.status, " ")
     counts = ""
     if diff.binary:
@@ -59,7 +63,8 @@ def file_summary(store: Store, diff: FileDiff) -> str:
         counts = "no pre-image: not restorable"
     elif diff.status == PENDING:
         counts = "tracked (turn still open)"
-    return f"{letter} {store.root.display(diff.path)}  {counts}".rstrip()
+    note = SOURCE_NOTES.get(source, "")
+    return f"{letter} {store.root.display(diff.path)}  {counts}  {note}".rstrip()
 
 
 def colour_diff(text: str, enabled: bool) -> str:

@@ -28,9 +28,10 @@ def entry_json(
     """One element of ``rewind log --json`` (documented in docs/cli.md); ``labels`` replaces
     the entry's own (those given at 'rewind begin') when given."""
     files = []
-    for diff in diffs:
+    for change, diff in zip(entry.files, diffs, strict=True):
         item = _path_fields(diff.path)
         item.update(
+            source=change.source,
             status=diff.status,
             added=diff.added,
             removed=diff.removed,

@@ -129,6 +129,9 @@ it, one line per file:
 | `?` | no-pre-image: no state from before the change | `no pre-image: not restorable` |
 | (blank) | unchanged | |
 
+A file whose state before the change was saved by the shell quicksave (a command the agent ran,
+read before it ran) ends in `(shell quicksave)`.
+
 `--json` prints the same history as data; see [its shape](#output-of-rewind-log---json).
 """,
     "show": """\
@@ -346,6 +349,7 @@ Each object of `files`:
 | --- | --- |
 | `path` | Relative to the project root (absolute for a file in an `extra_roots` directory). In a name that is not valid UTF-8, the invalid bytes become U+FFFD. |
 | `path_hex` | Only for a name that is not valid UTF-8: its exact bytes, in hex. |
+| `source` | How rewind learnt that the file was about to change: `edit` (an edit tool, the API, `rewind track`) or `shell` (the shell quicksave). |
 | `status` | `added`, `deleted`, `modified`, `mode` (only the permission bits changed), `unchanged`, `pending` (tracked in the open turn, no after-state yet) or `no-pre-image` (no state from before the change). |
 | `added`, `removed` | Numbers of lines added and removed (0 for `mode`, `unchanged`, `pending`, `no-pre-image`). |
 | `binary` | `true` when the content is binary (no line counts then). |

@@ -117,6 +117,8 @@ def test_every_turn_rewinds_byte_for_byte(agent_class: type, workspace: Path) ->
     assert [entry["turn"] for entry in log] == [1, 2, 3]
     assert log[0]["prompt"] == "Make add() subtract"
     assert {f["path"] for f in log[2]["files"]} == {"b0.txt", "b1.txt", "b2.txt"}
+    sources = {f["path"]: f["source"] for f in log[1]["files"]}
+    assert sources == {"old.txt": "shell", "a.py": "edit"}  # rm was read by the quicksave
 
     final = snapshots[-1]
     for turn in (3, 2, 1):

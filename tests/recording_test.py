@@ -7,6 +7,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from rewind.entry import EDIT, SHELL, FileChange
+from rewind.history import read_entries
+from rewind.recording import begin, record_after, track
+from rewind.session import load_head
+from rewind.store import Store
 from tests.conftest import log_json, ok, run_rewind, store_dir
 
 SESSION = "s"
@@ -214,3 +219,22 @@ def test_track_only_touches_the_store_outside_the_project(project: Path) -> None
     ok("track", "--session", SESSION, "a.txt")
     assert sorted(p.name for p in project.iterdir()) == [".git", "a.txt"]
     assert (store_dir(project) / "HEAD").is_file()
+
+
+def test_the_source_of_each_record_is_kept(project: Path) -> None:
+    store = Store.of_current_project(create=True)
+    (project / "a.txt").write_text("a\n")
+    (project / "b.txt").write_text("b\n")
+    begin(store, "s", prompt="p")
+    track(store, "s", [b"a.txt"], source=SHELL)
+    track(store, "s", [b"a.txt", b"b.txt"])  # a.txt's first record (and its source) stays
+    record_after(store, "s", close=True)
+    entry = read_entries(store, load_head(store, "s"))[-1]
+    assert [(c.path, c.source) for c in entry.files] == [(b"a.txt", SHELL), (b"b.txt", EDIT)]
+
+
+def test_records_without_a_source_were_edits() -> None:
+    data: dict[str, object] = {"path": "a.txt", "before": None, "after": None, "at": 1.0}
+    assert FileChange.from_json(data).source == EDIT
+    assert "source" not in FileChange.from_json(data).to_json()
+    assert FileChange.from_json({**data, "source": "nonsense"}).source == EDIT

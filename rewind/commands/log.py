@@ -35,6 +35,6 @@ def run(*, session: str | None, as_json: bool) -> int:
         if entry.kind != TURN:
             title = paint(title, "yellow", colour)
         print(paint(heading, "cyan", colour) + title + labels + state)
-        for diff in entry_diffs(store, entry):
-            print("        " + file_summary(store, diff))
+        for change, diff in zip(entry.files, entry_diffs(store, entry), strict=True):
+            print("        " + file_summary(store, diff, change.source))
     return 0

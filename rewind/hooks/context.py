@@ -7,6 +7,7 @@ import os
 import time
 
 from rewind.atomic import write_text_atomically
+from rewind.entry import EDIT, SHELL
 from rewind.errors import UserError
 from rewind.fastjson import dumps, load_list, load_object
 from rewind.home import rewind_home
@@ -90,13 +91,17 @@ class HookContext:
         begin(self.store, session, prompt=prompt, agent=self.agent)
 
     def before_change(
-        self, session: str, names: list[bytes], known: dict[bytes, FileState] | None = None
+        self,
+        session: str,
+        names: list[bytes],
+        known: dict[bytes, FileState] | None = None,
+        source: str = EDIT,
     ) -> dict[bytes, FileState]:
         """Records the paths before they change; with no open turn, one is started."""
         assert self.store is not None
         if not names:
             return {}
-        return track(self.store, session, names, agent=self.agent, known=known)
+        return track(self.store, session, names, agent=self.agent, known=known, source=source)
 
     def has_open_turn(self, session: str) -> bool:
         assert self.store is not None
@@ -130,7 +135,7 @@ class HookContext:
         names = self.stored_names([os.fsdecode(path) for path in plan.paths], directory)
         if not names:
             return
-        self.before_change(session, names)
+        self.before_change(session, names, source=SHELL)
         if call:
             pending = self.store.state_path("pending", _file_name(call))
             os.makedirs(os.path.dirname(pending), exist_ok=True)

@@ -6,7 +6,8 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from rewind.diffs import ADDED, DELETED, MODE, MODIFIED, NO_PRE_IMAGE, PENDING
-from rewind.tui.timeline_data import FileRow
+from rewind.tui.timeline_data import SOURCE_TAGS, FileRow
+from rewind.tui.turn_table import KIND_STYLES
 
 STATUS = {
     ADDED: ("A", "green"),
@@ -25,6 +26,14 @@ def _counts(row: FileRow) -> Text:
         return Text("binary", style="dim")
     text = Text(f"+{row.counts.added}", style="green")
     text.append(f" -{row.counts.removed}", style="red")
+    return text
+
+
+def _path(row: FileRow) -> Text:
+    text = Text(row.shown)
+    tag = SOURCE_TAGS.get(row.source)
+    if tag:  # saved by the shell quicksave, or seen by watch mode
+        text.append(f" [{tag}]", style=KIND_STYLES.get(tag, "bold"))
     return text
 
 
@@ -50,7 +59,7 @@ class FileList(DataTable[Text | str]):
             letter, style = STATUS.get(row.status, (" ", ""))
             key = row.path.decode("utf-8", "surrogateescape")
             self.paths[key] = row.path
-            self.add_row(Text(letter, style=style), row.shown, _counts(row), key=key)
+            self.add_row(Text(letter, style=style), _path(row), _counts(row), key=key)
         keys = list(self.paths.values())
         if keys:
             self.move_cursor(row=keys.index(selected) if selected in keys else 0)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from rewind.checkpoint import checkpoint_states
 from rewind.diffs import NO_PRE_IMAGE, PENDING, UNCHANGED, FileDiff, diff_states, diff_to_disk
-from rewind.entry import RESTORE, TURN, UNDO, Entry, FileChange
+from rewind.entry import EDIT, EXTERNAL, RESTORE, SHELL, TURN, UNDO, Entry, FileChange
 from rewind.filestate import TOO_LARGE, UNREADABLE, FileState
 from rewind.history import all_labels, labels_of, list_sessions
 from rewind.session import load_head
@@ -22,6 +22,7 @@ TURN_DIFF = "turn"  # what the turn changed
 TO_NOW = "now"  # from the checkpoint before the turn to the files on disk now
 
 SAFETY_NET_SESSIONS = {"git": "pre-commit"}
+SOURCE_TAGS = {SHELL: "quicksave", EXTERNAL: "external"}  # how a file's change was caught
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class TurnRow:
     files: int
     is_open: bool
     paths: tuple[str, ...]  # for searching by path
+    sources: tuple[str, ...] = ()  # SOURCE_TAGS of files not recorded by an edit tool
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class FileRow:
     status: str
     counts: Counts | None
     note: str  # why there is no diff, when there is none
+    source: str = EDIT  # how rewind learnt of the change (an edit tool, the quicksave, ...)
 
 
 @dataclass(frozen=True)
@@ -169,6 +172,11 @@ class SessionHistory:
             len(entry.files),
             entry.is_open,
             tuple(self.store.root.display(change.path) for change in entry.files),
+            tuple(
+                SOURCE_TAGS[source]
+                for source in SOURCE_TAGS
+                if any(change.source == source for change in entry.files)
+            ),
         )
 
     # counts ------------------------------------------------------------------------------
@@ -211,6 +219,7 @@ class SessionHistory:
                     diff.status,
                     self.change_counts(change),
                     _note(change.before, change.after, diff),
+                    change.source,
                 )
             )
         return rows

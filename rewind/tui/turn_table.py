@@ -9,7 +9,13 @@ from textual.widgets import DataTable
 
 from rewind.tui.timeline_data import Counts, TurnRow
 
-KIND_STYLES = {"restore": "bold yellow", "undo": "bold yellow", "pre-commit": "magenta"}
+KIND_STYLES = {
+    "restore": "bold yellow",
+    "undo": "bold yellow",
+    "pre-commit": "magenta",
+    "quicksave": "magenta",
+    "external": "blue",
+}
 PROMPT_WIDTH = 34
 
 
@@ -35,11 +41,13 @@ def counts_text(files: int, counts: Counts | None) -> Text:
 
 
 def _title(row: TurnRow) -> Text:
-    title = row.title if len(row.title) <= PROMPT_WIDTH else row.title[: PROMPT_WIDTH - 1] + "…"
     text = Text()
     if row.kind != "turn":
         text.append(f"[{row.kind}] ", style=KIND_STYLES.get(row.kind, "bold"))
-    text.append(title)
+    for tag in row.sources:  # files saved by the shell quicksave or seen by watch mode
+        text.append(f"[{tag}] ", style=KIND_STYLES.get(tag, "bold"))
+    room = max(PROMPT_WIDTH - len(text.plain), 8)
+    text.append(row.title if len(row.title) <= room else row.title[: room - 1] + "…")
     if row.is_open:
         text.append(" (open)", style="dim")
     return text

@@ -13,6 +13,8 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
+from rewind.entry import SHELL
+from rewind.recording import begin, record_after, track
 from rewind.store import Store
 from rewind.tui.app import RewindApp
 from rewind.tui.diff_view import DiffView
@@ -77,7 +79,7 @@ class TestTimeline:
             await pilot.press("up")  # turn 2
             await pilot.pause()
             files = app.screen.query_one(FileList)
-            assert [files.get_row_at(row)[1] for row in range(files.row_count)] == ["calc.py"]
+            assert [str(files.get_row_at(row)[1]) for row in range(files.row_count)] == ["calc.py"]
             shown = diff_shown(app)
             assert "what turn 2 changed" in shown
             assert "+def sub(a, b):" in shown
@@ -116,6 +118,27 @@ class TestTimeline:
             await app.workers.wait_for_complete()
             await pilot.pause()
             assert counted(app)[0] and counted(app)[-1]
+
+        run_app(project, scenario)
+
+
+class TestSafetyNets:
+    def test_files_saved_by_the_shell_quicksave_are_marked(
+        self, recorded: Store, project: Path
+    ) -> None:
+        begin(recorded, SESSION, prompt="Clean up")
+        track(recorded, SESSION, [b"calc.py"], source=SHELL)
+        track(recorded, SESSION, [b"extra.txt"])
+        (project / "calc.py").unlink()
+        (project / "extra.txt").write_text("x\n")
+        record_after(recorded, SESSION, close=True)
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            assert prompts(app)[-1] == "[quicksave] Clean up"
+            assert prompts(app)[-2] == "Remove the notes"
+            files = app.screen.query_one(FileList)
+            shown = [str(files.get_row_at(row)[1]) for row in range(files.row_count)]
+            assert shown == ["calc.py [quicksave]", "extra.txt"]
 
         run_app(project, scenario)
 
