@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import get_current_worker
 
 from rewind.store import Store
+from rewind.tui.compare import compared_diff, compared_files, span, span_title
 from rewind.tui.diff_view import DiffView
 from rewind.tui.file_list import FileList
 from rewind.tui.timeline_data import TO_NOW, TURN_DIFF, Counts, SessionHistory, TurnRow
@@ -32,7 +33,10 @@ class TimelineScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search"),
         Binding("d", "toggle_diff", "Turn/now"),
-        Binding("v", "toggle_split", "Split view"),
+        Binding("v", "toggle_split", "Split"),
+        Binding("l", "label", "Label"),
+        Binding("m", "mark", "Mark", show=False),
+        Binding("c", "compare", "Compare", show=False),
         Binding("s", "sessions", "Sessions"),
         Binding("escape", "back", "Back", show=False),
     ]
@@ -48,6 +52,8 @@ class TimelineScreen(Screen[None]):
         self.query_text = ""
         self.diff_mode = TURN_DIFF
         self.split = False  # side by side rather than unified
+        self.marked: str | None = None  # the entry id marked with m, to compare with
+        self.comparing = False  # the detail shows the marked..selected span (c)
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")
@@ -83,7 +89,7 @@ class TimelineScreen(Screen[None]):
         self.rows = self.history.rows()
         shown = [row for row in self.rows if not self.query_text or matches(row, self.query_text)]
         self.shown = shown
-        self.query_one(TurnTable).show(shown, self.counts)
+        self.query_one(TurnTable).show(shown, self.counts, self.marked)
         self._show_title(len(shown))
         self.call_after_refresh(self._count_visible)
         self._show_entry()
@@ -97,7 +103,12 @@ class TimelineScreen(Screen[None]):
         title.append(f"  {len(entries)} entries", style="dim")
         if self.query_text:
             title.append(f"  search {self.query_text!r}: {shown} shown", style="cyan")
-        title.append(f"  diff: {MODE_NAMES[self.diff_mode]}", style="dim")
+        compared = self._compared_span()
+        if compared is not None:
+            span_text = span_title(self.history, *compared)
+            title.append(f"  compare: {span_text}", style="bold magenta")
+        else:
+            title.append(f"  diff: {MODE_NAMES[self.diff_mode]}", style="dim")
         self.query_one("#title", Static).update(title)
 
     def _count_visible(self) -> None:
@@ -142,10 +153,30 @@ class TimelineScreen(Screen[None]):
                 return row.index
         return None
 
+    def _marked_index(self) -> int | None:
+        for index, entry in enumerate(self.history.entries):
+            if entry.id == self.marked:
+                return index
+        return None
+
+    def _compared_span(self) -> tuple[int, int] | None:
+        """The entries compared (a slice), while comparing with a marked entry."""
+        if not self.comparing:
+            return None
+        marked, selected = self._marked_index(), self._selected_index()
+        if marked is None or selected is None:
+            return None
+        return span(marked, selected)
+
     def _show_entry(self) -> None:
         index = self._selected_index()
         files = self.query_one(FileList)
-        files.show([] if index is None else self.history.file_rows(index))
+        compared = self._compared_span()
+        if compared is not None:
+            files.show(compared_files(self.history, *compared))
+            self._show_title(len(self.shown))
+        else:
+            files.show([] if index is None else self.history.file_rows(index))
         self._show_diff()
 
     def _show_diff(self) -> None:
@@ -154,6 +185,10 @@ class TimelineScreen(Screen[None]):
         view = self.query_one(DiffView)
         if index is None or path is None:
             view.show(None)
+            return
+        compared = self._compared_span()
+        if compared is not None:
+            view.show(compared_diff(self.history, *compared, path), self.split)
             return
         view.show(self.history.diff_text(index, path, self.diff_mode), self.split)
 
@@ -177,8 +212,44 @@ class TimelineScreen(Screen[None]):
 
     def action_toggle_diff(self) -> None:
         self.diff_mode = TO_NOW if self.diff_mode == TURN_DIFF else TURN_DIFF
+        if self.comparing:
+            self.comparing = False
+            self._show_entry()
         self._show_title(self.query_one(TurnTable).row_count)
         self._show_diff()
+
+    def action_mark(self) -> None:
+        """Marks the selected entry as one end of a comparison (again: unmarks it)."""
+        index = self._selected_index()
+        if index is None:
+            return
+        entry = self.history.entries[index]
+        table = self.query_one(TurnTable)
+        previous = self._marked_index()
+        if previous is not None:
+            table.show_mark(
+                self.history.entries[previous].id, self.history.entries[previous].number, False
+            )
+        if self.marked == entry.id:
+            self.marked = None
+            self.comparing = False
+            self._show_entry()
+            self.notify("mark removed")
+            return
+        self.marked = entry.id
+        table.show_mark(entry.id, entry.number, True)
+        self.notify(f"{entry.kind} {entry.number} marked: select another entry and press c")
+        if self.comparing:
+            self._show_entry()
+
+    def action_compare(self) -> None:
+        """Shows (or stops showing) what the entries from the marked to the selected changed."""
+        if self._marked_index() is None:
+            self.notify("mark an entry with m first, then select another and press c")
+            return
+        self.comparing = not self.comparing
+        self._show_title(len(self.shown))
+        self._show_entry()
 
     def action_toggle_split(self) -> None:
         self.split = not self.split
@@ -209,6 +280,29 @@ class TimelineScreen(Screen[None]):
             self.query_one(FileList).focus()
         else:
             self.query_one(TurnTable).focus()
+
+    def action_label(self) -> None:
+        """Opens the label dialog on the selected entry; the timeline shows the result."""
+        from rewind.history import all_labels
+        from rewind.tui.label_dialog import LabelDialog
+
+        index = self._selected_index()
+        if index is None:
+            return
+        entry = self.history.entries[index]
+        if entry.is_open:
+            self.notify(
+                f"turn {entry.number} is still open; label it once it ends.", severity="warning"
+            )
+            return
+
+        def done(message: str | None) -> None:
+            if message:
+                self.notify(message)
+                self.reload()
+
+        labels = all_labels(entry, self.history.attached)
+        self.app.push_screen(LabelDialog(self.store, self.session_id, entry, labels), done)
 
     def action_sessions(self) -> None:
         from rewind.tui.sessions_screen import SessionsScreen

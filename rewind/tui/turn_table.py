@@ -28,6 +28,13 @@ def short_time(stamp: float, now: float | None = None) -> str:
     return time.strftime("%m-%d %H:%M", local)
 
 
+def number_text(number: int, marked: bool) -> Text:
+    """The number column: ``12``, or ``12*`` for the entry marked for a comparison."""
+    if marked:
+        return Text(f"{number}*", style="bold reverse")
+    return Text(str(number), style="bold")
+
+
 def counts_text(files: int, counts: Counts | None) -> Text:
     text = Text(f"{files} file{'' if files == 1 else 's'}")
     if counts is not None and (counts.added or counts.removed):
@@ -70,13 +77,16 @@ class TurnTable(DataTable[Text | str]):
         self.add_column("files", key="files", width=16)
         self.add_column("labels", key="labels", width=20)
 
-    def show(self, rows: list[TurnRow], counts: dict[int, Counts]) -> None:
-        """Replaces the rows; the cursor stays on the entry it was on (else goes to the last)."""
+    def show(
+        self, rows: list[TurnRow], counts: dict[int, Counts], marked: str | None = None
+    ) -> None:
+        """Replaces the rows; the cursor stays on the entry it was on (else goes to the last).
+        ``marked`` is the id of the entry marked for a comparison."""
         selected = self.selected_id()
         self.clear()
         for row in rows:
             self.add_row(
-                Text(str(row.number), style="bold"),
+                number_text(row.number, row.entry_id == marked),
                 short_time(row.started),
                 _title(row),
                 counts_text(row.files, counts.get(row.index)),
@@ -101,6 +111,12 @@ class TurnTable(DataTable[Text | str]):
         except Exception:  # the cursor is past the rows (they were just cleared)
             return None
         return key.value
+
+    def show_mark(self, entry_id: str, number: int, marked: bool) -> None:
+        try:
+            self.update_cell(entry_id, "number", number_text(number, marked))
+        except Exception:  # the row is hidden by a search
+            pass
 
     def show_counts(self, entry_id: str, files: int, counts: Counts) -> None:
         try:

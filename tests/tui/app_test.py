@@ -11,15 +11,17 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, Label
 
 from rewind.entry import SHELL
+from rewind.labels import labels_of
 from rewind.recording import begin, record_after, track
 from rewind.store import Store
 from rewind.tui.app import RewindApp
 from rewind.tui.diff_view import DiffView
 from rewind.tui.file_list import FileList
 from rewind.tui.help_screen import HelpScreen
+from rewind.tui.label_dialog import LabelDialog
 from rewind.tui.timeline_screen import TimelineScreen
 from rewind.tui.turn_table import TurnTable
 from tests.tui.conftest import SESSION, turn
@@ -118,6 +120,103 @@ class TestTimeline:
             await app.workers.wait_for_complete()
             await pilot.pause()
             assert counted(app)[0] and counted(app)[-1]
+
+        run_app(project, scenario)
+
+
+def notices(app: RewindApp) -> list[str]:
+    return [notice.message for notice in app._notifications]
+
+
+def file_rows(app: RewindApp) -> list[tuple[str, str]]:
+    files = app.screen.query_one(FileList)
+    return [
+        (str(files.get_row_at(row)[0]), str(files.get_row_at(row)[1]))
+        for row in range(files.row_count)
+    ]
+
+
+class TestLabelDialog:
+    def test_l_adds_a_label_and_the_same_name_removes_it(
+        self, recorded: Store, project: Path
+    ) -> None:
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            table = app.screen.query_one(TurnTable)
+            await pilot.press("up", "l")
+            await pilot.press(*"works", "enter")
+            await pilot.pause()
+            assert labels_of(recorded, SESSION) == {timeline(app).rows[1].entry_id: ["works"]}
+            assert str(table.get_row_at(1)[4]) == "works"
+            assert table.cursor_row == 1  # the selection stayed
+            assert "turn 2 labelled 'works'" in notices(app)
+            await pilot.press("l", *"works", "enter")
+            await pilot.pause()
+            assert labels_of(recorded, SESSION) == {}
+            assert str(table.get_row_at(1)[4]) == ""
+
+        run_app(project, scenario)
+
+    def test_a_refused_name_is_explained_in_the_dialog(
+        self, recorded: Store, project: Path
+    ) -> None:
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("l", *"no good", "enter")
+            await pilot.pause()
+            assert isinstance(app.screen, LabelDialog)
+            problem = str(app.screen.query_one("#problem", Label).render())
+            assert "cannot be a label" in problem
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, TimelineScreen)
+            assert labels_of(recorded, SESSION) == {}
+
+        run_app(project, scenario)
+
+    def test_an_open_turn_cannot_be_labelled(self, recorded: Store, project: Path) -> None:
+        begin(recorded, SESSION, prompt="still going")
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("l")
+            await pilot.pause()
+            assert isinstance(app.screen, TimelineScreen)
+            assert any("still open" in message for message in notices(app))
+
+        run_app(project, scenario)
+
+
+class TestCompare:
+    def test_m_then_c_shows_what_a_run_of_turns_changed_together(
+        self, recorded: Store, project: Path
+    ) -> None:
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("up", "m", "down", "c")  # turn 2 marked, turn 3 selected
+            await pilot.pause()
+            assert file_rows(app) == [("M", "calc.py"), ("D", "notes.txt")]
+            view = app.screen.query_one(DiffView)
+            assert view.text_lines()[0] == "notes.txt: from before turn 2 to after turn 3"
+            assert "-todo" in view.text_lines()
+            app.screen.query_one(FileList).move_cursor(row=0)
+            await pilot.pause()
+            assert view.text_lines()[0] == "calc.py: from before turn 2 to after turn 3"
+            assert "+def sub(a, b):" in view.text_lines()
+            await pilot.press("up", "up")  # turn 1..2: both files new
+            await pilot.pause()
+            assert file_rows(app) == [("A", "calc.py"), ("A", "notes.txt")]
+            await pilot.press("c")  # back to the selected turn alone
+            await pilot.pause()
+            assert file_rows(app) == [("A", "calc.py"), ("A", "notes.txt")]
+            await pilot.press("down")
+            await pilot.pause()
+            assert file_rows(app) == [("M", "calc.py")]
+
+        run_app(project, scenario)
+
+    def test_c_without_a_mark_says_what_to_do(self, recorded: Store, project: Path) -> None:
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("c")
+            await pilot.pause()
+            assert any("mark an entry with m first" in message for message in notices(app))
+            assert file_rows(app) == [("D", "notes.txt")]
 
         run_app(project, scenario)
 
