@@ -56,6 +56,11 @@ def _build() -> tuple[Callable[[str], object], Callable[[object], str]]:
             value, end = scan(text, start)
         except StopIteration:
             raise ValueError(f"not JSON at character {start}") from None
+        except SystemError:
+            # Inside an object or array the scanner reports an error by raising
+            # json.decoder.JSONDecodeError, which it only finds once json.decoder is imported;
+            # before that it fails with this SystemError instead.
+            raise ValueError("not JSON") from None
         if _skip_whitespace(text, end) != len(text):
             raise ValueError(f"extra data after JSON at character {end}")
         return value

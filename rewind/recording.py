@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import time
 
-from rewind.entry import EDIT, TURN, Entry, FileChange
+from rewind.drift import changed_outside, recorded_states
+from rewind.entry import EDIT, EXTERNAL, TURN, Entry, FileChange
 from rewind.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
 from rewind.packing import needs_packing, pack_in_background
 from rewind.session import SessionHead, load_head, new_entry_id, save_entry
 from rewind.store import Store
 
 NOT_TRACKABLE = frozenset({DIRECTORY, SPECIAL})
+DRIFT_PROMPT = "changed outside rewind since it last recorded them"
 # What to tell a person about a path whose state could not be recorded in full.
 TRACK_PROBLEMS = {
     DIRECTORY: "is a directory, not recorded; track the files in it instead",
@@ -33,14 +35,67 @@ def begin(
     agent: str = "",
     labels: list[str] | None = None,
 ) -> Entry:
-    """Closes the open turn (recording its after-states) and starts the next one."""
+    """Closes the open turn (recording its after-states) and starts the next one.
+
+    Files the session recorded that changed since, outside rewind's sight, are first kept in
+    an entry of their own, between the two turns (see :func:`record_drift`).
+    """
+    return begin_with_drift(store, session_id, prompt, agent, labels)[0]
+
+
+def begin_with_drift(
+    store: Store,
+    session_id: str,
+    prompt: str = "",
+    agent: str = "",
+    labels: list[str] | None = None,
+) -> tuple[Entry, Entry | None]:
+    """:func:`begin`, also returning the entry of changes found outside rewind (or None)."""
     with store.lock():
         head = load_head(store, session_id)
         close_open_turn(store, head)
+        agent = agent or (head.current.agent if head.current is not None else "")
+        drift = record_drift(store, head)
         entry = _new_turn(head, prompt, agent, labels)
         save_entry(store, head, entry, replace_tip=False)
+    if drift is not None:
+        shown = [store.root.display(change.path) for change in drift.files]
+        more = f" and {len(shown) - 10} more" if len(shown) > 10 else ""
+        store.log_problem(
+            f"session {session_id}: {len(shown)} file(s) changed outside rewind since it last "
+            f"recorded them ({', '.join(shown[:10])}{more}); kept as entry {drift.number}"
+        )
     if needs_packing(store):
         pack_in_background(store)
+    return entry, drift
+
+
+def record_drift(store: Store, head: SessionHead) -> Entry | None:
+    """Keeps the files the session recorded that changed since, outside rewind's sight, as one
+    closed entry of external changes (from their last recorded state to their state now), so
+    that the change is seen, can be undone, and a restore never overwrites it unrecorded.
+
+    Returns that entry, or None when nothing drifted. The lock is held and no turn is open.
+    """
+    recorded = recorded_states(store, head)
+    outside = changed_outside(store, recorded)
+    if not outside:
+        return None
+    now = time.time()
+    entry = Entry(
+        head.session_id,
+        head.next_number,
+        new_entry_id(),
+        TURN,
+        DRIFT_PROMPT,
+        started=now,
+        ended=now,
+        files=[
+            FileChange(path, recorded[path], state, at=now, source=EXTERNAL)
+            for path, state in outside.items()
+        ],
+    )
+    save_entry(store, head, entry, replace_tip=False)
     return entry
 
 

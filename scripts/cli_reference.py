@@ -86,6 +86,13 @@ Closes the session's open turn, recording the after-state of every file it track
 the next turn and prints `turn N of session ID (ENTRY-ID)`. Call it once per prompt, before the
 agent starts working.
 
+Files the session recorded earlier that changed since, outside rewind's sight (by hand, by
+another editor, by a command the hooks did not see), are kept first as an entry of their own,
+`changed outside rewind since it last recorded them`, each file from its last recorded state to
+its state now; `begin` then names them on standard error (`changed outside rewind since it last
+recorded them (kept as entry N, ...): a.txt`) and the store's log says so too. See
+[concepts](concepts.md#changes-outside-rewind).
+
 The session is `--session`, else `$REWIND_SESSION`, else the project's most recent session,
 else a new one named like `20261130-005232-e21f5d` (date, time, random). `--agent` defaults to
 the agent of the session's previous entry.

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -50,3 +52,21 @@ def test_load_object_refuses_other_values() -> None:
 def test_unserialisable_values_are_type_errors() -> None:
     with pytest.raises(TypeError, match="bytes is not JSON serialisable"):
         dumps({"x": b"bytes"})
+
+
+def test_invalid_json_is_a_value_error_before_json_is_imported() -> None:
+    """The hook path never imports json; the C scanner then reports some errors differently."""
+    code = (
+        "import sys\n"
+        "from rewind.fastjson import loads\n"
+        "for text in ['{not json', '{\"a\" 1}', '[1 2]', '{\"a\": }', '[1,']:\n"
+        "    try:\n"
+        "        loads(text)\n"
+        "    except ValueError:\n"
+        "        pass\n"
+        "    else:\n"
+        "        raise SystemExit(f'{text!r} was accepted')\n"
+        "assert 'json' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

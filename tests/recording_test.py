@@ -172,7 +172,8 @@ def test_each_turn_records_the_state_it_found(project: Path) -> None:
     (project / "a.txt").write_bytes(b"edited between turns\n")
     ok("begin", "--session", SESSION)
     ok("track", "--session", SESSION, "a.txt")
-    second = entries()[1]
+    _, outside, second = entries()
+    assert outside["files"][0]["source"] == "external"  # the edit between turns, kept on its own
     assert second["files"][0]["before"]["oid"] == git_blob_id(b"edited between turns\n")
 
 

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from rewind.recording import begin
+import sys
+
+from rewind.recording import begin_with_drift
 from rewind.session import resolve_session
 from rewind.store import Store
 
@@ -8,6 +10,13 @@ from rewind.store import Store
 def run(*, session: str | None, prompt: str, agent: str, labels: list[str]) -> int:
     store = Store.of_current_project(create=True)
     session_id = resolve_session(store, session, create=True)
-    entry = begin(store, session_id, prompt=prompt, agent=agent, labels=labels)
+    entry, drift = begin_with_drift(store, session_id, prompt, agent, labels)
     print(f"turn {entry.number} of session {entry.session} ({entry.id})")
+    if drift is not None:
+        names = ", ".join(store.root.display(change.path) for change in drift.files)
+        print(
+            f"changed outside rewind since it last recorded them (kept as entry {drift.number}, "
+            f"'rewind show {drift.number}' shows how): {names}",
+            file=sys.stderr,
+        )
     return 0
