@@ -73,6 +73,7 @@ class DiffText:
     title: str
     text: str  # a unified diff, empty when ``note`` says why there is none
     note: str
+    path: bytes = b""  # the diffed file, for the diff view to tell its language
 
 
 def session_rows(store: Store) -> list[SessionRow]:
@@ -229,12 +230,14 @@ class SessionHistory:
         change = entry.file(path)
         shown = self.store.root.display(path)
         if change is None:
-            return DiffText(shown, "", "this entry did not touch the file")
+            return DiffText(shown, "", "this entry did not touch the file", path)
         if mode == TO_NOW:
             old = checkpoint_states(self.entries, index).get(path, change.before)
             title = f"{shown}: from before {entry.kind} {entry.number} to now"
             if old is None:
-                return DiffText(title, "", "no pre-image: rewind saw this file only afterwards")
+                return DiffText(
+                    title, "", "no pre-image: rewind saw this file only afterwards", path
+                )
             diff = diff_to_disk(self.store, path, old)
             return _diff_text(title, old, diff.new, diff)
         title = f"{shown}: what {entry.kind} {entry.number} changed"
@@ -247,12 +250,12 @@ def _diff_text(
 ) -> DiffText:
     note = _note(old, new, diff)
     if note:
-        return DiffText(title, "", note)
+        return DiffText(title, "", note, diff.path)
     if diff.binary:
-        return DiffText(title, "", f"binary file ({diff.status}): no text diff to show")
+        return DiffText(title, "", f"binary file ({diff.status}): no text diff to show", diff.path)
     if not diff.text:
-        return DiffText(title, "", "no difference")
-    return DiffText(title, diff.text, "")
+        return DiffText(title, "", "no difference", diff.path)
+    return DiffText(title, diff.text, "", diff.path)
 
 
 def _state_key(state: FileState | None) -> tuple[object, ...] | None:
