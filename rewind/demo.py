@@ -132,6 +132,16 @@ class Replay:
             handle.write(text.replace(old, new, 1))
         self.hook(after)
 
+    def by_hand(self, path: str, old: str, new: str) -> None:
+        """A person's edit between two prompts: no hook sees it; the next prompt's begin does."""
+        self.say(f"you, by hand: edit {path}")
+        absolute = os.path.join(self.project, path)
+        with open(absolute, encoding="utf-8") as handle:
+            text = handle.read()
+        assert old in text, (path, old)
+        with open(absolute, "w", encoding="utf-8") as handle:
+            handle.write(text.replace(old, new, 1))
+
     def write(self, path: str, content: str) -> None:
         self.say(f"  Write {path}")
         absolute = os.path.join(self.project, path)
@@ -165,7 +175,8 @@ class Replay:
 
 
 def play_session(replay: Replay) -> None:
-    """Four turns: edits, a new file, a deleted file, binary files, shell quicksaves."""
+    """Four turns: edits, a new file, a deleted file, binary files, shell quicksaves; and an
+    edit by hand between two prompts, which the next prompt keeps as a change outside rewind."""
     replay.hook(replay.agent.session_start())
 
     replay.prompt("Make add() treat None as 0 and add a test")
@@ -175,6 +186,7 @@ def play_session(replay: Replay) -> None:
         "from calc import add\n\n\ndef test_none_is_zero():\n    assert add(None, 2) == 2\n",
     )
     replay.stop()
+    replay.by_hand("tests/test_calc.py", "def test_none_is_zero", "def test_none_counts_as_zero")
 
     replay.prompt("The TODOs are done: drop notes.txt, and guard mean() against no values")
     replay.bash("rm notes.txt")

@@ -37,8 +37,11 @@ def run_demo(*args: str, temporary: Path) -> RewindResult:
 
 
 def check_log(stdout: str) -> None:
-    for number, prompt in enumerate(PROMPTS, 1):
+    # entry 2 is the edit made by hand between the first two prompts
+    for number, prompt in zip([1, 3, 4, 5], PROMPTS, strict=True):
         assert re.search(rf"^ +{number}  [0-9a-f]{{12}}  .*{re.escape(prompt)}", stdout, re.M)
+    assert re.search(r"^ +2  [0-9a-f]{12}  .*changed outside rewind", stdout, re.M)
+    assert "M tests/test_calc.py  +1 -1  (external)" in stdout
     assert "[none-fixed]" in stdout  # the label the demo adds to turn 1
     assert "D notes.txt" in stdout  # deleted by a shell command (quicksave)
     assert "A tests/test_calc.py" in stdout  # a new file (Write)
