@@ -12,7 +12,7 @@ from __future__ import annotations
 from rewind.checkpoint import states_between
 from rewind.diffs import FileDiff, diff_states
 from rewind.entry import FileChange
-from rewind.tui.timeline_data import DiffText, FileRow, SessionHistory, _diff_text, _note
+from rewind.tui.timeline_data import DiffText, FileRow, SessionHistory, diff_text_of, no_diff_note
 
 
 def span(first: int, second: int) -> tuple[int, int]:
@@ -36,7 +36,7 @@ def compared_files(history: SessionHistory, start: int, stop: int) -> list[FileR
                 history.store.root.display(path),
                 diff.status,
                 history.change_counts(FileChange(path, old, new)),
-                _note(old, new, diff),
+                no_diff_note(old, new, diff),
             )
         )
     return rows
@@ -51,4 +51,4 @@ def compared_diff(history: SessionHistory, start: int, stop: int, path: bytes) -
         return DiffText(title, "", "these entries did not touch the file")
     old, new = states
     diff = diff_states(history.store, path, old, new, with_text=True)
-    return _diff_text(title, old, new, diff)
+    return diff_text_of(title, old, new, diff)

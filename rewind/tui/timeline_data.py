@@ -188,7 +188,8 @@ class SessionHistory:
         cached = self._counts.get(key)
         if cached is not None:
             return cached
-        if _note(change.before, change.after, FileDiff(change.path, change.before, change.after)):
+        status_only = FileDiff(change.path, change.before, change.after)
+        if no_diff_note(change.before, change.after, status_only):
             return None
         diff = diff_states(self.store, change.path, change.before, change.after, with_text=False)
         counts = Counts(diff.added, diff.removed, diff.binary)
@@ -219,7 +220,7 @@ class SessionHistory:
                     self.store.root.display(change.path),
                     diff.status,
                     self.change_counts(change),
-                    _note(change.before, change.after, diff),
+                    no_diff_note(change.before, change.after, diff),
                     change.source,
                 )
             )
@@ -239,16 +240,16 @@ class SessionHistory:
                     title, "", "no pre-image: rewind saw this file only afterwards", path
                 )
             diff = diff_to_disk(self.store, path, old)
-            return _diff_text(title, old, diff.new, diff)
+            return diff_text_of(title, old, diff.new, diff)
         title = f"{shown}: what {entry.kind} {entry.number} changed"
         diff = diff_states(self.store, path, change.before, change.after, with_text=True)
-        return _diff_text(title, change.before, change.after, diff)
+        return diff_text_of(title, change.before, change.after, diff)
 
 
-def _diff_text(
+def diff_text_of(
     title: str, old: FileState | None, new: FileState | None, diff: FileDiff
 ) -> DiffText:
-    note = _note(old, new, diff)
+    note = no_diff_note(old, new, diff)
     if note:
         return DiffText(title, "", note, diff.path)
     if diff.binary:
@@ -264,7 +265,7 @@ def _state_key(state: FileState | None) -> tuple[object, ...] | None:
     return (state.kind, state.oid, state.mode, state.xxh, state.size)
 
 
-def _note(old: FileState | None, new: FileState | None, diff: FileDiff) -> str:
+def no_diff_note(old: FileState | None, new: FileState | None, diff: FileDiff) -> str:
     """Why a change has no diff to show, or ''."""
     status = diff.status
     if status == PENDING:
