@@ -190,6 +190,27 @@ def build_parser() -> argparse.ArgumentParser:
     _install_target(uninstall, "edit")
     commands.add_parser("doctor", help="check the installed hooks and try each agent's hook")
 
+    watch = commands.add_parser(
+        "watch",
+        help="record changes made outside the agent's edit tools, as they happen (docs/watch.md)",
+    )
+    _session(watch)
+    action = watch.add_mutually_exclusive_group()
+    action.add_argument(
+        "--detach",
+        action="store_true",
+        help="run in the background (one watcher per project; --stop ends it)",
+    )
+    action.add_argument(
+        "--stop", dest="stop_it", action="store_true", help="stop the project's watcher"
+    )
+    action.add_argument(
+        "--status",
+        action="store_true",
+        help="say whether a watcher runs for the project (exit 1 if none)",
+    )
+    action.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
+
     tui = commands.add_parser(
         "tui", help="browse the turns, their diffs and rewind, in the terminal (docs/tui.md)"
     )

@@ -9,10 +9,34 @@ DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024
 # What expanding directories may add to the quicksave of one shell command (rewind.quicksave).
 DEFAULT_QUICKSAVE_MAX_FILES = 2000
 DEFAULT_QUICKSAVE_MAX_BYTES = 200 * 1024 * 1024
+# Watch mode (rewind.watch, docs/watch.md).
+DEFAULT_WATCH_EXCLUDE = (
+    "node_modules",
+    "__pycache__",
+    "*.pyc",
+    ".*.swp",
+    ".*.swx",
+    "*~",
+    ".#*",
+    ".DS_Store",
+)
+DEFAULT_WATCH_STORM_FILES = 1000
+DEFAULT_WATCH_QUIET_MS = 150
+DEFAULT_WATCH_MAX_DELAY_MS = 2000
 
 
 class Config:
-    __slots__ = ("extra_roots", "max_file_size", "quicksave_max_bytes", "quicksave_max_files")
+    __slots__ = (
+        "extra_roots",
+        "max_file_size",
+        "quicksave_max_bytes",
+        "quicksave_max_files",
+        "watch_exclude",
+        "watch_max_delay_ms",
+        "watch_on_session_start",
+        "watch_quiet_ms",
+        "watch_storm_files",
+    )
 
     def __init__(
         self,
@@ -20,11 +44,21 @@ class Config:
         extra_roots: tuple[bytes, ...] = (),
         quicksave_max_files: int = DEFAULT_QUICKSAVE_MAX_FILES,
         quicksave_max_bytes: int = DEFAULT_QUICKSAVE_MAX_BYTES,
+        watch_exclude: tuple[str, ...] = DEFAULT_WATCH_EXCLUDE,
+        watch_storm_files: int = DEFAULT_WATCH_STORM_FILES,
+        watch_quiet_ms: int = DEFAULT_WATCH_QUIET_MS,
+        watch_max_delay_ms: int = DEFAULT_WATCH_MAX_DELAY_MS,
+        watch_on_session_start: bool = False,
     ) -> None:
         self.max_file_size = max_file_size
         self.extra_roots = extra_roots
         self.quicksave_max_files = quicksave_max_files
         self.quicksave_max_bytes = quicksave_max_bytes
+        self.watch_exclude = watch_exclude
+        self.watch_storm_files = watch_storm_files
+        self.watch_quiet_ms = watch_quiet_ms
+        self.watch_max_delay_ms = watch_max_delay_ms
+        self.watch_on_session_start = watch_on_session_start
 
 
 def load_config(root: bytes, store_dir: str) -> Config:
@@ -58,12 +92,38 @@ def _parse(path: str) -> Config:
         raise UserError(f"{path}: quicksave_max_files must be a number of files, like 2000.")
     if not _is_count(max_bytes):
         raise UserError(f"{path}: quicksave_max_bytes must be a number of bytes, like 209715200.")
-    return Config(
+    config = Config(
         max_file_size=max_size,
         extra_roots=tuple(os.fsencode(os.path.realpath(os.path.expanduser(r))) for r in roots),
         quicksave_max_files=max_files,
         quicksave_max_bytes=max_bytes,
     )
+    _read_watch_keys(path, data, config)
+    return config
+
+
+def _read_watch_keys(path: str, data: dict[str, object], config: Config) -> None:
+    """The watch mode's keys (docs/watch.md), checked like the others."""
+    from rewind.errors import UserError
+
+    exclude = data.get("watch_exclude", list(DEFAULT_WATCH_EXCLUDE))
+    if not isinstance(exclude, list) or not all(isinstance(g, str) and g for g in exclude):
+        raise UserError(f'{path}: watch_exclude must be a list of globs, like ["node_modules"].')
+    counts = {
+        "watch_storm_files": (DEFAULT_WATCH_STORM_FILES, "a number of files, like 1000"),
+        "watch_quiet_ms": (DEFAULT_WATCH_QUIET_MS, "a number of milliseconds, like 150"),
+        "watch_max_delay_ms": (DEFAULT_WATCH_MAX_DELAY_MS, "a number of milliseconds, like 2000"),
+    }
+    config.watch_exclude = tuple(exclude)
+    for key, (default, example) in counts.items():
+        value = data.get(key, default)
+        if not _is_count(value):
+            raise UserError(f"{path}: {key} must be {example}.")
+        setattr(config, key, value)
+    on_start = data.get("watch_on_session_start", False)
+    if not isinstance(on_start, bool):
+        raise UserError(f"{path}: watch_on_session_start must be true or false.")
+    config.watch_on_session_start = on_start
 
 
 def _is_count(value: object) -> bool:

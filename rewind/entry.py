@@ -89,6 +89,7 @@ class Entry:
         "session",
         "started",
         "target",
+        "unrecorded",
     )
 
     def __init__(
@@ -104,6 +105,7 @@ class Entry:
         labels: list[str] | None = None,
         target: dict[str, object] | None = None,
         files: list[FileChange] | None = None,
+        unrecorded: list[dict[str, object]] | None = None,
     ) -> None:
         self.session = session
         self.number = number
@@ -116,6 +118,9 @@ class Entry:
         self.labels = labels or []
         self.target = target
         self.files = files or []
+        # Storms watch mode saw but did not record file by file (rewind.watch.bursts): each
+        # {"at": seconds, "files": count, "directories": {top-level directory: count}}.
+        self.unrecorded = unrecorded or []
 
     def __repr__(self) -> str:
         return f"Entry({self.session!r}, {self.number}, {self.kind}, files={len(self.files)})"
@@ -134,7 +139,7 @@ class Entry:
         return (change.path for change in self.files)
 
     def to_json(self) -> dict[str, object]:
-        return {
+        data: dict[str, object] = {
             "format": FORMAT,
             "session": self.session,
             "number": self.number,
@@ -148,6 +153,9 @@ class Entry:
             "target": self.target,
             "files": [change.to_json() for change in self.files],
         }
+        if self.unrecorded:  # only watch mode writes it: older entries have none
+            data["unrecorded"] = self.unrecorded
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Entry:
@@ -157,6 +165,7 @@ class Entry:
         ended = data.get("ended")
         started = data.get("started")
         number = data.get("number")
+        unrecorded = data.get("unrecorded")
         return cls(
             str(data.get("session", "")),
             number if isinstance(number, int) else 0,
@@ -171,6 +180,9 @@ class Entry:
             files=[FileChange.from_json(f) for f in files if isinstance(f, dict)]
             if isinstance(files, list)
             else [],
+            unrecorded=[item for item in unrecorded if isinstance(item, dict)]
+            if isinstance(unrecorded, list)
+            else None,
         )
 
     def commit_message(self) -> str:

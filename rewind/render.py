@@ -60,7 +60,7 @@ def file_summary(store: Store, diff: FileDiff, source: str = EDIT) -> str:
     elif diff.status in (ADDED, DELETED, MODIFIED):
         counts = f"+{diff.added} -{diff.removed}"
     elif diff.status == NO_PRE_IMAGE:
-        counts = "no pre-image: not restorable"
+        counts = "no pre-image: not rewindable"
     elif diff.status == PENDING:
         counts = "tracked (turn still open)"
     note = SOURCE_NOTES.get(source, "")

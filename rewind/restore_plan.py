@@ -79,6 +79,8 @@ class PlannedFile:
                 return "it cannot be read now, so it could not be saved for undo; not replaced"
             if self.current.kind in NEVER_REPLACED:
                 return f"it is now a {self.current.kind}, which rewind never replaces"
+            if self.target.kind == UNKNOWN:
+                return "no state from before its change was recorded: not rewindable"
             return f"its earlier state was not recorded ({self.target.kind})"
         if self.conflict and self.changed_by is not None:
             return f"changed by session {self.changed_by} since this session recorded it"

@@ -53,4 +53,5 @@ def entry_json(
         "labels": entry.labels if labels is None else labels,
         "target": {"turn": target.get("number"), "id": target.get("entry")} if target else None,
         "files": files,
+        "unrecorded": entry.unrecorded,
     }

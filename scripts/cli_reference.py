@@ -133,11 +133,14 @@ it, one line per file:
 | `D` | deleted | `+added -removed` lines, or `binary` |
 | `T` | mode: only the permission bits changed | |
 | `~` | pending: tracked in the open turn | `tracked (turn still open)` |
-| `?` | no-pre-image: no state from before the change | `no pre-image: not restorable` |
+| `?` | no-pre-image: no state from before the change | `no pre-image: not rewindable` |
 | (blank) | unchanged | |
 
 A file whose state before the change was saved by the shell quicksave (a command the agent ran,
-read before it ran) ends in `(shell quicksave)`.
+read before it ran) ends in `(shell quicksave)`; a change recorded by [`rewind watch`](watch.md)
+(made outside the agent's edit tools) ends in `(external)`. A storm that `rewind watch` counted
+but did not record file by file is one more line under the entry:
+`+ 49,000 more files changed outside the agent, not recorded (watch_storm_files is 1000): node_modules/ 49,000`.
 
 `--json` prints the same history as data; see [its shape](#output-of-rewind-log---json).
 """,
@@ -308,6 +311,18 @@ nothing is left in it; everything else stays as it was, so uninstalling right af
 gives the file back as it was. It prints the events it `removed`, or
 `AGENT: no rewind hooks in PATH; nothing changed.` (also when the file does not exist).
 """,
+    "watch": """\
+Runs in the foreground until Ctrl+C or SIGTERM and records, as external changes in the session's
+open turn, every file created, modified, deleted or moved under the root outside the agent's
+edit tools; what is captured, how earlier states are found, storms and the `rewind.toml` keys
+are in [watch.md](watch.md). Without `--session` (or `$REWIND_SESSION`) it records into the
+project's most recent session at each change. One watcher runs per project: a second
+`rewind watch` or `--detach` says one is already running and exits 0. `--detach` starts it in
+the background and returns once it is watching; `--stop` sends it SIGTERM and waits up to 10 s
+for it to record what is pending and end; `--status` prints its pid, session and start time
+(exit 1 when none runs). `--background` is what `--detach` and the Claude Code SessionStart hook
+start: the watcher itself, without a line per change on standard error (not meant to be typed).
+""",
     "doctor": """\
 Checks every install target and prints one line per finding: `ok`, `warn`, `fail`, or `--`
 (nothing there), then the target, the scope (`user`, `project`, `local`, or `hook` for the live
@@ -349,6 +364,7 @@ A JSON list with one object per entry of the session, oldest first:
 | `labels` | The entry's labels (a list of strings): those given at `begin --label`, then those added by `rewind label` (sorted). |
 | `target` | `null` for a turn; for a restore, the entry it restored to, for an undo the entry it undid: `{"turn": 1, "id": "6a226acb471a"}`. |
 | `files` | One object per file the entry touched, described below. |
+| `unrecorded` | Storms `rewind watch` counted but did not record file by file (`[]` otherwise): each `{"at": SECONDS, "files": N, "cap": WATCH_STORM_FILES, "directories": {"node_modules/": N, ...}}`, the directories being the top-level ones, most files first. |
 
 Each object of `files`:
 
@@ -356,7 +372,7 @@ Each object of `files`:
 | --- | --- |
 | `path` | Relative to the project root (absolute for a file in an `extra_roots` directory). In a name that is not valid UTF-8, the invalid bytes become U+FFFD. |
 | `path_hex` | Only for a name that is not valid UTF-8: its exact bytes, in hex. |
-| `source` | How rewind learnt that the file was about to change: `edit` (an edit tool, the API, `rewind track`) or `shell` (the shell quicksave). |
+| `source` | How rewind learnt that the file was about to change: `edit` (an edit tool, the API, `rewind track`), `shell` (the shell quicksave) or `external` (`rewind watch` saw it change outside the agent's edit tools; see [watch](watch.md)). |
 | `status` | `added`, `deleted`, `modified`, `mode` (only the permission bits changed), `unchanged`, `pending` (tracked in the open turn, no after-state yet) or `no-pre-image` (no state from before the change). |
 | `added`, `removed` | Numbers of lines added and removed (0 for `mode`, `unchanged`, `pending`, `no-pre-image`). |
 | `binary` | `true` when the content is binary (no line counts then). |
@@ -431,7 +447,8 @@ The first element, for a session `demo` whose turn 1 ("Make add() handle None") 
         "xxh": "06b58a54f2f710f8"
       }
     }
-  ]
+  ],
+  "unrecorded": []
 }
 ```
 
@@ -471,7 +488,8 @@ just before it and `after` what it put back (here the first of its three files):
         "xxh": "810b0e393a85d4d3"
       }
     }
-  ]
+  ],
+  "unrecorded": []
 }
 ```
 """

@@ -8,6 +8,7 @@ from rewind.render import file_summary, first_line, local_time, paint, use_colou
 from rewind.session import require_existing, resolve_session
 from rewind.store import Store
 from rewind.summary import entry_diffs, entry_json
+from rewind.watch.bursts import describe_unrecorded
 
 
 def run(*, session: str | None, as_json: bool) -> int:
@@ -37,4 +38,6 @@ def run(*, session: str | None, as_json: bool) -> int:
         print(paint(heading, "cyan", colour) + title + labels + state)
         for change, diff in zip(entry.files, entry_diffs(store, entry), strict=True):
             print("        " + file_summary(store, diff, change.source))
+        for storm in entry.unrecorded:
+            print("        " + paint(describe_unrecorded(storm), "yellow", colour))
     return 0

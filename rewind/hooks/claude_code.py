@@ -4,7 +4,8 @@
 Write, Edit, MultiEdit and NotebookEdit are tracked by their ``file_path``/``notebook_path``;
 Bash commands get a quicksave of the files they may destroy. When a PostToolUse reports the
 text from before the edit (``tool_response.originalFile``) for a file no PreToolUse recorded,
-that text becomes its pre-image.
+that text becomes its pre-image. With ``watch_on_session_start`` in rewind.toml, SessionStart
+starts ``rewind watch`` in the background for the session and SessionEnd stops it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ EDIT_TOOLS = {
 }
 SHELL_TOOLS = frozenset({"Bash"})
 TURN_ENDS = frozenset({"Stop", "SessionEnd"})
+# Seconds SessionEnd waits for the watcher to record its last changes before closing the turn.
+WATCH_STOP_WAIT = 5.0
 
 
 def handle(context: HookContext) -> None:
@@ -29,14 +32,40 @@ def handle(context: HookContext) -> None:
     directory = context.text("cwd") or os.environ.get("CLAUDE_PROJECT_DIR", "")
     context.open_store(directory)
     session = context.session_id("session_id")
-    if event == "UserPromptSubmit":
+    if event == "SessionStart":
+        _start_watcher(context, session)
+    elif event == "UserPromptSubmit":
         context.start_turn(session, context.text("prompt"))
     elif event == "PreToolUse":
         _before_tool(context, session, directory)
     elif event in ("PostToolUse", "PostToolUseFailure"):
         _after_tool(context, session, directory)
     elif event in TURN_ENDS:
+        if event == "SessionEnd":
+            _stop_watcher(context, session)
         context.end_turn(session)
+
+
+def _start_watcher(context: HookContext, session: str) -> None:
+    """With ``watch_on_session_start = true`` in rewind.toml: ``rewind watch`` in the
+    background for this session (spawned, not waited for; one watcher per project)."""
+    assert context.store is not None
+    if not context.store.config.watch_on_session_start:
+        return
+    from rewind.watch.pidfile import is_running, spawn
+
+    if not is_running(context.store):
+        spawn(context.store, session)
+
+
+def _stop_watcher(context: HookContext, session: str) -> None:
+    """Stops the watcher this session started (its last changes are recorded first)."""
+    assert context.store is not None
+    from rewind.watch.pidfile import running_info, stop
+
+    info = running_info(context.store)
+    if info is not None and info.get("session") == session:
+        stop(context.store, wait=WATCH_STOP_WAIT)
 
 
 def _before_tool(context: HookContext, session: str, directory: str) -> None:

@@ -14,6 +14,8 @@ from tests.bench import (
     track_startup,
     tui_startup,
     turn_scaling,
+    watch_idle,
+    watch_latency,
 )
 from tests.bench.harness import BenchError, Report, add_common_arguments, machine_line, print_table
 
@@ -24,6 +26,8 @@ BENCHMARKS = {
     hook_startup.NAME: hook_startup,
     quicksave_git.NAME: quicksave_git,
     tui_startup.NAME: tui_startup,
+    watch_latency.NAME: watch_latency,
+    watch_idle.NAME: watch_idle,
 }
 
 

@@ -1,0 +1,167 @@
+"""Turning a stream of file events into changes: one per path per burst, and storms.
+
+An editor's save is several events (write a temporary file, rename it over the target, chmod);
+a code generator writes a file in many ``write`` calls. :class:`Coalescer` keeps each path
+pending until no event has touched it for a quiet period (or a maximum delay has passed), then
+hands it over once. Whether the first event of a pending path was its creation is kept: the
+path did not exist before, which is an exact pre-image.
+
+:class:`Storms` caps how many paths one burst records: past the cap, further paths are only
+counted, per top-level directory, and summarised in one record when the burst ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+
+class Pending:
+    __slots__ = ("created", "first", "last")
+
+    def __init__(self, created: bool, now: float) -> None:
+        self.created = created
+        self.first = now
+        self.last = now
+
+
+class Coalescer:
+    """Pending paths, handed over once quiet for ``quiet`` seconds or ``max_delay`` after their
+    first event."""
+
+    def __init__(self, quiet: float, max_delay: float) -> None:
+        self.quiet = quiet
+        self.max_delay = max(max_delay, quiet)
+        self.pending: dict[bytes, Pending] = {}
+
+    def __len__(self) -> int:
+        return len(self.pending)
+
+    def __contains__(self, path: bytes) -> bool:
+        return path in self.pending
+
+    def add(self, path: bytes, created: bool, now: float) -> None:
+        found = self.pending.get(path)
+        if found is None:
+            self.pending[path] = Pending(created, now)
+        else:
+            found.last = now
+
+    def ready(self, now: float) -> list[tuple[bytes, bool]]:
+        """The paths due now (oldest first), removed from the pending ones."""
+        due = [
+            path
+            for path, pending in self.pending.items()
+            if now - pending.last >= self.quiet or now - pending.first >= self.max_delay
+        ]
+        return [(path, self.pending.pop(path).created) for path in due]
+
+    def all(self) -> list[tuple[bytes, bool]]:
+        """Every pending path, due or not (at exit)."""
+        taken = [(path, pending.created) for path, pending in self.pending.items()]
+        self.pending.clear()
+        return taken
+
+    def next_due(self) -> float | None:
+        """When the next path becomes due (a time.monotonic() value), or None."""
+        if not self.pending:
+            return None
+        return min(
+            min(pending.last + self.quiet, pending.first + self.max_delay)
+            for pending in self.pending.values()
+        )
+
+
+class StormSummary:
+    """The paths of one burst that were counted but not recorded."""
+
+    __slots__ = ("directories", "files", "started", "wall_started")
+
+    def __init__(self, started: float, wall_started: float) -> None:
+        self.started = started
+        self.wall_started = wall_started
+        self.files = 0
+        self.directories: dict[str, int] = {}
+
+    def count(self, path: bytes) -> None:
+        self.files += 1
+        top = path.split(b"/", 1)
+        name = top[0].decode("utf-8", "backslashreplace") + ("/" if len(top) > 1 else "")
+        self.directories[name] = self.directories.get(name, 0) + 1
+
+    def to_json(self, cap: int) -> dict[str, object]:
+        return {
+            "at": self.wall_started,
+            "files": self.files,
+            "cap": cap,
+            "directories": dict(sorted(self.directories.items(), key=lambda item: -item[1])),
+        }
+
+    def describe(self, cap: int) -> str:
+        return describe_unrecorded(self.to_json(cap))
+
+
+def describe_unrecorded(record: dict[str, object]) -> str:
+    """One line for people about a storm record (``rewind log``, the store's log)."""
+    files = record.get("files")
+    cap = record.get("cap")
+    directories = record.get("directories")
+    where = ""
+    if isinstance(directories, dict) and directories:
+        shown = list(directories.items())[:5]
+        where = ": " + ", ".join(f"{name} {count:,}" for name, count in shown)
+        if len(directories) > 5:
+            where += f" and {len(directories) - 5} more"
+    count = f"{files:,}" if isinstance(files, int) else "?"
+    limit = f" (watch_storm_files is {cap})" if isinstance(cap, int) else ""
+    return f"+ {count} more files changed outside the agent, not recorded{limit}{where}"
+
+
+class Storms:
+    """Bursts of activity (events less than ``gap`` seconds apart) and their caps.
+
+    ``admit(path)`` says whether a path is recorded: yes while the burst has recorded fewer than
+    ``cap`` distinct paths, and always for a path it already admitted or that ``known`` says
+    rewind has recorded before (an edit to a file rewind knows is never summarised away).
+    """
+
+    def __init__(self, cap: int, gap: float, known: Callable[[bytes], bool]) -> None:
+        self.cap = cap
+        self.gap = gap
+        self.known = known
+        self.admitted: set[bytes] = set()
+        self.counted: set[bytes] = set()
+        self.summary: StormSummary | None = None
+        self.last_event = float("-inf")
+        self.started = 0.0
+
+    def admit(self, path: bytes, now: float, wall: float) -> bool:
+        if now - self.last_event > self.gap:
+            self.started = now
+        self.last_event = now
+        if path in self.admitted:
+            return True
+        if len(self.admitted) < self.cap or self.known(path):
+            self.admitted.add(path)
+            return True
+        if path not in self.counted:
+            self.counted.add(path)
+            if self.summary is None:
+                self.summary = StormSummary(self.started, wall)
+            self.summary.count(path)
+        return False
+
+    def burst_over(self, now: float) -> bool:
+        return bool(self.admitted or self.counted) and now - self.last_event > self.gap
+
+    def next_end(self) -> float | None:
+        if not self.admitted and not self.counted:
+            return None
+        return self.last_event + self.gap
+
+    def finish(self) -> StormSummary | None:
+        """Ends the burst; returns its summary when paths were left unrecorded."""
+        summary = self.summary
+        self.admitted = set()
+        self.counted = set()
+        self.summary = None
+        return summary

@@ -1,0 +1,64 @@
+"""Which changed paths watch mode leaves out: ``.git``, rewind's own files, the exclude globs
+and what the project's ignore rules (``.gitignore`` and the like) exclude.
+
+The ignore rules are read through pygit2, read-only: libgit2 reads ``.gitignore`` files,
+``.git/info/exclude`` and ``core.excludesFile`` and writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from fnmatch import fnmatchcase
+
+from rewind.root import GIT_DIR_NAME
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import pygit2
+
+
+class IgnoreRules:
+    """``ignored(relative)`` for paths relative to the root, as bytes."""
+
+    def __init__(
+        self,
+        root: bytes,
+        own_directories: list[str],
+        globs: tuple[str, ...],
+        repository: pygit2.Repository | None,
+    ) -> None:
+        self.root = root
+        # rewind's home (its stores, its logs) when it lies under the root.
+        self.own_prefixes = []
+        for directory in own_directories:
+            real = os.fsencode(os.path.realpath(directory))
+            if real.startswith(root.rstrip(b"/") + b"/"):
+                self.own_prefixes.append(os.path.relpath(real, root) + b"/")
+        self.name_globs = [glob for glob in globs if "/" not in glob.rstrip("/")]
+        self.path_globs = [glob for glob in globs if "/" in glob.rstrip("/")]
+        self.repository = repository  # a pygit2.Repository, or None outside git
+
+    def ignored(self, relative: bytes) -> bool:
+        parts = relative.split(b"/")
+        if GIT_DIR_NAME in parts or relative in (b"", b"."):
+            return True
+        if any(relative.startswith(prefix) for prefix in self.own_prefixes):
+            return True
+        text = os.fsdecode(relative)
+        if self.name_globs:
+            for part in text.split("/"):
+                for glob in self.name_globs:
+                    if fnmatchcase(part, glob.rstrip("/")):
+                        return True
+        for glob in self.path_globs:
+            if fnmatchcase(text, glob) or fnmatchcase(text, glob.rstrip("/") + "/*"):
+                return True
+        return self._git_ignored(text)
+
+    def _git_ignored(self, text: str) -> bool:
+        if self.repository is None:
+            return False
+        try:
+            return bool(self.repository.path_is_ignored(text))
+        except (UnicodeError, ValueError):  # a name libgit2 cannot take: record it
+            return False

@@ -1,0 +1,131 @@
+"""The state a path had before an external change, when it can be known.
+
+In order:
+
+1. the path's first event in the burst was its creation: it was absent (with the parent
+   directories created in the same burst);
+2. the last state this session recorded for it (exact while the watcher has been running
+   since);
+3. in a git repository, from what git said when the watcher started: a path that was clean
+   then and has not been seen changing since still holds what the index holds, so the index's
+   blob is its previous content (copied into rewind's store); a path neither in the index nor
+   reported by ``git status`` did not exist;
+4. otherwise nothing: ``unknown``, shown as not rewindable.
+
+The user's repository is only read: the index is read once into memory at start,
+``git status`` runs with ``--no-optional-locks``, and blobs are read with pygit2.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from rewind.errors import UserError
+from rewind.filestate import ABSENT, FILE, LINK, TOO_LARGE, UNKNOWN, FileState, fingerprint
+from rewind.store import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import pygit2
+
+GITLINK = 0o160000
+
+
+class GitBaseline:
+    """What the repository's index and ``git status`` said when the watcher started."""
+
+    def __init__(self, repository: pygit2.Repository, root: bytes) -> None:
+        import pygit2
+
+        from rewind.git_status import changed_paths
+
+        self.repository = repository
+        # Read into memory now: later changes to the index (git add, a checkout) must not
+        # change what the start-up state was.
+        self.index = pygit2.Index(os.path.join(repository.path, "index"))
+        dirty = changed_paths(root)
+        self.dirty = {path for path in dirty if not path.endswith(b"/")}
+        self.dirty_prefixes = tuple(path for path in dirty if path.endswith(b"/"))
+
+    def state_at_start(self, path: bytes) -> tuple[str, int, str] | None:
+        """``("blob", mode, oid)``, ``("absent", 0, "")``, or None when unknown."""
+        if path in self.dirty or path.startswith(self.dirty_prefixes):
+            return None
+        name = os.fsdecode(path)
+        parts = name.split("/")
+        for depth in range(1, len(parts)):  # inside a submodule: git status did not look
+            parent = "/".join(parts[:depth])
+            if parent in self.index and self.index[parent].mode == GITLINK:
+                return None
+        if name not in self.index:
+            return ("absent", 0, "")
+        entry = self.index[name]
+        if entry.mode == GITLINK:
+            return None
+        return ("blob", entry.mode, str(entry.id))
+
+
+class PreImages:
+    def __init__(self, store: Store, repository: pygit2.Repository | None) -> None:
+        self.store = store
+        self.git: GitBaseline | None = None
+        self.seen: set[bytes] = set()  # changed since start without being recorded
+        self.trust_git = True
+        mask = os.umask(0o022)
+        os.umask(mask)
+        # A file put back from the index gets git's permission: executable or not, with the umask.
+        self.file_modes = (0o666 & ~mask, 0o777 & ~mask)
+        if repository is not None:
+            try:
+                self.git = GitBaseline(repository, store.root.path)
+            except (UserError, OSError, ValueError) as error:
+                store.log_problem(f"watch: git's view of the work tree is not used: {error}")
+
+    def mark_seen(self, path: bytes) -> None:
+        """A change to ``path`` was seen but not recorded (a storm): the index no longer says
+        what it held."""
+        self.seen.add(path)
+
+    def events_lost(self) -> None:
+        """The kernel dropped events: any clean file may have changed unseen since."""
+        self.trust_git = False
+
+    def before(
+        self, path: bytes, created: bool, recorded: FileState | None, missing_dirs: int
+    ) -> FileState:
+        if created:
+            return FileState(ABSENT, missing_dirs=missing_dirs)
+        if recorded is not None:
+            return recorded
+        if self.git is None or not self.trust_git or path in self.seen:
+            return FileState(UNKNOWN)
+        if path.startswith(b"/"):  # an extra root: not in the repository
+            return FileState(UNKNOWN)
+        known = self.git.state_at_start(path)
+        if known is None:
+            return FileState(UNKNOWN)
+        kind, mode, oid = known
+        if kind == "absent":
+            return FileState(ABSENT)  # its directories may have existed, empty: they are kept
+        return self._from_blob(path, mode, oid)
+
+    def _from_blob(self, path: bytes, mode: int, oid: str) -> FileState:
+        assert self.git is not None
+        try:
+            data = self.git.repository[oid].read_raw()
+        except (KeyError, ValueError) as error:
+            self.store.log_problem(
+                f"watch: the index's blob of {self.store.root.display(path)} cannot be read "
+                f"({error}); its earlier state is unknown"
+            )
+            return FileState(UNKNOWN)
+        if stat.S_ISLNK(mode):
+            state = FileState(LINK, size=len(data), xxh=fingerprint(data))
+        else:
+            bits = self.file_modes[1] if mode & 0o100 else self.file_modes[0]
+            if len(data) > self.store.config.max_file_size:
+                return FileState(TOO_LARGE, mode=bits, size=len(data))
+            state = FileState(FILE, mode=bits, size=len(data), xxh=fingerprint(data))
+        state.oid = self.store.writer.write_blob(data)
+        return state

@@ -1,0 +1,159 @@
+"""Writing a batch of external changes into the session, under one hold of the store lock.
+
+Each path's current state is read (and its content stored) before the lock is taken; under the
+lock the session's newest entry is read again, so that what the agent's hooks, a restore or an
+undo recorded meanwhile is taken into account:
+
+- a path the open turn already holds only gets its after-state refreshed (the agent's own edit,
+  recorded by its hooks, stays an edit);
+- a path whose state now is the last state the session recorded for it is not a change (a
+  recorded edit seen again, a file a restore wrote);
+- any other path is added to the open turn as an external change, with its pre-image
+  (:mod:`rewind.watch.preimages`). With no turn open, a turn of the agent ``watch`` is started;
+  the next ``rewind begin`` closes it like any turn.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rewind.checkpoint import latest_states
+from rewind.entry import EXTERNAL, TURN, Entry, FileChange
+from rewind.filestate import DIRECTORY, SPECIAL, TOO_LARGE, FileState, capture
+from rewind.history import read_entries
+from rewind.session import SessionHead, load_head, new_entry_id, resolve_session, save_entry
+from rewind.store import Store
+from rewind.watch.preimages import PreImages
+
+WATCH_AGENT = "watch"
+WATCH_PROMPT = "changes outside the agent"
+NOT_RECORDED = frozenset({DIRECTORY, SPECIAL})
+
+
+class Change:
+    """One path handed over by the coalescer, with its state now."""
+
+    __slots__ = ("created", "missing_dirs", "path", "state")
+
+    def __init__(self, path: bytes, created: bool, missing_dirs: int, state: FileState) -> None:
+        self.path = path
+        self.created = created
+        self.missing_dirs = missing_dirs
+        self.state = state
+
+
+class Recorded:
+    """What one batch did: (letter, path) per change recorded, for the foreground's output."""
+
+    __slots__ = ("changes", "session")
+
+    def __init__(self, session: str) -> None:
+        self.session = session
+        self.changes: list[tuple[str, bytes]] = []
+
+
+class Recorder:
+    def __init__(self, store: Store, session: str | None, preimages: PreImages) -> None:
+        self.store = store
+        self.fixed_session = session  # None: the project's most recent session, at each batch
+        self.preimages = preimages
+        self._base_key: tuple[str, str | None, bool] | None = None
+        self._base: dict[bytes, FileState] = {}
+        self._open: dict[bytes, FileState] = {}
+
+    def session_id(self) -> str:
+        return self.fixed_session or resolve_session(self.store, None, create=True)
+
+    def prime(self) -> None:
+        """Reads what the session recorded so far (at start, so that :meth:`known` knows)."""
+        head = load_head(self.store, self.session_id())
+        if head.current is not None:
+            self._refresh_base(head)
+            current = head.current
+            self._open = {c.path: c.latest for c in current.files if c.latest is not None}
+            if not current.is_open:
+                self._open = {}
+
+    def known(self, path: bytes) -> bool:
+        """Whether the session has recorded ``path`` (as of the last batch; no lock taken)."""
+        return path in self._open or path in self._base
+
+    def capture(self, path: bytes, created: bool, missing_dirs: int) -> Change:
+        limit = self.store.config.max_file_size
+        state = capture(self.store.root.absolute(path), limit, self.store.writer)
+        return Change(path, created, missing_dirs, state)
+
+    def record(
+        self, changes: list[Change], unrecorded: list[dict[str, object]] | None = None
+    ) -> Recorded:
+        """Records ``changes`` (and storm summaries) in one commit of the session."""
+        session = self.session_id()
+        done = Recorded(session)
+        with self.store.lock():
+            head = load_head(self.store, session)
+            self._refresh_base(head)
+            entry = head.current
+            starting = entry is None or not entry.is_open
+            if starting:
+                entry = Entry(
+                    session,
+                    head.next_number,
+                    new_entry_id(),
+                    TURN,
+                    WATCH_PROMPT,
+                    WATCH_AGENT,
+                    started=time.time(),
+                )
+            assert entry is not None
+            in_turn = {change.path: change for change in entry.files}
+            for change in changes:
+                letter = self._apply(entry, in_turn, change)
+                if letter:
+                    done.changes.append((letter, change.path))
+            if unrecorded:
+                entry.unrecorded.extend(unrecorded)
+            if done.changes or unrecorded:
+                save_entry(self.store, head, entry, replace_tip=not starting)
+            self._open = {c.path: c.latest for c in entry.files if c.latest is not None}
+        return done
+
+    def _apply(self, entry: Entry, in_turn: dict[bytes, FileChange], change: Change) -> str:
+        """Adds or refreshes one path; returns a letter for people ('' when nothing changed)."""
+        state = change.state
+        if state.kind in NOT_RECORDED:
+            return ""
+        if state.kind == TOO_LARGE:
+            self.store.log_problem(
+                f"watch: {self.store.root.display(change.path)} is larger than max_file_size: "
+                "recorded without its content, so this change cannot be rewound"
+            )
+        existing = in_turn.get(change.path)
+        if existing is not None:
+            latest = existing.latest
+            if latest is not None and latest.same_as(state):
+                return ""
+            existing.after = state
+            return "~"
+        recorded = self._base.get(change.path)
+        if recorded is not None and recorded.same_as(state):
+            return ""
+        before = self.preimages.before(change.path, change.created, recorded, change.missing_dirs)
+        if before.same_as(state):
+            return ""
+        added = FileChange(change.path, before, state, at=time.time(), source=EXTERNAL)
+        entry.files.append(added)
+        in_turn[change.path] = added
+        if before.kind == "absent":
+            return "A"
+        return "D" if state.kind == "absent" else "M"
+
+    def _refresh_base(self, head: SessionHead) -> None:
+        """The last state of every path in the session's entries but the open turn, read
+        again only when the session has moved on since the last batch."""
+        is_open = head.current is not None and head.current.is_open
+        key = (head.session_id, head.parent if is_open else head.tip, is_open)
+        if key == self._base_key:
+            return
+        entries = read_entries(self.store, head)
+        self._base = latest_states(entries[:-1] if is_open else entries)
+        self._base_key = key

@@ -1,0 +1,115 @@
+"""``rewind watch --detach``, ``--stop`` and ``--status`` with real processes, and the Claude
+Code hooks that start and stop a watcher when rewind.toml asks for it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.agent_payloads import ClaudeCode
+from tests.conftest import ok, run_rewind, store_dir
+from tests.watch.conftest import SESSION, entries, recorded_with, wait_for
+
+
+def watch_files(project: Path) -> tuple[Path, Path, Path]:
+    state = store_dir(project) / "rewind"
+    return state / "watch.json", state / "watch.lock", state / "watch.out"
+
+
+def running_pid(project: Path) -> int:
+    info, _, _ = watch_files(project)
+    pid = json.loads(info.read_text())["pid"]
+    assert isinstance(pid, int)
+    return pid
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.fixture
+def stop_watchers(committed: Path) -> object:
+    yield None
+    run_rewind("watch", "--stop", cwd=committed)
+
+
+def test_detach_status_and_stop(committed: Path, stop_watchers: object) -> None:
+    started = ok("watch", "--detach", "--session", SESSION)
+    assert "in the background" in started.stdout
+    pid = running_pid(committed)
+    assert alive(pid) and pid != os.getpid()
+    assert f"pid {pid}, session {SESSION}" in ok("watch", "--status").stdout
+
+    again = ok("watch", "--detach")  # one watcher per project
+    assert f"already running for this project (pid {pid}" in again.stdout
+    assert "already running" in ok("watch").stdout  # in the foreground too
+
+    (committed / "notes.txt").write_text("seen by the detached watcher\n")
+    wait_for(lambda: recorded_with(committed, "notes.txt", b"seen by the detached watcher\n"), "")
+
+    assert f"stopped the watcher (pid {pid})" in ok("watch", "--stop").stdout
+    wait_for(lambda: not alive(pid), "the watcher to end")
+    info, _, _ = watch_files(committed)
+    assert not info.exists()
+    status = run_rewind("watch", "--status")
+    assert status.returncode == 1 and "no watcher is running" in status.stdout
+    assert "no watcher is running" in ok("watch", "--stop").stdout
+
+
+def test_a_stale_pid_file_is_ignored(committed: Path, stop_watchers: object) -> None:
+    """A watcher killed with SIGKILL leaves its pid file; nobody holds the lock, so it is stale."""
+    ok("watch", "--detach", "--session", SESSION)
+    pid = running_pid(committed)
+    os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: not alive(pid), "the watcher to die")
+    info, _, _ = watch_files(committed)
+    assert info.exists()
+    assert run_rewind("watch", "--status").returncode == 1
+    ok("watch", "--detach", "--session", SESSION)
+    assert running_pid(committed) != pid
+
+
+def hook(payload: dict[str, object]) -> None:
+    result = run_rewind("hook", "claude-code", input=json.dumps(payload))
+    assert result.returncode == 0 and result.stdout == "", result
+
+
+def test_session_start_starts_a_watcher_when_enabled_and_session_end_stops_it(
+    committed: Path, stop_watchers: object
+) -> None:
+    (committed / "rewind.toml").write_text("watch_on_session_start = true\n")
+    agent = ClaudeCode(committed)
+    hook(agent.session_start())
+    info, _, _ = watch_files(committed)
+    wait_for(lambda: info.exists() and json.loads(info.read_text()).get("ready"), "the watcher")
+    assert json.loads(info.read_text())["session"] == agent.session
+    pid = running_pid(committed)
+    hook(agent.session_start())  # a resumed session: still one watcher
+    assert running_pid(committed) == pid
+
+    hook(agent.prompt("tidy up"))
+    (committed / "notes.txt").write_text("changed by a formatter\n")
+    wait_for(
+        lambda: recorded_with(committed, "notes.txt", b"changed by a formatter\n", agent.session),
+        "notes.txt",
+    )
+    hook({**agent.end(), "hook_event_name": "SessionEnd", "reason": "exit"})
+    wait_for(lambda: not alive(pid), "SessionEnd to stop the watcher")
+    assert not entries(committed, agent.session)[-1].is_open
+
+
+def test_session_start_starts_nothing_by_default(committed: Path) -> None:
+    agent = ClaudeCode(committed)
+    hook(agent.session_start())
+    info, _, output = watch_files(committed)
+    # the hook spawns before it returns: had it started one, its output file would exist
+    assert not info.exists() and not output.exists()
+    assert run_rewind("watch", "--status").returncode == 1
