@@ -3,7 +3,7 @@
 The workspace (untimed set-up) is a git work tree with a session recorded through the engine
 (``rewind.recording``: ``begin``, ``track``, the edits, ``record_after``) in one process: 1,000
 turns of 5 files each out of 50 (5,000 file versions), the last of which also changes every
-third line of a 10,000-line file.
+third line of a 10,000-line Python file (so its diff is syntax highlighted).
 
 Each timed process is a small Python driver that opens ``rewind.tui.app.RewindApp`` on the
 project, as ``rewind tui`` does, but headless (``App.run_test(size=(100, 30))``), and leaves with
@@ -53,7 +53,7 @@ SESSION = "bench"
 TURNS = 1000
 FILES_PER_TURN = 5
 SOURCES = 50
-BIG = "data/big.txt"
+BIG = "data/big.py"  # Python, so that the diff is syntax highlighted as it is shown
 BIG_LINES = 10_000
 SIZE = (100, 30)
 WARMUP = 1
@@ -74,7 +74,7 @@ Path("src").mkdir()
 for name in names:
     Path(name).write_text("".join(f"line {{j}} of {{name}}\\n" for j in range(200)))
 Path({BIG!r}).parent.mkdir()
-Path({BIG!r}).write_text("".join(f"line {{i}} of the big file\\n" for i in range({BIG_LINES})))
+Path({BIG!r}).write_text("".join(f"value_{{i}} = {{i}}  # big\\n" for i in range({BIG_LINES})))
 for t in range(turns):
     prompt = f"turn {{t}}: please change things\\nmore"
     begin(store, {SESSION!r}, prompt=prompt, agent="claude-code")
@@ -86,7 +86,7 @@ for t in range(turns):
             handle.write(f"added in turn {{t}}\\n")
     if last:
         Path({BIG!r}).write_text("".join(
-            f"line {{i}} of the {{'BIG' if i % 3 == 0 else 'big'}} file\\n"
+            f"value_{{i}} = {{i * 2 if i % 3 == 0 else i}}  # big\\n"
             for i in range({BIG_LINES})
         ))
     record_after(store, {SESSION!r}, close=True)
