@@ -114,8 +114,8 @@ class Project:
     ) -> RestoreResult:
         """Puts every file touched since ``turn`` began back as it was before it.
 
-        Raises :class:`ConflictError`, changing nothing, when a file changed since rewind last
-        recorded it, unless ``force`` (the current content is then saved for :meth:`undo`).
+        Raises :class:`ConflictError`, changing nothing, when a file changed outside rewind since
+        it last recorded it, unless ``force`` (the current content is then saved for :meth:`undo`).
         """
         return apply_plan(self.store, self.plan_restore(turn, paths), force=force)
 

@@ -25,7 +25,7 @@ def _confirm(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--force",
         action="store_true",
-        help="also overwrite files changed since rewind last recorded them "
+        help="also overwrite files changed outside rewind since it last recorded them "
         "(their current content is saved for undo)",
     )
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")

@@ -100,7 +100,8 @@ def conflict_message(store: Store, plan: RestorePlan) -> str:
     names = ", ".join(store.root.display(f.path) for f in plan.conflicts[:5])
     more = f" and {len(plan.conflicts) - 5} more" if len(plan.conflicts) > 5 else ""
     return (
-        f"{len(plan.conflicts)} file(s) changed since rewind last recorded them ({names}{more}); "
+        f"{len(plan.conflicts)} file(s) changed outside rewind since it last recorded them "
+        f"({names}{more}); "
         f"nothing was written. Review with 'rewind diff {plan.subject.number}', then rerun with "
         "--force to restore "
         "anyway (their current content is saved, so 'rewind undo' brings it back)."

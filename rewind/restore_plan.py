@@ -85,7 +85,7 @@ class PlannedFile:
         if self.conflict and self.changed_by is not None:
             return f"changed by session {self.changed_by} since this session recorded it"
         if self.conflict:
-            return "changed since rewind last recorded it"
+            return "changed outside rewind since it last recorded it"
         return ""
 
 

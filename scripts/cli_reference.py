@@ -74,7 +74,7 @@ EXIT_CODES = """\
 | Code | Meaning |
 | --- | --- |
 | 0 | Success. Also: `--help`; `restore` or `undo` with nothing to change; `end` with no open turn (a note is printed on standard error). |
-| 1 | A mistake you can fix, or a refusal: one line on standard error that starts with `rewind:` and says what to do next. This covers usage errors (unknown command or option, missing argument), conflicts (`changed since rewind last recorded it`: nothing was written), a declined confirmation (`Nothing was changed.`), `track` paths that could not be recorded with their content (the other paths are recorded), files a restore could not write, and problems found by `check`. |
+| 1 | A mistake you can fix, or a refusal: one line on standard error that starts with `rewind:` and says what to do next. This covers usage errors (unknown command or option, missing argument), conflicts (`changed outside rewind since it last recorded it`: nothing was written), a declined confirmation (`Nothing was changed.`), `track` paths that could not be recorded with their content (the other paths are recorded), files a restore could not write, and problems found by `check`. |
 | 3 | A bug in rewind: `rewind: unexpected error: ...; details in .../crash.log`, the traceback being appended to `crash.log` in the rewind home directory. |
 | 130 | Interrupted with Ctrl-C. |
 """
@@ -177,10 +177,10 @@ restore session demo to before turn 2:
 ```
 
 - Conflicts: if a file is no longer as this session last recorded it, the plan marks it
-  `(changed since rewind last recorded it)`; if another session of the project recorded a
-  change to it since, `(changed by session ID since this session recorded it)`. Either way the
-  command exits 1 without writing anything, also with `--dry-run`. `--force` restores anyway; the current content is saved first, so
-  `rewind undo` brings it back.
+  `(changed outside rewind since it last recorded it)`; if another session of the project
+  recorded a change to it since, `(changed by session ID since this session recorded it)`.
+  Either way the command exits 1 without writing anything, also with `--dry-run`. `--force`
+  restores anyway; the current content is saved first, so `rewind undo` brings it back.
 - `--path P` (repeatable) restores only those files; each must have been touched by `TURN` or a
   later entry.
 - `--dry-run` prints the plan and changes nothing.

@@ -92,6 +92,10 @@ def _watch(store: Store, session: str | None, quiet: bool) -> int:
         def ask_to_stop(signum: int, frame: object) -> None:
             watcher.request_stop()
 
+        import faulthandler
+
+        # 'kill -USR1 PID' prints where every thread of the watcher is (for bug reports).
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
         signal.signal(signal.SIGTERM, ask_to_stop)
         signal.signal(signal.SIGINT, ask_to_stop)
         watcher.start()

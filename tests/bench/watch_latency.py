@@ -1,9 +1,9 @@
 """watch_latency: from a file's change to its record in the store, at 100 changes per second.
 
 The workspace (untimed set-up) is a git work tree with 500 committed files of 1 KB and a session
-begun with ``rewind begin``. ``rewind watch --session bench`` (the installed console script) runs
-in the foreground of a child process, started before each round and awaited until its pid file
-says it is watching.
+begun with ``rewind begin``. ``rewind watch --background --session bench`` (the installed console
+script, quiet as ``--detach`` runs it) runs as a child process, started once before the rounds
+and awaited until its pid file says it is watching.
 
 Each round begins a new turn (``rewind begin``, untimed), then this process rewrites the 500
 files one after the other at 100 changes per second (file k at ``start + k / 100`` s, new
@@ -76,19 +76,23 @@ class Watcher:
 
     def __init__(self, box: Sandbox, workspace: Path, *arguments: str) -> None:
         self.state = store_state(box, workspace)
+        self.output = box.root / "watch.err"
         started = time.perf_counter()
-        self.process = subprocess.Popen(
-            [rewind_script(), "watch", "--session", SESSION, *arguments],
-            cwd=workspace,
-            env=box.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+        with open(self.output, "wb") as output:
+            # --background: quiet, as --detach and the SessionStart hook run it (the foreground
+            # prints a line per change).
+            self.process = subprocess.Popen(
+                [rewind_script(), "watch", "--background", "--session", SESSION, *arguments],
+                cwd=workspace,
+                env=box.env,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=output,
+            )
         deadline = time.monotonic() + 300
         while not self._ready():
             if self.process.poll() is not None:
-                raise BenchError(f"rewind watch exited: {self.process.stderr.read()!r}")  # type: ignore[union-attr]
+                raise BenchError(f"rewind watch exited: {self.output.read_text()!r}")
             if time.monotonic() > deadline:
                 raise BenchError("rewind watch did not get ready within 300 s")
             time.sleep(0.01)
