@@ -8,7 +8,7 @@ from rewind.render import file_summary, first_line, local_time, paint, use_colou
 from rewind.session import require_existing, resolve_session
 from rewind.store import Store
 from rewind.summary import entry_diffs, entry_json
-from rewind.watch.bursts import describe_unrecorded
+from rewind.watch.bursts import WATCH_AGENT, describe_unrecorded
 
 
 def run(*, session: str | None, as_json: bool) -> int:
@@ -24,7 +24,11 @@ def run(*, session: str | None, as_json: bool) -> int:
         print(json.dumps(data, indent=2))
         return 0
     colour = use_colour()
-    agents = [entry.agent for entry in entries if entry.kind == TURN and entry.agent]
+    agents = [
+        entry.agent
+        for entry in entries
+        if entry.kind == TURN and entry.agent and entry.agent != WATCH_AGENT
+    ]
     agent = f" ({agents[-1]})" if agents else ""
     print(paint(f"session {head.session_id}{agent}", "bold", colour))
     for entry in entries:

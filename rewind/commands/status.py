@@ -6,6 +6,7 @@ import time
 from rewind.home import rewind_home
 from rewind.session import load_head, recent_session
 from rewind.store import JOURNAL, Store
+from rewind.watch.pidfile import running_info
 
 
 def run() -> int:
@@ -21,6 +22,12 @@ def run() -> int:
         state = "open" if entry.is_open else "closed"
         print(f"session:  {session_id}")
         print(f"turn:     {entry.number} ({entry.kind}, {state}, {len(entry.files)} file(s))")
+    watcher = running_info(store)
+    if watcher is not None:
+        following = watcher.get("session") or "the most recent session"
+        print(
+            f"watcher:  running (pid {watcher.get('pid', '?')}, {following}; rewind watch --stop)"
+        )
     log = store.state_path("rewind.log")
     print(f"log:      {log}")
     outside = os.path.join(rewind_home(), "hooks.log")

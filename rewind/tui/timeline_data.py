@@ -237,7 +237,10 @@ class SessionHistory:
             title = f"{shown}: from before {entry.kind} {entry.number} to now"
             if old is None:
                 return DiffText(
-                    title, "", "no pre-image: rewind saw this file only afterwards", path
+                    title,
+                    "",
+                    "no pre-image, not rewindable: rewind saw this file only afterwards",
+                    path,
                 )
             diff = diff_to_disk(self.store, path, old)
             return diff_text_of(title, old, diff.new, diff)
@@ -271,7 +274,7 @@ def no_diff_note(old: FileState | None, new: FileState | None, diff: FileDiff) -
     if status == PENDING:
         return "the turn is still open: its after-state is not recorded yet"
     if status == NO_PRE_IMAGE:
-        return "no pre-image: rewind saw this file only after it changed, so it cannot diff it"
+        return "no pre-image, not rewindable: rewind saw this file only after it changed"
     if status == UNCHANGED:
         return "unchanged"
     for state in (old, new):

@@ -23,9 +23,9 @@ from rewind.filestate import DIRECTORY, SPECIAL, TOO_LARGE, FileState, capture
 from rewind.history import read_entries
 from rewind.session import SessionHead, load_head, new_entry_id, resolve_session, save_entry
 from rewind.store import Store
+from rewind.watch.bursts import WATCH_AGENT
 from rewind.watch.preimages import PreImages
 
-WATCH_AGENT = "watch"
 WATCH_PROMPT = "changes outside the agent"
 NOT_RECORDED = frozenset({DIRECTORY, SPECIAL})
 

@@ -16,6 +16,7 @@ Target: the median CPU share while idle <= 0.01 (1 % of one core).
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 from tests.bench.harness import (
@@ -76,8 +77,10 @@ def run(options: argparse.Namespace) -> Report:
             f"start-up to watching, {files:,} files in {directories:,} directories (information)",
             f"{median(startups):.2f} s [" + ", ".join(f"{v:.2f}" for v in startups) + "]",
         )
+        resolution = 1 / os.sysconf("SC_CLK_TCK") / window * 100
         report.figure(
-            f"CPU while idle over {window:.0f} s, share of one core",
+            f"CPU while idle over {window:.0f} s, share of one core "
+            f"(resolution {resolution:.2f} %: one clock tick)",
             f"{median(shares) * 100:.2f} % [" + ", ".join(f"{v * 100:.2f}" for v in shares) + "]",
         )
         report.check("idle CPU, share of one core", median(shares), "<=", TARGET)

@@ -131,6 +131,8 @@ def test_a_committed_file_removed_by_rm_comes_back_from_the_index(
     ok("end", "--session", SESSION)
     shell("rm run.sh", committed)
     wait_for(lambda: recorded_with(committed, "run.sh", None), "run.sh deleted")
+    # the session is still the agent's, though its newest turn is the watcher's
+    assert ok("log").stdout.startswith(f"session {SESSION} (claude-code)\n")
     change = external(committed)[b"run.sh"]
     assert change.before is not None and change.before.kind == "file"
     [_, watch_turn] = entries(committed)
