@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import get_current_worker
 
 from rewind.store import Store
-from rewind.tui.compare import compared_diff, compared_files, span, span_title
+from rewind.tui.compare import compared_diff, compared_files, span
 from rewind.tui.diff_view import DiffView
 from rewind.tui.file_list import FileList
 from rewind.tui.timeline_data import TO_NOW, TURN_DIFF, Counts, SessionHistory, TurnRow
@@ -105,8 +105,9 @@ class TimelineScreen(Screen[None]):
             title.append(f"  search {self.query_text!r}: {shown} shown", style="cyan")
         compared = self._compared_span()
         if compared is not None:
-            span_text = span_title(self.history, *compared)
-            title.append(f"  compare: {span_text}", style="bold magenta")
+            start, stop = compared
+            first, last = self.history.entries[start].number, self.history.entries[stop - 1].number
+            title.append(f"  compare {first}..{last}", style="bold magenta")
         else:
             title.append(f"  diff: {MODE_NAMES[self.diff_mode]}", style="dim")
         self.query_one("#title", Static).update(title)

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Label
+from textual.widgets import DataTable, Input, Label, Static
 
 from rewind.entry import SHELL
 from rewind.labels import labels_of
@@ -192,6 +192,8 @@ class TestCompare:
             await pilot.press("up", "m", "down", "c")  # turn 2 marked, turn 3 selected
             await pilot.pause()
             assert file_rows(app) == [("M", "calc.py"), ("D", "notes.txt")]
+            title = app.screen.query_one("#title", Static).render()
+            assert "compare 2..3" in str(title)
             view = app.screen.query_one(DiffView)
             assert view.text_lines()[0] == "notes.txt: from before turn 2 to after turn 3"
             assert "-todo" in view.text_lines()
