@@ -8,7 +8,8 @@ The ignore rules are read through pygit2, read-only: libgit2 reads ``.gitignore`
 from __future__ import annotations
 
 import os
-from fnmatch import fnmatchcase
+import re
+from fnmatch import translate
 
 from rewind.root import GIT_DIR_NAME
 
@@ -34,8 +35,15 @@ class IgnoreRules:
             real = os.fsencode(os.path.realpath(directory))
             if real.startswith(root.rstrip(b"/") + b"/"):
                 self.own_prefixes.append(os.path.relpath(real, root) + b"/")
-        self.name_globs = [glob for glob in globs if "/" not in glob.rstrip("/")]
-        self.path_globs = [glob for glob in globs if "/" in glob.rstrip("/")]
+        # One regular expression for all the name globs, one for all the path globs.
+        names = [translate(g.rstrip("/")) for g in globs if "/" not in g.rstrip("/")]
+        paths = [
+            f"(?:{translate(g)})|(?:{translate(g.rstrip('/') + '/*')})"
+            for g in globs
+            if "/" in g.rstrip("/")
+        ]
+        self.name_globs = re.compile("|".join(names)) if names else None
+        self.path_globs = re.compile("|".join(paths)) if paths else None
         self.repository = repository  # a pygit2.Repository, or None outside git
 
     def ignored(self, relative: bytes) -> bool:
@@ -45,14 +53,12 @@ class IgnoreRules:
         if any(relative.startswith(prefix) for prefix in self.own_prefixes):
             return True
         text = os.fsdecode(relative)
-        if self.name_globs:
-            for part in text.split("/"):
-                for glob in self.name_globs:
-                    if fnmatchcase(part, glob.rstrip("/")):
-                        return True
-        for glob in self.path_globs:
-            if fnmatchcase(text, glob) or fnmatchcase(text, glob.rstrip("/") + "/*"):
+        if self.name_globs is not None:
+            match = self.name_globs.match
+            if any(match(part) for part in text.split("/")):
                 return True
+        if self.path_globs is not None and self.path_globs.match(text):
+            return True
         return self._git_ignored(text)
 
     def _git_ignored(self, text: str) -> bool:

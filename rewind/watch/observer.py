@@ -134,6 +134,29 @@ class Watcher:
         )
         self.observer.daemon = True
         self.observer.start()
+        if self.preimages.git is None:  # after the observer started: nothing falls between
+            self.preimages.note_existing(self._files_now())
+
+    def _files_now(self) -> set[bytes]:
+        """Every file under the root that would be recorded (one walk, at start, outside git)."""
+        found: set[bytes] = set()
+        pending = [b""]
+        root = self.store.root.path
+        while pending:
+            relative = pending.pop()
+            try:
+                entries = list(os.scandir(os.path.join(root, relative) if relative else root))
+            except OSError:
+                continue
+            for entry in entries:
+                name = os.path.join(relative, entry.name) if relative else entry.name
+                if self.ignore.ignored(name):
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(name)
+                else:
+                    found.add(name)
+        return found
 
     def request_stop(self) -> None:
         """From a signal handler: only set a flag (the loop wakes within IDLE_WAKE)."""

@@ -3,13 +3,16 @@
 In order:
 
 1. the path's first event in the burst was its creation: it was absent (with the parent
-   directories created in the same burst);
+   directories created in the same burst) -- unless what rewind knows says it existed: a file
+   renamed into the project from outside (an editor's temporary file in /tmp) over an existing
+   one is reported as a creation too, and rules 2 and 3 then give what it replaced;
 2. the last state this session recorded for it (exact while the watcher has been running
    since);
 3. in a git repository, from what git said when the watcher started: a path that was clean
    then and has not been seen changing since still holds what the index holds, so the index's
    blob is its previous content (copied into rewind's store); a path neither in the index nor
-   reported by ``git status`` did not exist;
+   reported by ``git status`` did not exist. Outside git, only the names of the files that
+   existed at start are known (one walk of the tree): a path that was not there did not exist;
 4. otherwise nothing: ``unknown``, shown as not rewindable.
 
 The user's repository is only read: the index is read once into memory at start,
@@ -47,6 +50,16 @@ class GitBaseline:
         dirty = changed_paths(root)
         self.dirty = {path for path in dirty if not path.endswith(b"/")}
         self.dirty_prefixes = tuple(path for path in dirty if path.endswith(b"/"))
+        # Which of the changed paths were on disk (a path deleted in the work tree is changed).
+        self.dirty_present = {p for p in self.dirty if os.path.lexists(os.path.join(root, p))}
+
+    def existed_at_start(self, path: bytes) -> bool:
+        """Whether ``path`` was on disk when the watcher started (True when unsure)."""
+        if path in self.dirty:
+            return path in self.dirty_present
+        if path.startswith(self.dirty_prefixes):
+            return True
+        return self.state_at_start(path) != ("absent", 0, "")
 
     def state_at_start(self, path: bytes) -> tuple[str, int, str] | None:
         """``("blob", mode, oid)``, ``("absent", 0, "")``, or None when unknown."""
@@ -72,6 +85,7 @@ class PreImages:
         self.git: GitBaseline | None = None
         self.seen: set[bytes] = set()  # changed since start without being recorded
         self.trust_git = True
+        self.existing: set[bytes] | None = None  # outside git: the files there at start
         mask = os.umask(0o022)
         os.umask(mask)
         # A file put back from the index gets git's permission: executable or not, with the umask.
@@ -81,6 +95,10 @@ class PreImages:
                 self.git = GitBaseline(repository, store.root.path)
             except (UserError, OSError, ValueError) as error:
                 store.log_problem(f"watch: git's view of the work tree is not used: {error}")
+
+    def note_existing(self, names: set[bytes]) -> None:
+        """Outside git: the files that existed when the watcher started."""
+        self.existing = names
 
     def mark_seen(self, path: bytes) -> None:
         """A change to ``path`` was seen but not recorded (a storm): the index no longer says
@@ -94,14 +112,16 @@ class PreImages:
     def before(
         self, path: bytes, created: bool, recorded: FileState | None, missing_dirs: int
     ) -> FileState:
-        if created:
+        if created and not self._existed(path, recorded):
             return FileState(ABSENT, missing_dirs=missing_dirs)
         if recorded is not None:
             return recorded
-        if self.git is None or not self.trust_git or path in self.seen:
-            return FileState(UNKNOWN)
-        if path.startswith(b"/"):  # an extra root: not in the repository
-            return FileState(UNKNOWN)
+        if not self.trust_git or path in self.seen or path.startswith(b"/"):
+            return FileState(UNKNOWN)  # (paths starting with / are in extra roots: not known)
+        if self.git is None:
+            if self.existing is None or path in self.existing:
+                return FileState(UNKNOWN)
+            return FileState(ABSENT)
         known = self.git.state_at_start(path)
         if known is None:
             return FileState(UNKNOWN)
@@ -109,6 +129,20 @@ class PreImages:
         if kind == "absent":
             return FileState(ABSENT)  # its directories may have existed, empty: they are kept
         return self._from_blob(path, mode, oid)
+
+    def _existed(self, path: bytes, recorded: FileState | None) -> bool:
+        """Whether the path existed just before a burst whose first event was its creation.
+
+        Only a rename from outside the root over an existing file makes this true; when rewind
+        cannot tell (events were lost, a change was not recorded), the event is believed.
+        """
+        if recorded is not None:
+            return recorded.kind != ABSENT
+        if not self.trust_git or path in self.seen or path.startswith(b"/"):
+            return False
+        if self.git is not None:
+            return self.git.existed_at_start(path)
+        return self.existing is not None and path in self.existing
 
     def _from_blob(self, path: bytes, mode: int, oid: str) -> FileState:
         assert self.git is not None

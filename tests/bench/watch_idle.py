@@ -1,12 +1,13 @@
 """watch_idle: what a watcher costs while nothing changes, on a 100,000-file project.
 
 The workspace (untimed set-up) is a plain directory (no git: start-up then does not include
-``git status``) of 100,000 files of 200 bytes in 1,111 directories (100 files each, as
+``git status``) of 100,000 files of 200 bytes in 1,100 directories (100 files each, as
 ``harness.make_tree`` lays them out), with a session begun. Each round starts
-``rewind watch --session bench`` (the installed console script) and times it until its pid file
-says it is watching (start-up: reading the session, one inotify watch per directory;
-information), waits one second, then reads the watcher's CPU time (utime + stime from
-``/proc/PID/stat``) at the start and the end of a 10-second window in which nothing changes.
+``rewind watch --background --session bench`` (the installed console script) and times it until
+its pid file says it is watching (start-up: reading the session, one inotify watch per
+directory, and, outside git, listing the files that exist; information), waits one second, then
+reads the watcher's CPU time (utime + stime from ``/proc/PID/stat``) at the start and the end of
+a 10-second window in which nothing changes.
 
 3 rounds (quick: 1 round of 5 s on 20,000 files).
 

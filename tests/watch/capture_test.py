@@ -124,6 +124,40 @@ def test_changes_recorded_earlier_are_rewound_in_a_project_without_git(
         watch.stop()
 
 
+def test_outside_git_the_files_there_at_start_are_known_by_name(tmp_path: Path) -> None:
+    """Without git, the watcher lists the files at start: a name that was not there did not
+    exist (a rename's new name is rewindable), one that was is unknown (not rewindable)."""
+    project = tmp_path / "plain"
+    project.mkdir()
+    (project / "draft.txt").write_text("never recorded\n")
+    ok("begin", "--session", SESSION, "--prompt", "work", cwd=project)
+    watch = Watch(project, "--session", SESSION)
+    try:
+        shell("mv draft.txt final.txt", project)
+        wait_for(lambda: recorded_with(project, "final.txt", b"never recorded\n"), "final.txt")
+        wait_for(lambda: recorded_with(project, "draft.txt", None), "draft.txt")
+        changes = external(project)
+        assert changes[b"final.txt"].before.kind == "absent"  # type: ignore[union-attr]
+        assert changes[b"draft.txt"].before.kind == "unknown"  # type: ignore[union-attr]
+        plan = ok("restore", "1", "--dry-run", cwd=project).stdout
+        assert "delete    final.txt" in plan and "skip      draft.txt" in plan
+    finally:
+        watch.stop()
+
+
+def test_a_file_renamed_in_from_outside_over_an_existing_one_keeps_what_it_replaced(
+    committed: Path, watching: Watch, tmp_path: Path
+) -> None:
+    """inotify reports a rename from outside the root as a creation; the index says the file
+    existed, so its blob is the pre-image (a creation would make a restore delete the file)."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("written elsewhere\n")
+    os.rename(outside, committed / "notes.txt")
+    wait_for(lambda: recorded_with(committed, "notes.txt", b"written elsewhere\n"), "notes.txt")
+    ok("restore", "1", "--yes")
+    assert (committed / "notes.txt").read_text() == "one\ntwo\nthree\n"
+
+
 def test_a_committed_file_removed_by_rm_comes_back_from_the_index(
     committed: Path, watching: Watch
 ) -> None:
