@@ -115,3 +115,20 @@ def test_session_start_starts_nothing_by_default(committed: Path) -> None:
     # the hook spawns before it returns: had it started one, its output file would exist
     assert not info.exists() and not output.exists()
     assert run_rewind("watch", "--status").returncode == 1
+
+
+def test_session_start_only_spawns_the_watcher_and_loads_nothing_heavy(
+    committed: Path, stop_watchers: object
+) -> None:
+    """The hook starts the watcher as a separate process: watchdog and pygit2 stay out of it."""
+    from tests.import_hygiene_test import HEAVY, loaded_after
+
+    (committed / "rewind.toml").write_text("watch_on_session_start = true\n")
+    code, modules = loaded_after(
+        "hook", "claude-code", stdin=json.dumps(ClaudeCode(committed).session_start())
+    )
+    assert code == 0
+    assert "rewind.watch.pidfile" in modules and "subprocess" in modules  # it did spawn
+    assert not [name for name in HEAVY if name in modules]
+    info, _, _ = watch_files(committed)
+    wait_for(lambda: info.exists() and json.loads(info.read_text()).get("ready"), "the watcher")
