@@ -309,7 +309,16 @@ class Watcher:
 
 
 def stderr_reporter(stream: TextIO = sys.stderr) -> Callable[[str], None]:
+    """Prints a line per change; once the stream is gone (a closed pipe), prints no more."""
+    gone = False
+
     def report(line: str) -> None:
-        print(line, file=stream, flush=True)
+        nonlocal gone
+        if gone:
+            return
+        try:
+            print(line, file=stream, flush=True)
+        except (OSError, ValueError):
+            gone = True  # the recording goes on; only the output stops
 
     return report

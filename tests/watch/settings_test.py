@@ -69,3 +69,17 @@ def test_entries_without_a_watcher_have_no_unrecorded_key(committed: Path) -> No
     ok("end", "--session", SESSION)
     [entry] = entries(committed)
     assert entry.unrecorded == [] and "unrecorded" not in entry.to_json()
+
+
+def test_a_closed_output_pipe_does_not_stop_the_recording(committed: Path) -> None:
+    """'rewind watch | head': once nobody reads its lines, it goes on recording, quietly."""
+    watch = Watch(committed, "--session", SESSION)
+    assert watch.process.stderr is not None
+    watch.process.stderr.close()
+    for name in ("one.txt", "two.txt"):
+        (committed / name).write_text(name)
+        wait_for(lambda name=name: name.encode() in external(committed), name)  # type: ignore[misc]
+    watch.process.send_signal(signal.SIGTERM)
+    assert watch.process.wait(timeout=60) == 0
+    log = store_dir(committed) / "rewind" / "rewind.log"
+    assert not log.exists() or "could not be recorded" not in log.read_text()
