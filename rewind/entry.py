@@ -25,6 +25,8 @@ EDIT = "edit"  # an agent's edit tool, the API or 'rewind track' (the default)
 SHELL = "shell"  # the shell quicksave: a command the agent ran was read before it ran
 EXTERNAL = "external"  # watch mode: changed outside the tracked tools
 SOURCES = (EDIT, SHELL, EXTERNAL)
+# The agent of the turns watch mode opens when no turn is open (rewind.watch.recorder).
+WATCH_AGENT = "watch"
 
 
 class FileChange:

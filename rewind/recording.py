@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from rewind.drift import changed_outside, recorded_states
-from rewind.entry import EDIT, EXTERNAL, TURN, Entry, FileChange
+from rewind.entry import EDIT, EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
 from rewind.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
 from rewind.packing import needs_packing, pack_in_background
 from rewind.session import SessionHead, load_head, new_entry_id, save_entry
@@ -54,7 +54,7 @@ def begin_with_drift(
     with store.lock():
         head = load_head(store, session_id)
         close_open_turn(store, head)
-        agent = agent or (head.current.agent if head.current is not None else "")
+        agent = agent or _inherited_agent(head)
         drift = record_drift(store, head)
         entry = _new_turn(head, prompt, agent, labels)
         save_entry(store, head, entry, replace_tip=False)
@@ -99,9 +99,15 @@ def record_drift(store: Store, head: SessionHead) -> Entry | None:
     return entry
 
 
+def _inherited_agent(head: SessionHead) -> str:
+    """The agent of the session's newest entry, unless that is a turn watch mode opened."""
+    if head.current is None or head.current.agent == WATCH_AGENT:
+        return ""
+    return head.current.agent
+
+
 def _new_turn(head: SessionHead, prompt: str, agent: str, labels: list[str] | None) -> Entry:
-    if not agent and head.current is not None:
-        agent = head.current.agent
+    agent = agent or _inherited_agent(head)
     return Entry(
         head.session_id,
         head.next_number,

@@ -7,7 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from rewind.entry import WATCH_AGENT, Entry
 from rewind.recording import DRIFT_PROMPT
+from rewind.session import load_head, new_entry_id, save_entry
+from rewind.store import Store
 from tests.conftest import log_json, ok, store_dir
 
 SESSION = "s"
@@ -118,3 +121,17 @@ def test_a_restore_is_not_taken_for_a_change_outside(project: Path) -> None:
     started = ok("begin", "--session", SESSION, "--prompt", "next")
     assert started.stderr == ""
     assert all(e["prompt"] != DRIFT_PROMPT for e in log_json("--session", SESSION))
+
+
+def test_a_turn_after_one_watch_mode_opened_does_not_inherit_its_agent(project: Path) -> None:
+    store = Store.of_current_project(create=True)
+    ok("begin", "--session", SESSION, "--agent", "claude-code")
+    head = load_head(store, SESSION)
+    watch_turn = Entry(SESSION, head.next_number, new_entry_id(), agent=WATCH_AGENT, started=1.0)
+    save_entry(store, head, watch_turn, replace_tip=False)  # as rewind.watch.recorder does
+    ok("begin", "--session", SESSION, "--prompt", "next")
+    assert [entry["agent"] for entry in log_json("--session", SESSION)] == [
+        "claude-code",
+        WATCH_AGENT,
+        "",
+    ]

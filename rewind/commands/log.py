@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import json
 
-from rewind.entry import TURN
+from rewind.entry import TURN, WATCH_AGENT
 from rewind.history import all_labels, labels_of, read_entries
 from rewind.render import file_summary, first_line, local_time, paint, use_colour
 from rewind.session import require_existing, resolve_session
 from rewind.store import Store
 from rewind.summary import entry_diffs, entry_json
-from rewind.watch.bursts import WATCH_AGENT, describe_unrecorded
+from rewind.watch.bursts import describe_unrecorded
 
 
 def run(*, session: str | None, as_json: bool) -> int:

@@ -14,9 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-# The agent of the turns the watcher opens when none is open (rewind.watch.recorder).
-WATCH_AGENT = "watch"
-
 
 class Pending:
     __slots__ = ("created", "first", "last")

@@ -18,12 +18,11 @@ from __future__ import annotations
 import time
 
 from rewind.checkpoint import latest_states
-from rewind.entry import EXTERNAL, TURN, Entry, FileChange
+from rewind.entry import EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
 from rewind.filestate import DIRECTORY, SPECIAL, TOO_LARGE, FileState, capture
 from rewind.history import read_entries
 from rewind.session import SessionHead, load_head, new_entry_id, resolve_session, save_entry
 from rewind.store import Store
-from rewind.watch.bursts import WATCH_AGENT
 from rewind.watch.preimages import PreImages
 
 WATCH_PROMPT = "changes outside the agent"
