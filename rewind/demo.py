@@ -325,9 +325,10 @@ def _print_next_steps(keep: bool) -> None:
     print(
         "\nWhat a person would do next:\n"
         f"{where}"
-        "  rewind show 3                  what turn 3 changed (the binary logo says so)\n"
+        "  rewind show 4                  what turn 4 changed (the binary logo says so)\n"
+        "  rewind show 2                  the edit made by hand between turns 1 and 3\n"
         "  rewind diff 1                  from before turn 1 to the files now\n"
-        "  rewind restore 2 --yes         put every file back as it was before turn 2\n"
+        "  rewind restore 3 --yes         put every file back as it was before turn 3\n"
         "  rewind undo --yes              and forward again\n"
         "  rewind tui                     browse and rewind in the terminal\n"
         "In a project of your own: 'rewind install claude-code' (or codex, gemini, cursor)."

@@ -27,6 +27,8 @@ EXTERNAL = "external"  # watch mode: changed outside the tracked tools
 SOURCES = (EDIT, SHELL, EXTERNAL)
 # The agent of the turns watch mode opens when no turn is open (rewind.watch.recorder).
 WATCH_AGENT = "watch"
+# The prompt of the entry 'rewind begin' makes of files changed outside rewind (rewind.drift).
+DRIFT_PROMPT = "changed outside rewind since it last recorded them"
 
 
 class FileChange:
@@ -130,6 +132,12 @@ class Entry:
     @property
     def is_open(self) -> bool:
         return self.kind == TURN and self.ended is None
+
+    @property
+    def is_outside_agent(self) -> bool:
+        """Whether the entry holds changes made outside any agent's turn: those 'rewind begin'
+        found, or those watch mode saw while no agent's turn was open."""
+        return self.kind == TURN and (self.agent == WATCH_AGENT or self.prompt == DRIFT_PROMPT)
 
     def file(self, path: bytes) -> FileChange | None:
         for change in self.files:

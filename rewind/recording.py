@@ -9,14 +9,13 @@ from __future__ import annotations
 import time
 
 from rewind.drift import changed_outside, recorded_states
-from rewind.entry import EDIT, EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
+from rewind.entry import DRIFT_PROMPT, EDIT, EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
 from rewind.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
 from rewind.packing import needs_packing, pack_in_background
 from rewind.session import SessionHead, load_head, new_entry_id, save_entry
 from rewind.store import Store
 
 NOT_TRACKABLE = frozenset({DIRECTORY, SPECIAL})
-DRIFT_PROMPT = "changed outside rewind since it last recorded them"
 # What to tell a person about a path whose state could not be recorded in full.
 TRACK_PROBLEMS = {
     DIRECTORY: "is a directory, not recorded; track the files in it instead",

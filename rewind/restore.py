@@ -99,9 +99,10 @@ def _check_readable(store: Store, changes: list[PlannedFile]) -> dict[str, bytes
 def conflict_message(store: Store, plan: RestorePlan) -> str:
     names = ", ".join(store.root.display(f.path) for f in plan.conflicts[:5])
     more = f" and {len(plan.conflicts) - 5} more" if len(plan.conflicts) > 5 else ""
+    unseen = any(not f.current.same_as(f.expected) for f in plan.conflicts)
+    what = "since it last recorded them" if unseen else "between the agent's turns"
     return (
-        f"{len(plan.conflicts)} file(s) changed outside rewind since it last recorded them "
-        f"({names}{more}); "
+        f"{len(plan.conflicts)} file(s) changed outside rewind {what} ({names}{more}); "
         f"nothing was written. Review with 'rewind diff {plan.subject.number}', then rerun with "
         "--force to restore "
         "anyway (their current content is saved, so 'rewind undo' brings it back)."

@@ -37,7 +37,7 @@ NEVER_REPLACED = frozenset({DIRECTORY, SPECIAL, UNREADABLE})
 class PlannedFile:
     """One path of a plan: what it will become, what rewind last saw, and what is there now."""
 
-    __slots__ = ("changed_by", "current", "expected", "path", "target")
+    __slots__ = ("changed_by", "current", "expected", "outside_in", "path", "target")
 
     def __init__(
         self,
@@ -46,6 +46,7 @@ class PlannedFile:
         expected: FileState,
         current: FileState,
         changed_by: str | None = None,
+        outside_in: int | None = None,
     ) -> None:
         self.path = path
         self.target = target
@@ -53,6 +54,9 @@ class PlannedFile:
         self.current = current
         # Another session that changed the file after this one last recorded it.
         self.changed_by = changed_by
+        # The number of the last entry, after the one restored to, that kept a change made
+        # outside any agent's turn (by hand, another editor): undoing it needs --force too.
+        self.outside_in = outside_in
 
     @property
     def action(self) -> str:
@@ -71,7 +75,9 @@ class PlannedFile:
         """Changed since rewind last recorded it: a restore would overwrite unseen work."""
         if self.action == UNCHANGED:
             return False
-        return self.changed_by is not None or not self.current.same_as(self.expected)
+        if self.changed_by is not None or self.outside_in is not None:
+            return True
+        return not self.current.same_as(self.expected)
 
     def reason(self) -> str:
         if self.action == CANNOT:
@@ -84,8 +90,10 @@ class PlannedFile:
             return f"its earlier state was not recorded ({self.target.kind})"
         if self.conflict and self.changed_by is not None:
             return f"changed by session {self.changed_by} since this session recorded it"
-        if self.conflict:
+        if self.conflict and not self.current.same_as(self.expected):
             return "changed outside rewind since it last recorded it"
+        if self.conflict and self.outside_in is not None:
+            return f"changed outside the agent, kept as entry {self.outside_in}"
         return ""
 
 
@@ -130,7 +138,20 @@ def plan_restore(
         targets = {path: targets[path] for path in dict.fromkeys(only)}
     recorded_at = {c.path: c.at for entry in entries for c in entry.files}
     planned = _planned(store, targets, latest_states(entries), to.session, recorded_at)
+    outside = _changed_outside_agent(entries[entries.index(to) + 1 :])
+    for item in planned:
+        item.outside_in = outside.get(item.path)
     return RestorePlan(RESTORE, to.session, to, planned)
+
+
+def _changed_outside_agent(entries: list[Entry]) -> dict[bytes, int]:
+    """Paths changed outside any agent's turn in ``entries``, with the last such entry."""
+    found = {}
+    for entry in entries:
+        if entry.is_outside_agent:
+            for change in entry.files:
+                found[change.path] = entry.number
+    return found
 
 
 def plan_undo(store: Store, entries: list[Entry]) -> RestorePlan:

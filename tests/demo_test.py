@@ -70,7 +70,8 @@ def test_kept_demo_rewinds_to_the_initial_files(tmp_path: Path) -> None:
     project = base / PROJECT
     environment = {**os.environ, "REWIND_HOME": str(base / "rewind-home")}
     restore = subprocess.run(
-        [sys.executable, "-m", "rewind", "restore", "1", "--yes"],
+        # --force: entry 2 is an edit made by hand, which a restore undoes only when told to
+        [sys.executable, "-m", "rewind", "restore", "1", "--yes", "--force"],
         cwd=project,
         env=environment,
         capture_output=True,

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rewind.entry import WATCH_AGENT, Entry
-from rewind.recording import DRIFT_PROMPT
+from rewind.entry import DRIFT_PROMPT, EXTERNAL, WATCH_AGENT, Entry, FileChange
+from rewind.filestate import capture
 from rewind.session import load_head, new_entry_id, save_entry
 from rewind.store import Store
-from tests.conftest import log_json, ok, store_dir
+from tests.conftest import error_line, log_json, ok, run_rewind, store_dir
 
 SESSION = "s"
 
@@ -62,10 +62,18 @@ def test_the_change_outside_is_rewound_and_nothing_is_lost(project: Path) -> Non
     assert Path("a.txt").read_text() == "by the person\n"
     ok("restore", "--session", SESSION, "2", "--yes")  # before the change outside
     assert Path("a.txt").read_text() == "by the agent\n"
-    ok("restore", "--session", SESSION, "1", "--yes")
+    ok("undo", "--session", SESSION, "--yes")
+    assert Path("a.txt").read_text() == "by the person\n"
+
+    # Further back, the person's change would be undone along the way: refused unless forced.
+    refused = run_rewind("restore", "--session", SESSION, "1", "--yes")
+    assert "changed outside the agent, kept as entry 2" in refused.stdout
+    assert "nothing was written" in error_line(refused)
+    assert Path("a.txt").read_text() == "by the person\n"
+    ok("restore", "--session", SESSION, "1", "--yes", "--force")
     assert Path("a.txt").read_text() == "original\n"
     ok("undo", "--session", SESSION, "--yes")
-    assert Path("a.txt").read_text() == "by the agent\n"
+    assert Path("a.txt").read_text() == "by the person\n"
 
 
 def test_deleted_and_recreated_outside(project: Path) -> None:
@@ -135,3 +143,22 @@ def test_a_turn_after_one_watch_mode_opened_does_not_inherit_its_agent(project: 
         WATCH_AGENT,
         "",
     ]
+
+
+def test_changes_watch_mode_kept_between_turns_are_conflicts_further_back(project: Path) -> None:
+    Path("a.txt").write_text("original\n")
+    one_turn("edit a", {"a.txt": "by the agent\n"})
+    store = Store.of_current_project()
+    head = load_head(store, SESSION)
+    before = head.current.files[0].after if head.current else None
+    Path("a.txt").write_text("by the person, seen by the watcher\n")
+    after = capture(b"a.txt", store.config.max_file_size, store.writer)
+    seen = FileChange(b"a.txt", before, after, at=2.0, source=EXTERNAL)
+    watch_turn = Entry(SESSION, 2, new_entry_id(), agent=WATCH_AGENT, started=2.0, files=[seen])
+    with store.lock():
+        save_entry(store, head, watch_turn, replace_tip=False)  # as rewind.watch.recorder does
+    refused = run_rewind("restore", "--session", SESSION, "1", "--yes")
+    assert "changed outside the agent, kept as entry 2" in refused.stdout
+    assert Path("a.txt").read_text() == "by the person, seen by the watcher\n"
+    ok("restore", "--session", SESSION, "2", "--yes")  # the watch turn itself: not refused
+    assert Path("a.txt").read_text() == "by the agent\n"
