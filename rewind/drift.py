@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 
 from rewind.atomic import write_text_atomically
+from rewind.checkpoint import latest_states
 from rewind.entry import Entry
 from rewind.fastjson import dumps, load_object
 from rewind.filestate import ABSENT, FILE, LINK, TOO_LARGE, FileState, capture
@@ -68,11 +69,7 @@ def recorded_states(store: Store, head: SessionHead) -> dict[bytes, FileState]:
         newer.append(entry)
     if commit != through:
         states = {}  # the cached entry is not in this history any more: start again
-    for entry in reversed(newer):
-        for change in entry.files:
-            latest = change.latest
-            if latest is not None:
-                states[change.path] = latest
+    states.update(latest_states(newer[::-1]))
     if newer:
         data = {
             "through": head.tip,
