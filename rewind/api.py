@@ -29,14 +29,14 @@ from rewind.recording import (
     NOT_TRACKABLE,
     TRACK_PROBLEMS,
     begin,
-    close_open_turn,
+    closed_head,
     record_after,
     track,
 )
 from rewind.restore import RestoreResult, apply_plan
 from rewind.restore_plan import RestorePlan, plan_restore, plan_undo
 from rewind.root import find_root
-from rewind.session import SessionHead, load_head, new_session_id, require_existing
+from rewind.session import SessionHead, load_head, new_session_id
 from rewind.store import Store
 
 TYPE_CHECKING = False
@@ -125,10 +125,7 @@ class Project:
         return apply_plan(self.store, plan, force=force)
 
     def _settled_head(self) -> SessionHead:
-        with self.store.lock():
-            head = require_existing(self.store, self.session)
-            close_open_turn(self.store, head)
-        return head
+        return closed_head(self.store, self.session)
 
     def _name(self, path: PathLike) -> bytes:
         raw = os.fsencode(path)

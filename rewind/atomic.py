@@ -19,6 +19,34 @@ def temporary_sibling(path: bytes) -> bytes:
     return os.path.join(directory, b"." + name[: 250 - len(suffix)] + suffix)
 
 
+def remove_temporary_siblings(paths: list[bytes], pid: int) -> int:
+    """Removes the temporary files process ``pid`` (dead) left beside ``paths`` while replacing
+    them; returns how many. Only names :func:`temporary_sibling` makes are touched."""
+    wanted: dict[bytes, set[bytes]] = {}
+    for path in paths:
+        directory, name = os.path.split(path)
+        wanted.setdefault(directory, set()).add(name)
+    marker = b".rewind-%d-" % pid
+    removed = 0
+    for directory, names in wanted.items():
+        try:
+            entries = os.listdir(directory or b".")
+        except OSError:
+            continue
+        for entry in entries:
+            if _is_temporary_of(entry, names, marker):
+                _remove_quietly(os.path.join(directory, entry))
+                removed += 1
+    return removed
+
+
+def _is_temporary_of(entry: bytes, names: set[bytes], marker: bytes) -> bool:
+    if not (entry.startswith(b".") and entry.endswith(b".tmp") and marker in entry):
+        return False
+    stem = entry[1 : entry.rindex(marker)]  # the name, cut short when it is very long
+    return bool(stem) and any(name.startswith(stem) for name in names)
+
+
 def replace_file(path: bytes, data: bytes, mode: int, durable: bool = False) -> None:
     temp = temporary_sibling(path)
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)

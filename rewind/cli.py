@@ -26,6 +26,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         options = quick_parse(arguments) or _parse_with_argparse(arguments)
         command = options.pop("command")
         _change_directory(options.pop("directory"))
+        if command not in QUIET_COMMANDS:
+            _say_when_waiting()
         module = __import__(f"rewind.commands.{command}", fromlist=["run"])
         return int(module.run(**options))
     except UserError as error:
@@ -39,6 +41,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = _write_crash_log(arguments)
         print(f"rewind: unexpected error: {error!r}; details in {path}", file=sys.stderr)
         return int(ExitCode.CRASH)
+
+
+# Commands that never print while they wait for the store: agents' hooks (their output belongs
+# to the agent) and the watcher (it waits between its own batches).
+QUIET_COMMANDS = frozenset({"hook", "watch", "tui"})
+# How long a person's command waits for the store lock at most (docs/cli.md), and after how long
+# it says what it is waiting for.
+LOCK_WAIT_LIMIT = 120.0
+LOCK_WAIT_NOTICE = 1.0
+
+
+def _say_when_waiting() -> None:
+    from rewind.store import StoreLock
+
+    StoreLock.default_timeout = LOCK_WAIT_LIMIT
+    StoreLock.notify_after = LOCK_WAIT_NOTICE
 
 
 def _change_directory(directory: object) -> None:

@@ -86,6 +86,7 @@ class Entry:
         "ended",
         "files",
         "id",
+        "journal",
         "kind",
         "labels",
         "number",
@@ -110,6 +111,7 @@ class Entry:
         target: dict[str, object] | None = None,
         files: list[FileChange] | None = None,
         unrecorded: list[dict[str, object]] | None = None,
+        journal: dict[str, object] | None = None,
     ) -> None:
         self.session = session
         self.number = number
@@ -125,6 +127,9 @@ class Entry:
         # Storms watch mode saw but did not record file by file (rewind.watch.bursts): each
         # {"at": seconds, "files": count, "directories": {top-level directory: count}}.
         self.unrecorded = unrecorded or []
+        # How much of the open turn's journal this entry has absorbed (rewind.journal):
+        # {"id": the journal's id, "lines": how many of its lines}.
+        self.journal = journal
 
     def __repr__(self) -> str:
         return f"Entry({self.session!r}, {self.number}, {self.kind}, files={len(self.files)})"
@@ -165,6 +170,8 @@ class Entry:
         }
         if self.unrecorded:  # only watch mode writes it: older entries have none
             data["unrecorded"] = self.unrecorded
+        if self.journal:  # only entries folded from a journal have it
+            data["journal"] = self.journal
         return data
 
     @classmethod
@@ -176,6 +183,7 @@ class Entry:
         started = data.get("started")
         number = data.get("number")
         unrecorded = data.get("unrecorded")
+        journal = data.get("journal")
         return cls(
             str(data.get("session", "")),
             number if isinstance(number, int) else 0,
@@ -193,7 +201,15 @@ class Entry:
             unrecorded=[item for item in unrecorded if isinstance(item, dict)]
             if isinstance(unrecorded, list)
             else None,
+            journal=journal if isinstance(journal, dict) else None,
         )
+
+    def absorbed_lines(self, journal_id: str) -> int:
+        """How many lines of the journal ``journal_id`` this entry holds already."""
+        if not self.journal or self.journal.get("id") != journal_id:
+            return 0
+        lines = self.journal.get("lines")
+        return lines if isinstance(lines, int) else 0
 
     def commit_message(self) -> str:
         first_line = self.prompt.strip().splitlines()[0] if self.prompt.strip() else ""

@@ -7,7 +7,7 @@ import os
 from rewind.entry import Entry, FileChange
 from rewind.errors import UserError
 from rewind.session import SessionHead, label_ref_prefix, recent_session
-from rewind.store import SESSIONS_REF_PREFIX, Store
+from rewind.store import SESSIONS_REF_PREFIX, DamagedRef, Store
 
 
 def read_entries(store: Store, head: SessionHead) -> list[Entry]:
@@ -104,12 +104,22 @@ class SessionSummary:
         self.is_recent = is_recent
 
 
-def list_sessions(store: Store) -> list[SessionSummary]:
-    """The project's sessions, the least recently active first."""
+def list_sessions(store: Store, damaged: list[DamagedRef] | None = None) -> list[SessionSummary]:
+    """The project's sessions, the least recently active first.
+
+    A session whose ref is damaged raises :class:`DamagedRef`, or, given a ``damaged`` list,
+    is left out and its error added to it.
+    """
     recent = recent_session(store)
     summaries = []
     for ref in store.ref_names(SESSIONS_REF_PREFIX):
-        tip = store.read_ref(ref)
+        try:
+            tip = store.read_ref(ref)
+        except DamagedRef as error:
+            if damaged is None:
+                raise
+            damaged.append(error)
+            continue
         if tip is None:
             continue
         entry, parent = store.read_entry(tip)

@@ -46,11 +46,24 @@ class ObjectWriter:
         return os.path.join(self.objects_dir, oid[:2], oid[2:])
 
     def write(self, kind: bytes, body: bytes) -> str:
+        """Stores an object; one that is already there is checked and freshened, not trusted.
+
+        Freshening (as git does) tells a concurrent ``rewind gc`` that the object is in use
+        again: gc deletes only unreferenced loose objects older than its grace period, and
+        re-checks the time of each one just before deleting it (see :mod:`rewind.packing`).
+        An existing object that is damaged is written again.
+        """
         raw = b"%s %d\0%s" % (kind, len(body), body)
         oid = sha1_hex(raw)
         path = self.path_of(oid)
-        if os.path.exists(path):
-            return oid
+        if _holds(path, raw):
+            try:
+                os.utime(path)
+                return oid
+            except FileNotFoundError:
+                pass  # a gc took it away meanwhile: write it again
+            except PermissionError:
+                return oid  # another user's object (a shared store): intact, so usable
         directory = os.path.dirname(path)
         os.makedirs(directory, exist_ok=True)
         temp = _temp_name(directory)
@@ -68,6 +81,19 @@ class ObjectWriter:
 
     def write_commit(self, tree: str, parent: str | None, message: str, when: float) -> str:
         return self.write(b"commit", encode_commit(tree, parent, message, when))
+
+
+def _holds(path: str, raw: bytes) -> bool:
+    """Whether the loose object file at ``path`` is there and holds exactly ``raw``."""
+    try:
+        with open(path, "rb") as handle:
+            compressed = handle.read()
+    except OSError:
+        return False
+    try:
+        return zlib.decompress(compressed) == raw
+    except zlib.error:
+        return False
 
 
 def _tree_sort_key(entry: tuple[bytes, int, str]) -> bytes:

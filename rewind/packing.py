@@ -1,27 +1,43 @@
 """Packing the store: every object the sessions still need goes into one delta-compressed pack.
 
-Hooks keep running while it works: it holds only its own lock (one packing at a time), never the
-store lock. That is safe because objects never change, and an entry only ever names objects that
-were reachable already or that were written loose since. Loose objects that were packed are
-removed; loose objects that no session or label reaches (superseded versions of an open turn, a
-forgotten session) are removed once they are older than :data:`GRACE_SECONDS`, because a hook may
-have just written a blob that its entry does not name yet. Older packs are removed only after the
-new one is complete.
+Hooks keep running while it works: it holds only its own lock (one gc at a time: a second one
+gives up at once), never the store lock. That is safe because objects never change, and an entry
+only ever names objects that were reachable already or that were written (or, when they existed
+already, freshened) since. Loose objects that were packed are removed; loose objects that no
+session, label or open turn's journal reaches (superseded versions of a turn, a forgotten
+session) are removed once they are older than :data:`GRACE_SECONDS`, because a hook may have
+just written a blob that nothing names yet. Reachability is checked again after the pack is
+written, and each old object's time once more as it is removed, so that an object a writer
+reuses at that moment survives. Older packs are removed only after the new one is complete.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import time
 
+from rewind import journal
+from rewind.errors import UserError
 from rewind.objects import MODE_TREE
 from rewind.packed import open_repository
-from rewind.store import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store, StoreLock
+from rewind.store import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store
 
 GRACE_SECONDS = 2 * 60 * 60
 # Like git's gc.auto: pack once about this many loose objects have piled up, judged (as git
 # does) from one of the 256 fan-out directories so that the check costs a single listdir.
 AUTO_PACK_LOOSE_OBJECTS = 6700
+# An automatic gc starts at most this often, whatever the count says: garbage younger than the
+# grace period stays loose after a gc, and must not set off another one at every turn.
+AUTO_PACK_INTERVAL = 10 * 60
+GC_LOCK = "gc.lock"
+GC_STARTED = "gc.started"  # its time is when the last gc (or automatic start) began
+INCOMING = ".incoming-"  # a pack being written, in a folder of its own under objects/pack
+TRASH = ".gc-trash"  # a loose object being deleted, until its time is checked once more
+
+
+class GcBusy(UserError):
+    """Another gc holds the store's gc lock."""
 
 
 class PackReport:
@@ -34,9 +50,10 @@ class PackReport:
         self.size_after = size_after
 
 
-def reachable_objects(store: Store) -> set[str]:
-    """Every commit, tree and blob the sessions' refs and the labels' refs lead to."""
-    seen: set[str] = set()
+def reachable_objects(store: Store, seen: set[str] | None = None) -> set[str]:
+    """Every commit, tree and blob the sessions' refs, the labels' refs and the open turns'
+    journals lead to. Given the set an earlier call returned, only what is new is walked."""
+    seen = set() if seen is None else seen
     refs = store.ref_names(SESSIONS_REF_PREFIX) + store.all_ref_names(LABELS_REF_PREFIX)
     for ref in refs:
         commit = store.read_ref(ref)
@@ -45,7 +62,25 @@ def reachable_objects(store: Store) -> set[str]:
             tree, parent = store.reader.read_commit(commit)
             _add_tree(store, tree, seen)
             commit = parent
+    seen.update(_journal_objects(store))
     return seen
+
+
+def _journal_objects(store: Store) -> set[str]:
+    """The objects the open turns' journals and spooled records name (no commit does yet)."""
+    folder = store.state_path(journal.JOURNAL_DIR)
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return set()
+    found: set[str] = set()
+    for name in names:
+        if journal.SPOOL_MARK in name:
+            continue  # read with the journal they belong to
+        records = journal.read(os.path.join(folder, name))
+        if records is not None:
+            found |= journal.object_ids(records)
+    return found
 
 
 def _add_tree(store: Store, tree: str, seen: set[str]) -> None:
@@ -60,24 +95,83 @@ def _add_tree(store: Store, tree: str, seen: set[str]) -> None:
 
 
 def pack_store(store: Store) -> PackReport:
+    """Packs what the history needs and removes what it does not. One gc runs at a time: a
+    second one raises :class:`GcBusy` at once instead of waiting."""
+    fd = os.open(store.state_path(GC_LOCK), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise GcBusy(
+                "another 'rewind gc' is packing this store right now; it does everything this "
+                "one would, so there is nothing to do."
+            ) from None
+        _touch(store.state_path(GC_STARTED))
+        return _pack_locked(store)
+    finally:
+        os.close(fd)
+
+
+def _pack_locked(store: Store) -> PackReport:
+    objects_dir = os.path.join(store.git_dir, "objects")
+    pack_dir = os.path.join(objects_dir, "pack")
+    _clear_leftovers(objects_dir, pack_dir)
+    size_before = store.disk_usage()
+    reachable = reachable_objects(store)
+    packed = set(reachable)
+    kept_pack = _write_pack(store, pack_dir, reachable)
+    for name in _packs(pack_dir):
+        if name != kept_pack:
+            for suffix in (".idx", ".pack", ".rev"):  # the index first: readers then skip it
+                _remove(os.path.join(pack_dir, name + suffix))
+    # Whatever was recorded while the pack was written is kept too (re-read, not assumed).
+    reachable = reachable_objects(store, reachable)
+    removed = _remove_loose(objects_dir, packed, reachable, time.time() - GRACE_SECONDS)
+    return PackReport(len(packed), removed, size_before, store.disk_usage())
+
+
+def _write_pack(store: Store, pack_dir: str, objects: set[str]) -> str:
+    """Writes one pack of ``objects`` and moves it in beside the others; returns its name."""
+    import shutil
+
     import pygit2
 
-    objects_dir = os.path.join(store.git_dir, "objects")
-    with StoreLock(store.state_path("gc.lock")):
-        size_before = store.disk_usage()
-        reachable = reachable_objects(store)
-        pack_dir = os.path.join(objects_dir, "pack")
-        old_packs = set(_packs(pack_dir))
-        builder = pygit2.PackBuilder(open_repository(store.git_dir))
-        for oid in reachable:
-            builder.add(pygit2.Oid(hex=oid))
-        builder.write(pack_dir)
-        new_packs = set(_packs(pack_dir))
-        for name in old_packs - new_packs:
-            for suffix in (".pack", ".idx", ".rev"):
-                _remove(os.path.join(pack_dir, name + suffix))
-        removed = _remove_loose(objects_dir, reachable, time.time() - GRACE_SECONDS)
-        return PackReport(len(reachable), removed, size_before, store.disk_usage())
+    incoming = os.path.join(pack_dir, f"{INCOMING}{os.getpid()}")
+    os.makedirs(incoming, exist_ok=True)
+    builder = pygit2.PackBuilder(open_repository(store.git_dir))
+    for oid in objects:
+        builder.add(pygit2.Oid(hex=oid))
+    builder.write(incoming)
+    written = _packs(incoming)
+    for name in written:  # the index last: a pack is seen only once it is whole
+        for suffix in (".pack", ".rev", ".idx"):
+            source = os.path.join(incoming, name + suffix)
+            if os.path.exists(source):
+                os.replace(source, os.path.join(pack_dir, name + suffix))
+    shutil.rmtree(incoming, ignore_errors=True)
+    return written[0] if written else ""
+
+
+def _clear_leftovers(objects_dir: str, pack_dir: str) -> None:
+    """What a gc that was killed left behind: its incoming folder and temporary pack files
+    (nothing else is ever named so), and loose objects it was about to delete, put back."""
+    import shutil  # not at the top: this module is on the hook path, and shutil imports re
+
+    for name in os.listdir(pack_dir):
+        path = os.path.join(pack_dir, name)
+        if name.startswith(INCOMING):
+            shutil.rmtree(path, ignore_errors=True)
+        elif name.startswith(("pack_git2_", "tmp_pack_")):
+            _remove(path)
+    for prefix in _fan_out(objects_dir):
+        folder = os.path.join(objects_dir, prefix)
+        for name in os.listdir(folder):
+            if name.endswith(TRASH):
+                original = os.path.join(folder, name[: -len(TRASH)])
+                if not os.path.exists(original):
+                    os.replace(os.path.join(folder, name), original)
+                else:
+                    _remove(os.path.join(folder, name))
 
 
 def needs_packing(store: Store) -> bool:
@@ -85,7 +179,13 @@ def needs_packing(store: Store) -> bool:
         sample = len(os.listdir(os.path.join(store.git_dir, "objects", "17")))
     except FileNotFoundError:
         return False
-    return sample * 256 > AUTO_PACK_LOOSE_OBJECTS
+    if sample * 256 <= AUTO_PACK_LOOSE_OBJECTS:
+        return False
+    try:
+        last = os.stat(store.state_path(GC_STARTED)).st_mtime
+    except FileNotFoundError:
+        return True
+    return time.time() - last >= AUTO_PACK_INTERVAL
 
 
 def pack_in_background(store: Store) -> None:
@@ -93,6 +193,7 @@ def pack_in_background(store: Store) -> None:
     import subprocess
     import sys
 
+    _touch(store.state_path(GC_STARTED))  # the next begins do not start one too
     subprocess.Popen(
         [sys.executable, "-m", "rewind", "-C", os.fsdecode(store.root.path), "gc", "--quiet"],
         stdin=subprocess.DEVNULL,
@@ -102,26 +203,64 @@ def pack_in_background(store: Store) -> None:
     )
 
 
+def _touch(path: str) -> None:
+    with open(path, "a"):
+        pass
+    os.utime(path)
+
+
 def _packs(pack_dir: str) -> list[str]:
-    return [name[:-4] for name in os.listdir(pack_dir) if name.endswith(".idx")]
+    return sorted(name[:-4] for name in os.listdir(pack_dir) if name.endswith(".idx"))
 
 
-def _remove_loose(objects_dir: str, packed: set[str], cutoff: float) -> int:
+def _fan_out(objects_dir: str) -> list[str]:
+    return [
+        name
+        for name in os.listdir(objects_dir)
+        if len(name) == 2 and os.path.isdir(os.path.join(objects_dir, name))
+    ]
+
+
+def _remove_loose(objects_dir: str, packed: set[str], keep: set[str], cutoff: float) -> int:
+    """Removes loose objects that are in the pack, and those nothing needs that are older than
+    ``cutoff``: each is moved aside and its time checked once more, so that one a writer
+    freshened at that very moment (it records the same content again) is put back."""
     removed = 0
-    for prefix in os.listdir(objects_dir):
+    for prefix in _fan_out(objects_dir):
         folder = os.path.join(objects_dir, prefix)
-        if len(prefix) != 2 or not os.path.isdir(folder):
-            continue
         for rest in os.listdir(folder):
+            oid = prefix + rest
             path = os.path.join(folder, rest)
-            if prefix + rest in packed or os.lstat(path).st_mtime < cutoff:
+            if oid in packed:
                 _remove(path)
                 removed += 1
+            elif oid not in keep and len(rest) == 38 and _is_old(path, cutoff):
+                removed += _remove_if_still_old(path, cutoff)
         try:
             os.rmdir(folder)
         except OSError:
             pass
     return removed
+
+
+def _is_old(path: str, cutoff: float) -> bool:
+    try:
+        return os.lstat(path).st_mtime < cutoff
+    except FileNotFoundError:
+        return False
+
+
+def _remove_if_still_old(path: str, cutoff: float) -> int:
+    trash = path + TRASH
+    try:
+        os.rename(path, trash)
+    except FileNotFoundError:
+        return 0
+    if _is_old(trash, cutoff):
+        _remove(trash)
+        return 1
+    os.replace(trash, path)  # freshened just now: in use again
+    return 0
 
 
 def _remove(path: str) -> None:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import time
 
+from rewind import journal
 from rewind.drift import changed_outside, recorded_states
 from rewind.entry import DRIFT_PROMPT, EDIT, EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
+from rewind.errors import UserError
 from rewind.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
 from rewind.packing import needs_packing, pack_in_background
-from rewind.session import SessionHead, load_head, new_entry_id, save_entry
-from rewind.store import Store
+from rewind.session import SessionHead, Settled, journal_path_of, new_entry_id, save_entry
+from rewind.store import Store, StoreBusy
 
 NOT_TRACKABLE = frozenset({DIRECTORY, SPECIAL})
 # What to tell a person about a path whose state could not be recorded in full.
@@ -50,13 +52,13 @@ def begin_with_drift(
     labels: list[str] | None = None,
 ) -> tuple[Entry, Entry | None]:
     """:func:`begin`, also returning the entry of changes found outside rewind (or None)."""
-    with store.lock():
-        head = load_head(store, session_id)
+    with store.lock(), Settled(store, session_id) as head:
         close_open_turn(store, head)
         agent = agent or _inherited_agent(head)
         drift = record_drift(store, head)
         entry = _new_turn(head, prompt, agent, labels)
         save_entry(store, head, entry, replace_tip=False)
+        journal.create(journal_path_of(store, session_id), entry.id)
     if drift is not None:
         shown = [store.root.display(change.path) for change in drift.files]
         more = f" and {len(shown) - 10} more" if len(shown) > 10 else ""
@@ -119,6 +121,16 @@ def _new_turn(head: SessionHead, prompt: str, agent: str, labels: list[str] | No
     )
 
 
+def closed_head(store: Store, session_id: str) -> SessionHead:
+    """The session's head once its open turn (if any) is closed, so that its last changes are
+    recorded; a session that does not exist is a :class:`UserError`."""
+    with store.lock(), Settled(store, session_id) as head:
+        if head.current is None:
+            raise UserError(f"there is no session {session_id!r}; 'rewind sessions' lists them.")
+        close_open_turn(store, head)
+    return head
+
+
 def close_open_turn(store: Store, head: SessionHead) -> None:
     """Records the after-state of every file of the open turn and closes it (lock held)."""
     entry = head.current
@@ -141,46 +153,90 @@ def track(
 
     ``known`` gives states taken otherwise (an agent that reported the text before its edit
     only afterwards); the other paths are read from disk. ``source`` says how rewind learnt of
-    the change (an edit tool, the shell quicksave, watch mode) and is kept with each new record.
-    Returns the state recorded for each path (or found, for paths already tracked in this turn).
-    Directories and special files are returned but not recorded. A session or open turn that
-    does not exist yet is started on the spot.
+    the change (an edit tool, the shell quicksave, watch mode) and is kept with each record.
+    Returns the state taken now for each path. Directories and special files are returned but
+    not recorded. A session or open turn that does not exist yet is started on the spot.
+
+    The records are appended to the open turn's journal: the cost does not grow with the turn.
     """
-    head = load_head(store, session_id)
-    already = _open_paths(head)
     limit = store.config.max_file_size
-    captured = dict(known or {})
+    states = {}
     for path in dict.fromkeys(paths):
-        if path not in already and path not in captured:
-            captured[path] = capture(store.root.absolute(path), limit, store.writer)
-    with store.lock():
-        head = load_head(store, session_id)
-        entry = head.current
-        starting = entry is None or not entry.is_open
-        if starting:
-            entry = _new_turn(head, "", agent, None)
-        assert entry is not None
-        states = {}
-        added = False
-        for path in dict.fromkeys(paths):
-            change = entry.file(path)
-            if change is not None:
-                states[path] = change.before or FileState("unknown")
-                continue
-            state = captured.get(path) or capture(store.root.absolute(path), limit, store.writer)
-            states[path] = state
-            if state.kind not in NOT_TRACKABLE:
-                entry.files.append(FileChange(path, state, None, at=time.time(), source=source))
-                added = True
-        if added or starting:
-            save_entry(store, head, entry, replace_tip=not starting)
+        state = known.get(path) if known else None
+        states[path] = state or capture(store.root.absolute(path), limit, store.writer)
+    now = time.time()
+    changes = [
+        FileChange(path, state, None, at=now, source=source)
+        for path, state in states.items()
+        if state.kind not in NOT_TRACKABLE
+    ]
+    if changes:
+        _append(store, session_id, journal.before_record(changes), agent, start=True)
     return states
 
 
-def _open_paths(head: SessionHead) -> set[bytes]:
-    if head.current is None or not head.current.is_open:
-        return set()
-    return set(head.current.paths())
+def record_after_states(
+    store: Store,
+    session_id: str,
+    paths: list[bytes],
+    candidates: dict[bytes, FileState] | None = None,
+) -> bool:
+    """Records the current state of ``paths`` as their after-states in the open turn.
+
+    ``candidates`` are states from before the change that an agent reported afterwards: each
+    is used only for a path the turn has no earlier record of. Appended to the journal, like
+    :func:`track`. False when no turn is open (nothing is recorded then).
+    """
+    limit = store.config.max_file_size
+    after = {path: capture(store.root.absolute(path), limit, store.writer) for path in paths}
+    record: dict[str, object] = {"after": journal.after_record(after)}
+    if candidates:
+        now = time.time()
+        changes = [FileChange(path, state, None, at=now) for path, state in candidates.items()]
+        record["before"] = journal.before_record(changes)["before"]
+    return _append(store, session_id, record, "", start=bool(candidates))
+
+
+def _append(
+    store: Store, session_id: str, record: dict[str, object], agent: str, start: bool
+) -> bool:
+    """Appends ``record`` to the session's journal, starting a turn first if ``start`` and none
+    is open. A record that cannot be appended in time is spooled, never dropped."""
+    path = journal_path_of(store, session_id)
+    for _ in range(_APPEND_ATTEMPTS):
+        try:
+            if journal.append(path, record):
+                return True
+        except journal.JournalBusy as error:
+            _spool(store, path, record, str(error))
+            return True
+        if not start:
+            return False
+        try:
+            _open_turn(store, session_id, agent)
+        except StoreBusy as error:
+            _spool(store, path, record, str(error))
+            return True
+    _spool(store, path, record, "the turn kept ending while this record was appended")
+    return True
+
+
+_APPEND_ATTEMPTS = 5
+
+
+def _spool(store: Store, path: str, record: dict[str, object], why: str) -> None:
+    kept = journal.spool(path, record)
+    store.log_problem(f"{why}; the record was kept in {kept} and is picked up by the next turn")
+
+
+def _open_turn(store: Store, session_id: str, agent: str) -> None:
+    """Starts a turn (unless one is open) and its journal."""
+    with store.lock(), Settled(store, session_id) as head:
+        entry = head.current
+        if entry is None or not entry.is_open:
+            entry = _new_turn(head, "", agent, None)
+            save_entry(store, head, entry, replace_tip=False)
+        journal.create(journal_path_of(store, session_id), entry.id)
 
 
 def record_after(
@@ -190,8 +246,7 @@ def record_after(
 
     With ``close`` the turn ends. Returns the turn, or None when no turn is open.
     """
-    with store.lock():
-        head = load_head(store, session_id)
+    with store.lock(), Settled(store, session_id) as head:
         entry = head.current
         if entry is None or not entry.is_open:
             return None

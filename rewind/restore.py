@@ -8,7 +8,8 @@ Order of work, all under the store lock:
 5. the journal is removed.
 A process that dies between 2 and 5 leaves the journal behind; the next rewind command to open
 the store finishes the restore (each file still at its before-state is put at its after-state;
-a file someone changed meanwhile is left alone and reported).
+a file someone changed meanwhile is left alone and reported) and removes the temporary files the
+dead process left beside the files it was replacing.
 """
 
 from __future__ import annotations
@@ -17,13 +18,18 @@ import os
 import sys
 import time
 
-from rewind.atomic import replace_file, replace_link, write_text_atomically
+from rewind.atomic import (
+    remove_temporary_siblings,
+    replace_file,
+    replace_link,
+    write_text_atomically,
+)
 from rewind.entry import RESTORE, UNDO, Entry, FileChange
 from rewind.errors import ConflictError, UserError
 from rewind.fastjson import dumps, load_object
 from rewind.filestate import ABSENT, LINK, FileState, capture
 from rewind.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
-from rewind.session import SessionHead, load_head, new_entry_id, save_entry
+from rewind.session import SessionHead, Settled, load_head, new_entry_id, save_entry
 from rewind.store import JOURNAL, Store
 
 
@@ -40,7 +46,7 @@ class RestoreResult:
 
 def apply_plan(store: Store, plan: RestorePlan, force: bool = False) -> RestoreResult:
     """Carries out ``plan``; refuses, changing nothing, if a file changed since it was made."""
-    with store.lock():
+    with store.lock(), Settled(store, plan.session) as head:
         _check_still_current(store, plan)
         if plan.conflicts and not force:
             raise ConflictError(conflict_message(store, plan))
@@ -48,11 +54,9 @@ def apply_plan(store: Store, plan: RestorePlan, force: bool = False) -> RestoreR
         if not changes:
             return RestoreResult(None, plan.blocked, [])
         contents = _check_readable(store, changes)
-        head = load_head(store, plan.session)
         entry = _restore_entry(store, plan, head, changes)
-        write_text_atomically(
-            store.state_path(JOURNAL), dumps({"session": plan.session, "entry": entry.id})
-        )
+        journal = {"session": plan.session, "entry": entry.id, "pid": os.getpid()}
+        write_text_atomically(store.state_path(JOURNAL), dumps(journal))
         save_entry(store, head, entry, replace_tip=False)
         failed = _put_back_all(store, entry.files, contents)
         if not failed:
@@ -238,6 +242,10 @@ def finish_interrupted_restore(store: Store) -> None:
             os.unlink(store.state_path(JOURNAL))  # never recorded, so nothing was written
             return
         left_alone, failed = _finish(store, entry.files)
+        pid = journal.get("pid")
+        if isinstance(pid, int) and pid != os.getpid():
+            absolute = [store.root.absolute(change.path) for change in entry.files]
+            remove_temporary_siblings(absolute, pid)
         if not failed:  # a write that failed (a full disk) is tried again by the next command
             os.unlink(store.state_path(JOURNAL))
     message = (

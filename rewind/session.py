@@ -11,12 +11,17 @@ from __future__ import annotations
 import os
 import time
 
+from rewind import journal
 from rewind.atomic import write_text_atomically
 from rewind.digest import sha1_hex
 from rewind.entry import Entry
 from rewind.errors import UserError
 from rewind.fastjson import dumps, load_object
 from rewind.store import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rewind.journal import JournalRecords
 
 _REF_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 
@@ -52,10 +57,27 @@ def new_entry_id() -> str:
     return os.urandom(6).hex()
 
 
-class SessionHead:
-    """The tip commit of a session, its parent, and the entry the tip records."""
+# What a session's journal is to its head (SessionHead.journal_state).
+MERGED = "merged"  # it belongs to the open turn: its pending records are applied to it
+STALE = "stale"  # everything in it is in the history already: it can go
+STRAY = "stray"  # it holds records no open turn can take: it is set aside, never applied
 
-    __slots__ = ("current", "parent", "ref", "session_id", "tip")
+
+class SessionHead:
+    """The tip commit of a session, its parent, and the entry the tip records, with the open
+    turn's journal merged in (see :mod:`rewind.journal`)."""
+
+    __slots__ = (
+        "absorbed",
+        "current",
+        "journal",
+        "journal_fd",
+        "journal_state",
+        "parent",
+        "ref",
+        "session_id",
+        "tip",
+    )
 
     def __init__(
         self,
@@ -70,6 +92,10 @@ class SessionHead:
         self.tip = tip
         self.parent = parent
         self.current = current
+        self.journal: JournalRecords | None = None  # what the journal held when read
+        self.journal_state = ""  # MERGED, STALE or STRAY when there is a journal
+        self.journal_fd: int | None = None  # the journal's lock, while a writer holds it
+        self.absorbed = False  # whether a commit holds the merged records now
 
     @property
     def next_number(self) -> int:
@@ -80,7 +106,20 @@ def _cache_path(store: Store, ref: str) -> str:
     return store.state_path("sessions", ref.rsplit("/", 1)[1] + ".json")
 
 
+def journal_path_of(store: Store, session_id: str) -> str:
+    return journal.journal_path(
+        store.state_path(journal.JOURNAL_DIR), ref_name(session_id).rsplit("/", 1)[1]
+    )
+
+
 def load_head(store: Store, session_id: str) -> SessionHead:
+    """The session's head, its open turn as the journal says it is now (nothing is written)."""
+    head = _load_tip(store, session_id)
+    _merge_journal(store, head)
+    return head
+
+
+def _load_tip(store: Store, session_id: str) -> SessionHead:
     ref = ref_name(session_id)
     tip = store.read_ref(ref)
     if tip is None:
@@ -92,12 +131,99 @@ def load_head(store: Store, session_id: str) -> SessionHead:
         if cache.get("tip") == tip and isinstance(current, dict):
             parent = parent if isinstance(parent, str) else None
             return SessionHead(session_id, ref, tip, parent, Entry.from_json(current))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         pass  # no cache, or a stale or damaged one: read the tip commit instead
     current, parent = store.read_entry(tip)
     head = SessionHead(session_id, ref, tip, parent, current)
-    _write_cache(store, head)
+    try:
+        _write_cache(store, head)
+    except OSError:
+        pass  # only a cache: a read-only or full store still reads
     return head
+
+
+def _merge_journal(store: Store, head: SessionHead) -> None:
+    records = journal.read(journal_path_of(store, head.session_id))
+    if records is None:
+        return
+    head.journal = records
+    current = head.current
+    is_open = current is not None and current.is_open
+    if records.entry and (current is None or records.entry != current.id):
+        head.journal_state = STRAY  # its turn is not the session's newest entry
+        return
+    absorbed = current.absorbed_lines(records.journal) if current is not None else 0
+    if not is_open:
+        pending = records.lines > absorbed
+        head.journal_state = STRAY if pending else STALE
+        return
+    assert current is not None
+    journal.apply(current, records, absorbed)
+    head.journal_state = MERGED
+
+
+class Settled:
+    """A session's head for a writer that holds the store lock: the journal's lock is taken
+    first, so that every record appended so far is merged and none is appended meanwhile.
+
+    On exit, a journal whose records are all in the history and whose turn is over is removed;
+    one that belongs to no open turn is set aside (and logged), never applied or deleted.
+    """
+
+    def __init__(self, store: Store, session_id: str) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.path = journal_path_of(store, session_id)
+        self.head: SessionHead | None = None
+
+    def __enter__(self) -> SessionHead:
+        fd = journal.lock_for_fold(self.path)
+        try:
+            head = load_head(self.store, self.session_id)
+        except BaseException:
+            if fd is not None:
+                os.close(fd)
+            raise
+        head.journal_fd = fd
+        self.head = head
+        if head.journal_state == STRAY and fd is not None:
+            kept = journal.set_aside(self.path, _stray_reason(head))
+            self.store.log_problem(
+                f"session {head.session_id}: a journal that belongs to no open turn was set "
+                f"aside as {kept}; its records were not applied"
+            )
+            head.journal, head.journal_state = None, ""
+        return head
+
+    def __exit__(self, *exc_info: object) -> None:
+        head = self.head
+        assert head is not None
+        if head.journal_fd is None:
+            return
+        try:
+            if head.journal_state == STALE:
+                journal.retire(self.path, None)
+        finally:
+            os.close(head.journal_fd)
+            head.journal_fd = None
+
+
+def _stray_reason(head: SessionHead) -> str:
+    current = head.current
+    state = "open" if current is not None and current.is_open else "closed"
+    newest = f"entry {current.id} ({state})" if current is not None else "none"
+    entry = head.journal.entry if head.journal else "?"
+    return f"journal of entry {entry}; the session's newest entry is {newest}"
+
+
+def last_known_tip(store: Store, ref: str) -> str | None:
+    """The tip the session's cache names (for repairing a damaged ref), if any."""
+    try:
+        with open(_cache_path(store, ref), encoding="utf-8") as handle:
+            tip = load_object(handle.read()).get("tip")
+    except (OSError, ValueError, RecursionError):
+        return None
+    return tip if isinstance(tip, str) else None
 
 
 def _write_cache(store: Store, head: SessionHead) -> None:
@@ -109,14 +235,46 @@ def _write_cache(store: Store, head: SessionHead) -> None:
 def save_entry(store: Store, head: SessionHead, entry: Entry, replace_tip: bool) -> None:
     """Records ``entry`` as the session's newest; with ``replace_tip`` it supersedes the tip.
 
-    The caller holds the store lock.
+    The caller holds the store lock, and :class:`Settled` gave it ``head``. Records merged from
+    the open turn's journal are committed with that turn (before anything goes on top of it);
+    once they are, a journal whose turn is over is removed.
     """
+    merged = head.journal_state == MERGED and not head.absorbed
+    if merged and not replace_tip:
+        assert head.current is not None
+        _commit(store, head, _absorbing(head, head.current), replace_tip=True)
+        head.absorbed = True
+    if merged and entry is head.current:
+        _absorbing(head, entry)
+        head.absorbed = True
+    _commit(store, head, entry, replace_tip)
+    records = head.journal
+    turn_over = not entry.is_open or (records is not None and records.entry != entry.id)
+    if head.journal_state == MERGED and head.absorbed and turn_over:
+        if records is not None and records.entry:  # a journal file, not only spooled records
+            assert head.journal_fd is not None, "a journal is removed only under its lock"
+            journal.retire(journal_path_of(store, head.session_id), records)
+        head.journal, head.journal_state = None, ""
+
+
+def _absorbing(head: SessionHead, entry: Entry) -> Entry:
+    records = head.journal
+    assert records is not None
+    entry.journal = {"id": records.journal, "lines": records.lines}
+    return entry
+
+
+def _commit(store: Store, head: SessionHead, entry: Entry, replace_tip: bool) -> None:
     parent = head.parent if replace_tip else head.tip
     commit = store.commit_entry(entry, parent)
     store.write_ref(head.ref, commit)
     head.tip, head.parent, head.current = commit, parent, entry
     _write_cache(store, head)
     _remember_recent(store, head.session_id)
+    if head.journal is not None and head.absorbed:
+        for spooled in head.journal.spool_files:  # now in a commit: never to be applied again
+            journal.remove_file(spooled)
+        head.journal.spool_files = []
 
 
 def _remember_recent(store: Store, session_id: str) -> None:
@@ -148,6 +306,13 @@ def forget_session(store: Store, head: SessionHead) -> int:
             os.unlink(_cache_path(store, head.ref))
         except FileNotFoundError:
             pass
+        path = journal_path_of(store, head.session_id)
+        fd = journal.lock_for_fold(path)
+        try:
+            journal.retire(path, journal.read(path))
+        finally:
+            if fd is not None:
+                os.close(fd)
         if recent_session(store) == head.session_id:
             os.unlink(store.state_path("recent"))
     return len(labels)

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import fcntl
 import os
+import sys
 import time
 
-from rewind.atomic import write_text_atomically
+from rewind.atomic import replace_file, write_text_atomically
 from rewind.config import Config, load_config
-from rewind.errors import UserError
+from rewind.errors import StoreError, UserError
 from rewind.fastjson import dumps, load_object
 from rewind.home import store_dir_for
 from rewind.objects import MODE_FILE, MODE_TREE, ObjectReader, ObjectWriter
@@ -45,6 +46,21 @@ _GIT_CONFIG = """[core]
 """
 
 
+_HEX_DIGITS = frozenset(b"0123456789abcdef")
+
+
+def _is_hex(text: bytes) -> bool:
+    return all(byte in _HEX_DIGITS for byte in text)
+
+
+class DamagedRef(StoreError):
+    """A ref file that does not hold a commit id."""
+
+    def __init__(self, message: str, ref: str) -> None:
+        super().__init__(message)
+        self.ref = ref
+
+
 class StoreBusy(UserError):
     """The store lock could not be had in time."""
 
@@ -53,37 +69,79 @@ class StoreLock:
     """An exclusive lock on the whole store; the kernel releases it if the process dies.
 
     With a ``timeout`` (seconds), waiting longer raises :class:`StoreBusy` instead: a hook must
-    answer its agent in time even while a long restore holds the store.
+    answer its agent in time even while a long restore holds the store. The holder writes its
+    pid and command into the lock file, so that a waiter can say what it is waiting for.
     """
+
+    # Set by the command line for people's commands (rewind.cli): how long they wait at most,
+    # and after how long they say that they are waiting. Hooks and the Python API keep None.
+    default_timeout: float | None = None
+    notify_after: float | None = None
 
     def __init__(self, path: str, timeout: float | None = None) -> None:
         self.path = path
-        self.timeout = timeout
+        self.timeout = timeout if timeout is not None else self.default_timeout
         self.fd = -1
 
     def __enter__(self) -> StoreLock:
         self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        if self.timeout is None:
+        try:
+            self._acquire()
+        except BaseException:
+            os.close(self.fd)
+            self.fd = -1
+            raise
+        _write_holder(self.fd)
+        return self
+
+    def _acquire(self) -> None:
+        if self.timeout is None and self.notify_after is None:
             fcntl.flock(self.fd, fcntl.LOCK_EX)
-            return self
-        deadline = time.monotonic() + self.timeout
+            return
+        started = time.monotonic()
+        notified = False
         while True:
             try:
                 fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return self
+                return
             except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    os.close(self.fd)
-                    self.fd = -1
-                    raise StoreBusy(
-                        f"the store was busy for {self.timeout:.0f} s (a restore or another "
-                        "rewind command held it); this change was not recorded"
-                    ) from None
+                waited = time.monotonic() - started
+                if self.timeout is not None and waited >= self.timeout:
+                    raise StoreBusy(self._busy_message()) from None
+                if not notified and self.notify_after is not None and waited >= self.notify_after:
+                    notified = True
+                    print(f"rewind: waiting for {self._holder()}...", file=sys.stderr)
                 time.sleep(0.01)
+
+    def _holder(self) -> str:
+        try:
+            text = os.pread(self.fd, 300, 0).decode("utf-8", "replace").strip()
+        except OSError:
+            text = ""
+        pid, _, command = text.partition(" ")
+        if not pid.isdigit():
+            return "the store, which another rewind process is using"
+        return f"the store, which process {pid} ({command or 'rewind'}) is using"
+
+    def _busy_message(self) -> str:
+        return (
+            f"gave up after waiting {self.timeout:.0f} s for {self._holder()}; "
+            "nothing was changed, try again when it is done."
+        )
 
     def __exit__(self, *exc_info: object) -> None:
         os.close(self.fd)  # closing releases the lock
         self.fd = -1
+
+
+def _write_holder(fd: int) -> None:
+    """Names the process that holds the lock, for the ones waiting for it."""
+    command = " ".join(["rewind", *sys.argv[1:3]]) if sys.argv and sys.argv[0] else "python"
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {command}\n".encode("utf-8", "replace"), 0)
+    except OSError:
+        pass  # only a courtesy to waiters
 
 
 class Store:
@@ -145,11 +203,28 @@ class Store:
     # refs ---------------------------------------------------------------------------------
 
     def read_ref(self, name: str) -> str | None:
+        """The commit a ref names, or None when there is no such ref.
+
+        A ref file that exists but does not hold a commit id (empty, truncated, garbage) is an
+        error, never "no ref": reading it as a missing session would restart the session at
+        turn 1 over its history, which a later gc would then delete.
+        """
         try:
-            with open(os.path.join(self.git_dir, name), encoding="ascii") as handle:
-                return handle.read().strip() or None
+            with open(os.path.join(self.git_dir, name), "rb") as handle:
+                content = handle.read()
         except FileNotFoundError:
             return self._read_packed_ref(name)
+        except IsADirectoryError:
+            return None  # a folder of refs (labels of a session), not a ref
+        oid = content.strip()
+        if len(oid) != 40 or not _is_hex(oid):
+            raise DamagedRef(
+                f"the store's ref {name} is damaged (it holds {content[:60]!r}, not a commit "
+                f"id), so nothing is recorded into that session until it is repaired; "
+                f"run 'rewind check' to see how.",
+                name,
+            )
+        return oid.decode("ascii")
 
     def _read_packed_ref(self, name: str) -> str | None:
         return self._packed_refs().get(name)
@@ -158,7 +233,8 @@ class Store:
         """``packed-refs`` (written only if someone ran git's own gc here): name -> id."""
         found: dict[str, str] = {}
         try:
-            with open(os.path.join(self.git_dir, "packed-refs"), encoding="utf-8") as handle:
+            path = os.path.join(self.git_dir, "packed-refs")
+            with open(path, encoding="utf-8", errors="replace") as handle:
                 for line in handle:
                     oid, _, ref = line.strip().partition(" ")
                     if ref and not oid.startswith(("#", "^")):
@@ -179,13 +255,14 @@ class Store:
             pass
         packed = os.path.join(self.git_dir, "packed-refs")
         try:
-            with open(packed, encoding="utf-8") as handle:
+            with open(packed, encoding="utf-8", errors="surrogateescape") as handle:
                 lines = handle.readlines()
         except FileNotFoundError:
             return
         kept = [line for line in lines if line.strip().partition(" ")[2] != name]
         if kept != lines:
-            write_text_atomically(packed, "".join(kept))
+            data = "".join(kept).encode("utf-8", "surrogateescape")
+            replace_file(os.fsencode(packed), data, 0o644)
 
     def ref_names(self, prefix: str) -> list[str]:
         """The refs directly in the folder ``prefix`` (loose or packed)."""

@@ -42,17 +42,45 @@ class ClaudeCode:
         return {**self._common("UserPromptSubmit"), "prompt": text}
 
     def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
+        """Built before the edit runs, as Claude Code 2.1.332's Edit answers: no ``type``, the
+        whole old text as ``originalFile`` ("" for a file the edit creates)."""
         tool_input = {
             "file_path": str(self.root / path),
             "old_string": old,
             "new_string": new,
             "replace_all": False,
         }
-        return self._tool("Edit", tool_input, {"filePath": str(self.root / path), "success": True})
+        response: Payload = {
+            "filePath": str(self.root / path),
+            "oldString": old,
+            "newString": new,
+            "originalFile": self._text_now(path) or "",
+            "structuredPatch": [],
+            "userModified": False,
+            "replaceAll": False,
+        }
+        return self._tool("Edit", tool_input, response)
 
     def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
+        """Built before the write runs, as Claude Code 2.1.332's Write answers: ``type`` says
+        create or update, ``originalFile`` is the old text (null for a new file, and for an
+        old text over 10 MiB)."""
         tool_input: Payload = {"file_path": str(self.root / path), "content": content}
-        return self._tool("Write", tool_input, {"filePath": str(self.root / path), "success": True})
+        original = self._text_now(path)
+        response: Payload = {
+            "type": "create" if original is None else "update",
+            "filePath": str(self.root / path),
+            "content": content,
+            "structuredPatch": [],
+            "originalFile": original,
+        }
+        return self._tool("Write", tool_input, response)
+
+    def _text_now(self, path: str) -> str | None:
+        try:
+            return (self.root / path).read_text()
+        except (FileNotFoundError, UnicodeDecodeError):
+            return None
 
     def shell(self, command: str) -> tuple[Payload | None, Payload]:
         return self._tool(

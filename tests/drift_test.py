@@ -9,7 +9,7 @@ from typing import Any
 
 from rewind.entry import DRIFT_PROMPT, EXTERNAL, WATCH_AGENT, Entry, FileChange
 from rewind.filestate import capture
-from rewind.session import load_head, new_entry_id, save_entry
+from rewind.session import Settled, load_head, new_entry_id, save_entry
 from rewind.store import Store
 from tests.conftest import error_line, log_json, ok, run_rewind, store_dir
 
@@ -134,9 +134,10 @@ def test_a_restore_is_not_taken_for_a_change_outside(project: Path) -> None:
 def test_a_turn_after_one_watch_mode_opened_does_not_inherit_its_agent(project: Path) -> None:
     store = Store.of_current_project(create=True)
     ok("begin", "--session", SESSION, "--agent", "claude-code")
-    head = load_head(store, SESSION)
-    watch_turn = Entry(SESSION, head.next_number, new_entry_id(), agent=WATCH_AGENT, started=1.0)
-    save_entry(store, head, watch_turn, replace_tip=False)  # as rewind.watch.recorder does
+    with store.lock(), Settled(store, SESSION) as head:  # as rewind.watch.recorder does
+        number = head.next_number
+        watch_turn = Entry(SESSION, number, new_entry_id(), agent=WATCH_AGENT, started=1.0)
+        save_entry(store, head, watch_turn, replace_tip=False)
     ok("begin", "--session", SESSION, "--prompt", "next")
     assert [entry["agent"] for entry in log_json("--session", SESSION)] == [
         "claude-code",
@@ -155,8 +156,8 @@ def test_changes_watch_mode_kept_between_turns_are_conflicts_further_back(projec
     after = capture(b"a.txt", store.config.max_file_size, store.writer)
     seen = FileChange(b"a.txt", before, after, at=2.0, source=EXTERNAL)
     watch_turn = Entry(SESSION, 2, new_entry_id(), agent=WATCH_AGENT, started=2.0, files=[seen])
-    with store.lock():
-        save_entry(store, head, watch_turn, replace_tip=False)  # as rewind.watch.recorder does
+    with store.lock(), Settled(store, SESSION) as head:  # as rewind.watch.recorder does
+        save_entry(store, head, watch_turn, replace_tip=False)
     refused = run_rewind("restore", "--session", SESSION, "1", "--yes")
     assert "changed outside the agent, kept as entry 2" in refused.stdout
     assert Path("a.txt").read_text() == "by the person, seen by the watcher\n"

@@ -4,7 +4,8 @@ import sys
 
 from rewind.errors import UserError
 from rewind.history import list_sessions, read_entries
-from rewind.store import Store
+from rewind.session import last_known_tip
+from rewind.store import DamagedRef, Store
 
 
 def run() -> int:
@@ -12,7 +13,10 @@ def run() -> int:
     store = Store.of_current_project()
     problems = []
     checked = 0
-    for summary in list_sessions(store):
+    damaged: list[DamagedRef] = []
+    summaries = list_sessions(store, damaged)
+    problems += [f"{error} {_ref_repair_hint(store, error)}" for error in damaged]
+    for summary in summaries:
         try:
             entries = read_entries(store, summary.head)
         except UserError as error:
@@ -36,3 +40,15 @@ def run() -> int:
         print(problem, file=sys.stderr)
     print(f"checked {checked} stored file versions: {len(problems)} problem(s)")
     return 1 if problems else 0
+
+
+def _ref_repair_hint(store: Store, error: DamagedRef) -> str:
+    """How to point a damaged session ref back at the tip rewind last knew (its cache)."""
+    ref = error.ref
+    tip = last_known_tip(store, ref)
+    if not tip:
+        return "No earlier tip is known; the session's history cannot be found again."
+    return (
+        f"The last tip rewind knew is {tip}: 'git --git-dir={store.git_dir} update-ref "
+        f"{ref} {tip}' points it there again."
+    )

@@ -5,11 +5,11 @@ import sys
 from rewind.entry import UNDO
 from rewind.errors import ConflictError, UserError
 from rewind.history import find_entry, read_entries
-from rewind.recording import close_open_turn
+from rewind.recording import closed_head
 from rewind.render import paint, plan_text, use_colour
 from rewind.restore import apply_plan, conflict_message
 from rewind.restore_plan import RestorePlan, plan_restore
-from rewind.session import SessionHead, require_existing, resolve_session
+from rewind.session import SessionHead, resolve_session
 from rewind.store import Store
 
 
@@ -33,11 +33,7 @@ def run(
 
 def settled_head(store: Store, session: str | None) -> SessionHead:
     """The session's head after closing its open turn, so its last changes are recorded."""
-    session_id = resolve_session(store, session)
-    with store.lock():
-        head = require_existing(store, session_id)
-        close_open_turn(store, head)
-    return head
+    return closed_head(store, resolve_session(store, session))
 
 
 def carry_out(store: Store, plan: RestorePlan, *, dry_run: bool, force: bool, yes: bool) -> int:

@@ -1,11 +1,12 @@
 """Claude Code: SessionStart, UserPromptSubmit, Pre/PostToolUse, Stop, SessionEnd.
 
-``session_id`` is the session and ``cwd`` (else ``CLAUDE_PROJECT_DIR``) finds the project.
+``session_id`` is the session; ``cwd`` and ``CLAUDE_PROJECT_DIR`` find the project.
 Write, Edit, MultiEdit and NotebookEdit are tracked by their ``file_path``/``notebook_path``;
 Bash commands get a quicksave of the files they may destroy. When a PostToolUse reports the
-text from before the edit (``tool_response.originalFile``) for a file no PreToolUse recorded,
-that text becomes its pre-image. With ``watch_on_session_start`` in rewind.toml, SessionStart
-starts ``rewind watch`` in the background for the session and SessionEnd stops it.
+text from before the edit (``tool_response.originalFile``, ``type``) for a file no PreToolUse
+recorded, what it says for certain becomes its pre-image. With ``watch_on_session_start`` in
+rewind.toml, SessionStart starts ``rewind watch`` in the background for the session and
+SessionEnd stops it.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ WATCH_STOP_WAIT = 5.0
 
 def handle(context: HookContext) -> None:
     event = context.text("hook_event_name")
-    directory = context.text("cwd") or os.environ.get("CLAUDE_PROJECT_DIR", "")
-    context.open_store(directory)
+    project = os.environ.get("CLAUDE_PROJECT_DIR", "")
+    directory = context.text("cwd") or project
+    context.open_store(directory, [project], ["session_id"])
     session = context.session_id("session_id")
     if event == "SessionStart":
         _start_watcher(context, session)
@@ -88,29 +90,35 @@ def _after_tool(context: HookContext, session: str, directory: str) -> None:
     if tool not in EDIT_TOOLS:
         return
     names = context.stored_names(_paths(context.mapping("tool_input"), EDIT_TOOLS[tool]), directory)
-    for name in names:
-        if not context.is_tracked(session, name):
-            _adopt_reported_original(context, session, name)
-    if names:
-        context.after_change(session, names)
+    candidates = {name: _reported_original(context, tool, name) for name in names}
+    context.after_change(session, names, candidates)
 
 
-def _adopt_reported_original(context: HookContext, session: str, name: bytes) -> None:
-    """Uses ``tool_response.originalFile`` as the pre-image (null: the file was new); without
-    it the file is recorded as having no pre-image, which ``rewind log`` shows."""
+def _reported_original(context: HookContext, tool: str, name: bytes) -> FileState:
+    """The state before the edit as the tool's response tells it, for a file no PreToolUse
+    recorded (a PreToolUse record, when there is one, wins). Only what is certain is used:
+
+    - Write says ``type: "create"`` for a new file, ``"update"`` with ``originalFile`` for an
+      overwrite; its ``originalFile`` is null too when the old text was too large to send, so a
+      null alone never means "the file did not exist".
+    - Edit has no ``type``; a non-empty ``originalFile`` is the old text, but ``""`` is sent both
+      for an empty file and for a file the edit created, so it tells nothing.
+    Anything else is "no pre-image", which ``rewind log`` shows: never a guessed absence.
+    """
     assert context.store is not None
     response = context.mapping("tool_response")
-    original = response.get("originalFile", False)
+    kind, original = response.get("type"), response.get("originalFile")
     absolute = context.store.root.absolute(name)
-    if original is None:  # the tool created the file
-        state = absent_before_creation(absolute, context.store.root.path)
-    elif isinstance(original, str):
+    if tool == "Write" and kind == "create":
+        return absent_before_creation(absolute, context.store.root.path)
+    certain_text = isinstance(original, str) and (
+        (tool == "Write" and kind == "update") or (tool != "Write" and original != "")
+    )
+    if certain_text:
+        assert isinstance(original, str)
         mode = os.lstat(absolute).st_mode & 0o7777 if os.path.lexists(absolute) else 0o644
-        state = from_content(original.encode("utf-8"), mode, context.store.writer)
-    else:
-        context.log(f"{context.store.root.display(name)}: edited with no record from before")
-        state = FileState(UNKNOWN)
-    context.before_change(session, [name], known={name: state})
+        return from_content(original.encode("utf-8", "surrogateescape"), mode, context.store.writer)
+    return FileState(UNKNOWN)
 
 
 def _paths(tool_input: dict[str, object], key: str) -> list[str]:

@@ -12,6 +12,7 @@ from rewind.hooks.context import HookContext
 
 PATCH_TOOLS = frozenset({"apply_patch", "Edit", "Write"})
 SHELL_TOOLS = frozenset({"shell", "Bash", "local_shell", "exec_command", "container.exec"})
+SESSION_KEYS = ("session_id", "thread_id", "conversation_id")
 PATCH_MARKERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
 
 
@@ -21,8 +22,8 @@ def handle(context: HookContext) -> None:
         return
     event = context.text("hook_event_name")
     directory = context.text("cwd")
-    context.open_store(directory)
-    session = context.session_id("session_id", "thread_id", "conversation_id")
+    context.open_store(directory, (), SESSION_KEYS)
+    session = context.session_id(*SESSION_KEYS)
     if event == "UserPromptSubmit":
         context.start_turn(session, context.text("prompt"))
     elif event in ("PreToolUse", "PostToolUse"):

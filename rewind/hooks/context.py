@@ -11,13 +11,15 @@ from rewind.entry import EDIT, SHELL
 from rewind.errors import UserError
 from rewind.fastjson import dumps, load_list, load_object
 from rewind.home import rewind_home
-from rewind.recording import begin, record_after, track
-from rewind.root import find_root
+from rewind.hooks.project import project_root
+from rewind.recording import begin, record_after, record_after_states, track
 from rewind.session import load_head, resolve_session
 from rewind.store import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from rewind.filestate import FileState
 
 
@@ -64,11 +66,17 @@ class HookContext:
 
     # the store -----------------------------------------------------------------------------
 
-    def open_store(self, directory: str) -> Store:
+    def open_store(
+        self, directory: str, project_dirs: Iterable[str] = (), session_keys: Iterable[str] = ()
+    ) -> Store:
+        """Opens the store of the project the event belongs to (:mod:`rewind.hooks.project`):
+        ``project_dirs`` are the directories the agent names as its project, ``session_keys``
+        the payload keys of its session id."""
         start = os.fsencode(directory) if directory else os.getcwdb()
         if not os.path.isdir(start):
             raise UserError(f"the event's directory {directory!r} does not exist")
-        self.store = Store.for_root(find_root(start), create=True)
+        root = project_root(start, project_dirs, self.text(*session_keys))
+        self.store = Store.for_root(root, create=True)
         self.store.lock_timeout = LOCK_TIMEOUT
         return self.store
 
@@ -89,6 +97,7 @@ class HookContext:
     def start_turn(self, session: str, prompt: str) -> None:
         assert self.store is not None
         begin(self.store, session, prompt=prompt, agent=self.agent)
+        _remove_stale_pending(self.store.state_path("pending"))
 
     def before_change(
         self,
@@ -157,10 +166,22 @@ class HookContext:
         self.after_change(session, names)
         os.unlink(pending)
 
-    def after_change(self, session: str, names: list[bytes] | None = None) -> None:
-        """Records after-states (of ``names``, or of every file of the open turn)."""
+    def after_change(
+        self,
+        session: str,
+        names: list[bytes] | None = None,
+        candidates: dict[bytes, FileState] | None = None,
+    ) -> None:
+        """Records after-states (of ``names``, or of every file of the open turn).
+
+        ``candidates`` are pre-images the agent reported only afterwards: each is kept only
+        for a path the turn has no earlier record of.
+        """
         assert self.store is not None
-        record_after(self.store, session, names)
+        if names is None:
+            record_after(self.store, session)
+        elif names:
+            record_after_states(self.store, session, names, candidates)
 
     def end_turn(self, session: str) -> None:
         assert self.store is not None
@@ -190,6 +211,27 @@ class HookContext:
 
         details = "".join(traceback.format_exception(error)).rstrip()
         self.log(f"event {event} failed (a bug in rewind): {details}")
+
+
+# A shell command's saved paths wait this long for the command's after-event; past it, the
+# after-event is taken as lost (the turn's end records every file's after-state anyway).
+PENDING_MAX_AGE = 6 * 60 * 60
+
+
+def _remove_stale_pending(folder: str) -> None:
+    """Removes what before-events of shell commands left for after-events that never came."""
+    cutoff = time.time() - PENDING_MAX_AGE
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if os.lstat(path).st_mtime < cutoff:
+                os.unlink(path)
+        except OSError:
+            pass
 
 
 def _file_name(call: str) -> str:

@@ -27,9 +27,11 @@ from rewind.hooks.context import HookContext
 def handle(context: HookContext) -> None:
     event = context.text("hook_event_name")
     roots = context.payload.get("workspace_roots")
-    first_root = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else ""
-    directory = context.text("cwd") or first_root
-    context.open_store(directory)
+    workspaces = (
+        [root for root in roots if isinstance(root, str)] if isinstance(roots, list) else []
+    )
+    directory = context.text("cwd") or (workspaces[0] if workspaces else "")
+    context.open_store(directory, workspaces, ["conversation_id"])
     session = context.session_id("conversation_id")
     if event == "beforeSubmitPrompt":
         context.start_turn(session, context.text("prompt"))

@@ -14,8 +14,9 @@ SHELL_TOOLS = frozenset({"run_shell_command"})
 
 def handle(context: HookContext) -> None:
     event = context.text("hook_event_name")
-    directory = context.text("cwd") or os.environ.get("GEMINI_PROJECT_DIR", "")
-    context.open_store(directory)
+    project = os.environ.get("GEMINI_PROJECT_DIR", "")
+    directory = context.text("cwd") or project
+    context.open_store(directory, [project], ["session_id"])
     session = context.session_id("session_id")
     if event == "BeforeAgent":
         context.start_turn(session, context.text("prompt", "user_prompt"))

@@ -21,7 +21,14 @@ from rewind.checkpoint import latest_states
 from rewind.entry import EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
 from rewind.filestate import DIRECTORY, SPECIAL, TOO_LARGE, FileState, capture
 from rewind.history import read_entries
-from rewind.session import SessionHead, load_head, new_entry_id, resolve_session, save_entry
+from rewind.session import (
+    SessionHead,
+    Settled,
+    load_head,
+    new_entry_id,
+    resolve_session,
+    save_entry,
+)
 from rewind.store import Store
 from rewind.watch.preimages import PreImages
 
@@ -88,8 +95,7 @@ class Recorder:
         """Records ``changes`` (and storm summaries) in one commit of the session."""
         session = self.session_id()
         done = Recorded(session)
-        with self.store.lock():
-            head = load_head(self.store, session)
+        with self.store.lock(), Settled(self.store, session) as head:
             self._refresh_base(head)
             entry = head.current
             starting = entry is None or not entry.is_open
