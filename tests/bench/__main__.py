@@ -13,6 +13,7 @@ from tests.bench import (
     restore_1000,
     track_startup,
     tui_startup,
+    turn_growth,
     turn_scaling,
     watch_idle,
     watch_latency,
@@ -22,6 +23,7 @@ from tests.bench.harness import BenchError, Report, add_common_arguments, machin
 BENCHMARKS = {
     track_startup.NAME: track_startup,
     turn_scaling.NAME: turn_scaling,
+    turn_growth.NAME: turn_growth,
     restore_1000.NAME: restore_1000,
     hook_startup.NAME: hook_startup,
     quicksave_git.NAME: quicksave_git,
