@@ -56,7 +56,7 @@ def _install_target(parser: argparse.ArgumentParser, verb: str) -> None:
         dest="scope",
         action="store_const",
         const="local",
-        help=f"{verb} the project's private settings (claude-code only)",
+        help=f"{verb} the project's private settings (claude-code, git-hook)",
     )
 
 

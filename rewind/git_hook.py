@@ -8,6 +8,8 @@ rewind), ignores how that went, then hands over to the hook that was there befor
 
 Only the hooks directory is written: ``core.hooksPath`` when set, else ``.git/hooks`` of the
 repository (the common one for a linked work tree), as ``git rev-parse --git-path hooks`` says.
+A directory that git tracks (the team's ``.githooks``) is refused: writing there would change or
+litter what the team commits; :mod:`rewind.git_hook_private` installs beside it instead.
 """
 
 from __future__ import annotations
@@ -25,12 +27,7 @@ LEGACY = "pre-commit.legacy"
 
 _SCRIPT = """#!/bin/sh
 {marker}{version}
-# Installed by 'rewind install git-hook'; 'rewind uninstall git-hook' removes it.
-# Before each commit, rewind records the files git reports changed as a turn of the session
-# "git" ('rewind log --session git'), so that 'rewind restore N --session git' can bring them
-# back. rewind never blocks a commit: the hook that was here before, kept as pre-commit.legacy,
-# runs afterwards and its exit status decides.
-interpreter={interpreter}
+{about}interpreter={interpreter}
 status=127
 if [ -x "$interpreter" ]; then
     "$interpreter" -m rewind hook git </dev/null >/dev/null 2>&1
@@ -45,6 +42,17 @@ if [ "$status" -eq 1 ] || [ "$status" -eq 127 ]; then
             "nor rewind on PATH could run; reinstall with 'rewind install git-hook'" >&2
     fi
 fi
+{chain}"""
+
+# What the hook says about itself, and how it hands over, in a shared hooks directory.
+_ABOUT = """\
+# Installed by 'rewind install git-hook'; 'rewind uninstall git-hook' removes it.
+# Before each commit, rewind records the files git reports changed as a turn of the session
+# "git" ('rewind log --session git'), so that 'rewind restore N --session git' can bring them
+# back. rewind never blocks a commit: the hook that was here before, kept as pre-commit.legacy,
+# runs afterwards and its exit status decides.
+"""
+_CHAIN = """\
 # Named after this file, so that as another tool's legacy hook it does not run itself again.
 legacy="$0.legacy"
 if [ -x "$legacy" ]; then
@@ -69,11 +77,15 @@ class Outcome(NamedTuple):
     notes: list[str]
 
 
-def hook_script(interpreter: str) -> str:
-    return _SCRIPT.format(marker=MARKER, version=VERSION, interpreter=_quoted(interpreter))
+def hook_script(interpreter: str, about: str = _ABOUT, chain: str = _CHAIN) -> str:
+    """rewind's pre-commit: a comment ``about`` it, the lines that run ``interpreter -m rewind
+    hook git``, then the ``chain`` of sh lines that hand over to the next hook."""
+    return _SCRIPT.format(
+        marker=MARKER, version=VERSION, about=about, interpreter=quoted(interpreter), chain=chain
+    )
 
 
-def _quoted(text: str) -> str:
+def quoted(text: str) -> str:
     """``text`` as one sh word."""
     return "'" + text.replace("'", "'\\''") + "'"
 
@@ -96,7 +108,7 @@ def installed_version(path: str) -> int | None:
 
 def installed_interpreter(path: str) -> str:
     """The interpreter an installed hook runs (the ``interpreter=`` line), or ""."""
-    for line in _read(path).splitlines():
+    for line in read_text(path).splitlines():
         if line.startswith("interpreter='") and line.endswith("'"):
             return line[len("interpreter='") : -1].replace("'\\''", "'")
     return ""
@@ -105,7 +117,7 @@ def installed_interpreter(path: str) -> str:
 def hooks_directory(directory: str) -> tuple[str, str]:
     """The top of the work tree that holds ``directory`` and the directory git runs its hooks
     from (``core.hooksPath`` honoured), both absolute."""
-    done = _git(directory, "rev-parse", "--show-toplevel", "--git-path", "hooks")
+    done = run_git(directory, "rev-parse", "--show-toplevel", "--git-path", "hooks")
     lines = done.stdout.splitlines()
     if done.returncode != 0 or len(lines) != 2:
         message = done.stderr.strip().splitlines()
@@ -120,25 +132,44 @@ def hooks_directory(directory: str) -> tuple[str, str]:
 
 def install(directory: str, interpreter: str) -> Outcome:
     """Installs the hook into the repository that holds ``directory``; the hook runs
-    ``interpreter -m rewind hook git``."""
+    ``interpreter -m rewind hook git``. A hooks directory that git tracks is refused."""
     top, hooks = hooks_directory(directory)
-    hook, legacy = os.path.join(hooks, HOOK), os.path.join(hooks, LEGACY)
+    hook = os.path.join(hooks, HOOK)
+    version = installed_version(hook)
+    if tracked_files(hooks):
+        raise UserError(_tracked_message(top, hooks, version is not None))
     script = hook_script(interpreter)
     notes = [WHAT_IT_DOES, *_configured_path_note(top, hooks)]
-    version = installed_version(hook)
     if version is not None:
-        if version > VERSION:
-            raise UserError(
-                f"{hook} was installed by a newer rewind (hook version {version}); left as it is."
-            )
-        if _read(hook) == script:
-            return Outcome(hook, False, [], notes)
-        _write_hook(hook, script)
-        if version < VERSION:
-            return Outcome(
-                hook, False, [("upgraded", f"hook version {version} to {VERSION}")], notes
-            )
-        return Outcome(hook, False, [("updated", f"the hook now runs {interpreter}")], notes)
+        outcome = _update(hook, script, version, interpreter, notes)
+    else:
+        outcome = _add(hook, script, notes)
+    if outcome.items and _committable(top, hook):
+        notes.append(
+            f"{hook} is in the work tree and not ignored, so 'git add -A' would commit it: "
+            "list it in .git/info/exclude, or install with --local instead."
+        )
+    return outcome
+
+
+def _update(hook: str, script: str, version: int, interpreter: str, notes: list[str]) -> Outcome:
+    """Rewrites rewind's hook (of hook version ``version``) when it is not ``script``."""
+    if version > VERSION:
+        raise UserError(
+            f"{hook} was installed by a newer rewind (hook version {version}); left as it is."
+        )
+    if read_text(hook) == script:
+        return Outcome(hook, False, [], notes)
+    write_hook(hook, script)
+    if version < VERSION:
+        return Outcome(hook, False, [("upgraded", f"hook version {version} to {VERSION}")], notes)
+    return Outcome(hook, False, [("updated", f"the hook now runs {interpreter}")], notes)
+
+
+def _add(hook: str, script: str, notes: list[str]) -> Outcome:
+    """Writes rewind's hook, moving the one that was there (if any) to ``pre-commit.legacy``."""
+    hooks = os.path.dirname(hook)
+    legacy = os.path.join(hooks, LEGACY)
     items = []
     moved = os.path.lexists(hook)
     if moved:
@@ -152,9 +183,45 @@ def install(directory: str, interpreter: str) -> Outcome:
         notes.append(f"{legacy} runs after rewind's hook; its verdict still decides each commit.")
     else:
         os.makedirs(hooks, exist_ok=True)
-    _write_hook(hook, script)
+    write_hook(hook, script)
     items.append(("added", "rewind's pre-commit hook"))
     return Outcome(hook, not moved, items, notes)
+
+
+def tracked_files(hooks: str) -> list[str]:
+    """The files in the directory ``hooks`` that git tracks: in this repository, or in another
+    one that holds the directory (a dotfiles repository for a global ``core.hooksPath``)."""
+    if not os.path.isdir(hooks):
+        return []
+    # In .git/hooks (no work tree) ls-files would list the whole index.
+    inside = run_git(hooks, "rev-parse", "--is-inside-work-tree").stdout.strip()
+    done = run_git(hooks, "--literal-pathspecs", "ls-files", "-z", "--", ".")
+    if inside != "true" or done.returncode != 0:
+        return []
+    return [name for name in done.stdout.split("\0") if name]
+
+
+def _tracked_message(top: str, hooks: str, ours: bool) -> str:
+    if ours:
+        return (
+            f"{os.path.join(hooks, HOOK)} is rewind's hook in place of the one git tracks, put "
+            "there by an earlier rewind: run 'rewind uninstall git-hook' to give the team's hook "
+            "back, then 'rewind install git-hook --local'."
+        )
+    shown = os.path.relpath(hooks, top) if _inside(hooks, top) else hooks
+    return (
+        f"core.hooksPath names {shown}, a directory git tracks, and rewind does not change "
+        "tracked hooks: run 'rewind install git-hook --local' to install into a private "
+        "hooks directory in .git that runs rewind's hook, then these."
+    )
+
+
+def _committable(top: str, path: str) -> bool:
+    """Whether ``path`` is an untracked file of this work tree that no ignore rule covers."""
+    done = run_git(
+        top, "--literal-pathspecs", "ls-files", "-z", "--others", "--exclude-standard", "--", path
+    )
+    return done.returncode == 0 and bool(done.stdout)
 
 
 def uninstall(directory: str) -> Outcome:
@@ -193,7 +260,7 @@ def describe(outcome: Outcome, installing: bool) -> list[str]:
 
 def _configured_path_note(top: str, hooks: str) -> list[str]:
     """A word on where the hook went when ``core.hooksPath`` chose the place."""
-    configured = _git(top, "config", "--get", "core.hooksPath").stdout.strip()
+    configured = run_git(top, "config", "--get", "core.hooksPath").stdout.strip()
     if not configured:
         return []
     note = f"core.hooksPath is set ({configured}): git runs hooks from {hooks}, so it is there."
@@ -210,7 +277,7 @@ def _inside(path: str, directory: str) -> bool:
     return real == top or real.startswith(top.rstrip("/") + "/")
 
 
-def _git(directory: str, *arguments: str) -> subprocess.CompletedProcess[str]:
+def run_git(directory: str, *arguments: str) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(
             ["git", *arguments], cwd=directory, capture_output=True, text=True, timeout=60
@@ -219,12 +286,12 @@ def _git(directory: str, *arguments: str) -> subprocess.CompletedProcess[str]:
         raise UserError(f"git could not run in {directory} ({error}); is git installed?") from None
 
 
-def _read(path: str) -> str:
+def read_text(path: str) -> str:
     with open(path, encoding="utf-8", errors="replace") as handle:
         return handle.read()
 
 
-def _write_hook(path: str, script: str) -> None:
+def write_hook(path: str, script: str) -> None:
     """Writes the hook executable, atomically (a commit running meanwhile sees old or new)."""
     from rewind.atomic import replace_file
 

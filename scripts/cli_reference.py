@@ -293,7 +293,10 @@ the files it is about to change are recorded:
 Project paths are relative to the project root (the top of the git work tree), wherever in it
 the command runs. The hooks run `PATH-TO-REWIND hook AGENT`, with the absolute path of the
 `rewind` that ran the install (`rewind` when none can be found); install again after moving it.
-`git-hook` installs git's pre-commit hook instead (project scope only).
+`git-hook` installs git's pre-commit hook instead: into the directory git runs hooks from, or
+with `--local` into `.git/rewind-hooks`, which `core.hooksPath` in `.git/config` then names
+(for a hooks directory git tracks, which it refuses to change); see
+[git](integrations/git.md).
 
 The file and its directories are created when missing. Every other key and hook stays, in its
 order, and the file keeps its indentation and permissions; it is replaced atomically (through a

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import log_json, ok, run_rewind
+from tests.conftest import error_line, log_json, ok, run_rewind
 
 SESSION = "git"
 
@@ -232,6 +232,10 @@ def test_core_hooks_path_is_honoured(repo: Path, tmp_path: Path, kind: str) -> N
     (repo / "sub").mkdir()
     installed = ok("install", "git-hook", cwd=repo / "sub")
     assert str(shared / "pre-commit") in installed.stdout
+    committable = "is in the work tree and not ignored, so 'git add -A' would commit it" in (
+        installed.stdout
+    )
+    assert committable == (kind == "relative")
 
     assert "rewind-git-hook v" in (shared / "pre-commit").read_text()
     assert (shared / "pre-commit.legacy").exists()
@@ -402,6 +406,242 @@ def test_the_hook_reads_no_payload(repo: Path) -> None:
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     assert [paths_of(turn) for turn in turns()] == [["tracked.txt"]]
+
+
+# a hooks directory the team tracks -----------------------------------------------------------
+
+REFUSED = (
+    "rewind: core.hooksPath names .githooks, a directory git tracks, and rewind does not change "
+    "tracked hooks: run 'rewind install git-hook --local' to install into a private hooks "
+    "directory in .git that runs rewind's hook, then these."
+)
+
+
+def files_under(directory: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under ``directory``: its content and mode."""
+    return {
+        str(path.relative_to(directory)): (path.read_bytes(), path.stat().st_mode)
+        for path in sorted(directory.rglob("*"))
+        if path.is_file()
+    }
+
+
+def team_hooks(repo: Path, runs: Path, verdict: int = 0) -> None:
+    """The team's hooks, committed in .githooks, which core.hooksPath names relatively: a
+    pre-commit that logs its run to ``runs`` and exits ``verdict``, a commit-msg that logs the
+    message, and a README that is no hook."""
+    write_hook(repo / ".githooks" / "pre-commit", f"echo pre-commit >> '{runs}'\nexit {verdict}\n")
+    write_hook(repo / ".githooks" / "commit-msg", f'echo "commit-msg $(cat "$1")" >> \'{runs}\'\n')
+    (repo / ".githooks" / "README.md").write_text("Run: git config core.hooksPath .githooks\n")
+    git("config", "core.hooksPath", ".githooks")
+    git("add", ".githooks")
+    git("commit", "-qm", "the team's hooks", "--no-verify")
+
+
+@pytest.fixture
+def team(repo: Path, tmp_path: Path) -> Path:
+    """The repository with the team's hooks committed; returns the file they log their runs to."""
+    runs = tmp_path / "runs"
+    team_hooks(repo, runs)
+    return runs
+
+
+@pytest.mark.parametrize("tracked", ["pre-commit", "commit-msg only"])
+def test_install_refuses_to_touch_a_hooks_directory_git_tracks(repo: Path, tracked: str) -> None:
+    team_hooks(repo, repo.parent / "runs")
+    if tracked == "commit-msg only":  # rewind would have to add an untracked pre-commit there
+        git("rm", "-q", ".githooks/pre-commit")
+        git("commit", "-qm", "no pre-commit")
+    before = files_under(repo / ".githooks")
+    config = (repo / ".git" / "config").read_bytes()
+
+    assert error_line(run_rewind("install", "git-hook")) == REFUSED
+    assert files_under(repo / ".githooks") == before  # byte for byte, modes too
+    assert git("status", "--porcelain", "--ignored") == ""
+    assert (repo / ".git" / "config").read_bytes() == config
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+
+
+def test_a_hook_an_earlier_rewind_put_in_the_tracked_directory_is_given_back(
+    repo: Path, team: Path
+) -> None:
+    hooks = repo / ".githooks"
+    original = (hooks / "pre-commit").read_bytes()
+    (hooks / "pre-commit").rename(hooks / "pre-commit.legacy")  # as rewind used to install
+    write_hook(hooks / "pre-commit", "# rewind-git-hook v1\ninterpreter='/gone'\n")
+
+    line = error_line(run_rewind("install", "git-hook"))
+    assert "run 'rewind uninstall git-hook'" in line
+    assert "then 'rewind install git-hook --local'" in line
+    report = [line.split(None, 3) for line in ok("doctor").stdout.splitlines()]
+    assert any(
+        line[:3] == ["warn", "git-hook", "project"] and "tracked" in line[3] for line in report
+    )
+    ok("uninstall", "git-hook")
+    assert (hooks / "pre-commit").read_bytes() == original
+    assert git("status", "--porcelain", "--ignored") == ""
+
+
+def test_local_install_runs_rewind_then_each_team_hook(repo: Path, team: Path) -> None:
+    before = files_under(repo / ".githooks")
+    installed = ok("install", "git-hook", "--local")
+    private = repo / ".git" / "rewind-hooks"
+    assert installed.stdout.splitlines()[:4] == [
+        f"git-hook: created {private}",
+        "  added    rewind's pre-commit hook, which then runs .githooks/pre-commit",
+        "  added    commit-msg: each runs the team's hook of that name",
+        f"  set      core.hooksPath in .git/config to {private} (it was .githooks)",
+    ]
+    assert sorted(p.name for p in private.iterdir()) == [
+        "commit-msg",
+        "pre-commit",
+        "rewind-state.json",
+    ]
+    assert git("config", "core.hooksPath").strip() == str(private)
+
+    (repo / "tracked.txt").write_text("changed\n")
+    done = commit("second", "-a")
+    assert done.returncode == 0, done
+    assert done.stderr == ""
+    assert team.read_text() == "pre-commit\ncommit-msg second\n"  # each once, in git's order
+    assert [paths_of(turn) for turn in turns()] == [["tracked.txt"]]
+    assert files_under(repo / ".githooks") == before
+    assert git("status", "--porcelain", "--ignored") == ""
+
+    again = ok("install", "git-hook", "--local")
+    assert again.stdout == f"git-hook: already installed in {private}; nothing changed.\n"
+    assert "already installed" in ok("install", "git-hook").stdout  # the private one, now
+
+
+def test_with_local_install_the_team_pre_commit_still_decides(repo: Path, tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    team_hooks(repo, runs, verdict=1)
+    ok("install", "git-hook", "--local")
+    (repo / "tracked.txt").write_text("changed\n")
+
+    refused = commit("refused", "-a")
+    assert refused.returncode != 0
+    assert runs.read_text() == "pre-commit\n"  # commit-msg never ran: the commit stopped there
+    assert git("rev-list", "--count", "HEAD").strip() == "2"
+    assert [paths_of(turn) for turn in turns()] == [["tracked.txt"]]  # recorded all the same
+
+
+@pytest.mark.parametrize("before", ["relative", "absolute", "global", "unset"])
+def test_local_install_chains_the_hooks_git_ran_and_uninstall_restores_the_config(
+    repo: Path, tmp_path: Path, isolated_home: Path, before: str
+) -> None:
+    runs = tmp_path / "runs"
+    if before == "relative":
+        team_hooks(repo, runs)
+    elif before == "absolute":
+        write_hook(tmp_path / "shared" / "pre-commit", f"echo pre-commit >> '{runs}'\n")
+        git("config", "core.hooksPath", str(tmp_path / "shared"))
+    elif before == "global":  # ~ is expanded, as git does
+        write_hook(isolated_home / "team-hooks" / "pre-commit", f"echo pre-commit >> '{runs}'\n")
+        git("config", "--global", "core.hooksPath", "~/team-hooks")
+    else:
+        write_hook(repo / ".git" / "hooks" / "pre-commit", f"echo pre-commit >> '{runs}'\n")
+    git("config", "--global", "user.useConfigOnly", "true")  # a global config in every case
+    config = (repo / ".git" / "config").read_bytes()
+    global_config = (isolated_home / "gitconfig").read_bytes()
+
+    ok("install", "git-hook", "--local")
+    (repo / "tracked.txt").write_text("changed\n")
+    assert commit("c", "-a").returncode == 0
+    assert runs.read_text().startswith("pre-commit\n")
+    assert len(turns()) == 1
+
+    removed = ok("uninstall", "git-hook")
+    assert f"removed  {repo / '.git' / 'rewind-hooks'} and its hooks" in removed.stdout
+    assert (repo / ".git" / "config").read_bytes() == config  # byte for byte
+    assert (isolated_home / "gitconfig").read_bytes() == global_config
+    assert not (repo / ".git" / "rewind-hooks").exists()
+    nothing = ok("uninstall", "git-hook", "--local")
+    assert "nothing changed" in nothing.stdout
+
+
+def test_local_install_from_a_linked_work_tree_runs_each_work_tree_s_own_hooks(
+    repo: Path, team: Path, tmp_path: Path
+) -> None:
+    linked = tmp_path / "linked"
+    git("worktree", "add", "-q", "-b", "feature", str(linked))
+    (linked / ".githooks" / "pre-commit").write_text(f"#!/bin/sh\necho feature >> '{team}'\n")
+    git("commit", "-qam", "the feature branch's pre-commit", cwd=linked)
+    team.unlink()
+    ok("install", "git-hook", "--local", cwd=linked)
+    assert (repo / ".git" / "rewind-hooks" / "pre-commit").exists()  # shared by both
+
+    (linked / "tracked.txt").write_text("changed in the linked work tree\n")
+    assert commit("in linked", "-a", cwd=linked).returncode == 0
+    (repo / "tracked.txt").write_text("changed in the main work tree\n")
+    assert commit("in main", "-a").returncode == 0
+    assert team.read_text() == "feature\ncommit-msg in linked\npre-commit\ncommit-msg in main\n"
+    assert [paths_of(turn) for turn in turns(cwd=linked)] == [["tracked.txt"]]
+    assert [paths_of(turn) for turn in turns()] == [["tracked.txt"]]
+
+
+def test_a_hook_the_team_adds_later_is_announced_until_installed_again(
+    repo: Path, team: Path
+) -> None:
+    ok("install", "git-hook", "--local")
+    write_hook(repo / ".githooks" / "post-commit", f"echo post-commit >> '{team}'\n")
+    (repo / "tracked.txt").write_text("changed\n")
+    done = commit("one", "-a")
+    assert done.returncode == 0
+    assert "run 'rewind install git-hook --local' again" in done.stderr
+    assert "post-commit" in done.stderr and "post-commit" not in team.read_text()
+
+    again = ok("install", "git-hook", "--local")
+    assert "  added    post-commit: each runs the team's hook of that name" in again.stdout
+    (repo / "tracked.txt").write_text("changed again\n")
+    done = commit("two", "-a")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert team.read_text().endswith("pre-commit\ncommit-msg two\npost-commit\n")
+
+
+def test_after_the_repository_moved_local_install_again_repoints_it(
+    repo: Path, team: Path, tmp_path: Path
+) -> None:
+    config = (repo / ".git" / "config").read_bytes()
+    ok("install", "git-hook", "--local")
+    moved = tmp_path / "moved"
+    shutil.move(repo, moved)
+    ok("install", "git-hook", "--local", cwd=moved)
+    assert git("config", "core.hooksPath", cwd=moved).strip() == str(moved / ".git/rewind-hooks")
+    (moved / "tracked.txt").write_text("changed\n")
+    assert commit("c", "-a", cwd=moved).returncode == 0
+    assert team.read_text() == "pre-commit\ncommit-msg c\n"
+    ok("uninstall", "git-hook", cwd=moved)
+    assert (moved / ".git" / "config").read_bytes() == config
+
+
+def test_local_install_is_refused_when_a_later_config_overrides_it(repo: Path, team: Path) -> None:
+    git("config", "extensions.worktreeConfig", "true")
+    git("config", "--worktree", "core.hooksPath", ".githooks")
+    config = (repo / ".git" / "config").read_bytes()
+
+    line = error_line(run_rewind("install", "git-hook", "--local"))
+    assert line.startswith("rewind: core.hooksPath is also set in .git/config.worktree, ")
+    assert line.endswith("remove it there and run this again.")
+    assert (repo / ".git" / "config").read_bytes() == config
+    assert not (repo / ".git" / "rewind-hooks").exists()
+
+
+def test_doctor_reports_the_private_hooks(repo: Path, team: Path) -> None:
+    ok("install", "git-hook", "--local")
+    report = [line.split(None, 3) for line in ok("doctor").stdout.splitlines()]
+    mine = [line for line in report if line[1:2] == ["git-hook"]]
+    hook = repo / ".git" / "rewind-hooks" / "pre-commit"
+    assert ["ok", "git-hook", "local", f"{hook}: pre-commit"] in mine
+    assert ["ok", "git-hook", "local", "runs the hooks of .githooks after rewind's"] in mine
+    assert not [line for line in mine if line[2] == "project"]
+
+    git("config", "core.hooksPath", ".githooks")  # as a tool that sets it again would
+    write_hook(repo / ".githooks" / "pre-push", "exit 0\n")
+    report = [line.split(None, 3) for line in ok("doctor").stdout.splitlines()]
+    warnings = [line[3] for line in report if line[:3] == ["warn", "git-hook", "local"]]
+    assert any("missing pre-push" in warning for warning in warnings)
+    assert any("git runs hooks from" in warning for warning in warnings)
 
 
 # other layouts ----------------------------------------------------------------------------------
