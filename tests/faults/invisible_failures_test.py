@@ -24,8 +24,6 @@ from tests.agent_payloads import ClaudeCode
 from tests.conftest import RewindResult
 
 HOOK_SECONDS = 10.0  # far more than a hook takes; an agent gives it 30 to 60
-# Runs a process (the hook, status, doctor) under the condition a test sets up.
-Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture(autouse=True)
@@ -415,3 +413,16 @@ def test_a_large_log_is_renamed_before_the_next_line(isolated_home: Path) -> Non
     assert log_hook_problem("hook test: a problem") == str(log)
     assert (home / "hooks.log.old").stat().st_size == ROTATE_AT + 1
     assert log.read_text().endswith(" hook test: a problem\n")
+
+
+def test_a_hook_that_cannot_record_still_loads_nothing_heavy(
+    project: Path, isolated_home: Path
+) -> None:
+    from tests.import_hygiene_test import AVOIDABLE, HEAVY, json_text, loaded_after
+
+    Path(os.environ["REWIND_HOME"]).write_text("")
+    payload = json_text(session_id="s", cwd=str(project), hook_event_name="Stop")
+    code, modules = loaded_after("hook", "claude-code", stdin=payload)
+    assert code == 0
+    assert logged_failures(isolated_home / ".local" / "state" / "rewind" / "hooks.log")
+    assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
