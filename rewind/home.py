@@ -29,3 +29,21 @@ def store_dir_for(root: bytes) -> str:
     name = os.path.basename(root.rstrip(b"/")).decode("utf-8", "replace") or "root"
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:40]
     return os.path.join(rewind_home(), "stores", f"{safe}-{sha1_hex(root)[:12]}")
+
+
+def state_log_dir() -> str:
+    """The per-user state directory where hooks log when ``$REWIND_HOME`` cannot be written:
+    ``$XDG_STATE_HOME/rewind``, else ``~/.local/state/rewind``."""
+    state_home = os.environ.get("XDG_STATE_HOME", "").strip()
+    if not state_home or not os.path.isabs(state_home):
+        state_home = os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(state_home, "rewind")
+
+
+def temporary_log_dir() -> str:
+    """The last place hooks log: ``rewind-UID`` in ``$TMPDIR`` (else ``/tmp``), a directory only
+    this user may enter (rewind.failure_log checks its owner and mode before using it)."""
+    temporary = os.environ.get("TMPDIR", "").strip()
+    if not temporary or not os.path.isabs(temporary):
+        temporary = "/tmp"
+    return os.path.join(temporary, f"rewind-{os.getuid()}")

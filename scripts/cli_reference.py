@@ -250,14 +250,24 @@ entries and its agent. `--json` prints a list of objects:
 is in ISO 8601 UTC, `recent` marks the most recent session.
 """,
     "status": """\
-Prints the project root, the store's directory and size on disk, the current session
-(`$REWIND_SESSION`, else the most recent one), its newest entry (number, kind, open or closed,
-number of files) and the path of the store's log, where rewind writes what went wrong.
-Like every command that opens the store, it first finishes a restore that was interrupted; if
-a file still cannot be written, a line says `restore:  an interrupted restore is waiting to
-be finished`. Hooks never report problems to the agent: the log's lines of the last day are
-listed last (the newest five), so a checkpoint that could not be taken is seen here. When a hook
-event named no project, its problem went to `$REWIND_HOME/hooks.log`, listed under the log.
+Prints the project root, the store's directory with its size on disk and the space free there,
+the current session (`$REWIND_SESSION`, else the most recent one), its newest entry (number,
+kind, open or closed, number of files) and the path of the store's log, where rewind writes what
+went wrong. Like every command that opens the store, it first finishes a restore that was
+interrupted; if a file still cannot be written, a line says `restore:  an interrupted restore is
+waiting to be finished`.
+
+It works before anything was recorded (`(none yet; ...)`) and when the store cannot be used: it
+writes a small file where the store lives (or would be made) and removes it, and when that fails
+(`$REWIND_HOME` is a regular file or lies under one, is read-only, not writable by you, or its
+disk is full) a line `problem:  hooks record nothing: ...` says why and what to do, and the exit
+code is 1. A store that exists but cannot be opened is reported the same way.
+
+Hooks never report problems to the agent. Their log lines go to the store's log, else to
+`$REWIND_HOME/hooks.log`, else to a fallback log when nothing under `$REWIND_HOME` can be written
+(see [where hooks log](store.md#the-log)); every one of these logs that exists is listed under
+`log:`, and the lines each got in the last day are listed last (the newest five of each, with the
+log's path), so a checkpoint that could not be taken is seen here.
 """,
     "check": """\
 Reads every entry of every session and every stored file version they name, and prints
@@ -338,14 +348,29 @@ run) and what was found:
   executable (else a failure), and whether it is the `rewind` on PATH (a warning if not);
 - Claude Code settings that enable the rewind plugin (it counts as installed) or set
   `disableAllHooks`; a Codex `notify` in the `config.toml` next to `hooks.json`;
+- where hooks write (`rewind store`): a small file is written and removed where the project's
+  store lives (or, before it exists, in the nearest directory above it: `$REWIND_HOME` or its
+  parent) and the space free there is read. A `$REWIND_HOME` that is a regular file or lies under
+  one, a read-only file system, a directory you may not write and a full disk are failures, less
+  than 64 MiB free a warning;
+- the project's `rewind.toml` (`rewind config`), when there is one: a file that cannot be read
+  or holds a wrong setting is a failure (every hook of the project would ignore its events);
+- the problems hooks logged (`rewind log`): the newest three lines of the last day of each log
+  hooks write (the store's, `$REWIND_HOME/hooks.log` and the fallbacks), with the log's path, as
+  warnings;
 - a live run: each agent's hook command (the installed one, else this `rewind`) is sent the
-  events that agent sends for a prompt and an edit of one file, in a throwaway project with
-  `REWIND_HOME` in a temporary directory, then `rewind log --json` there must show a turn with
-  that file. Each event must exit 0 within 15 s; one that takes over a second is a warning.
+  events that agent sends for a prompt and an edit of one file, in a throwaway project, then
+  `rewind log --json` there must show a turn with that file. Its rewind home is a new directory
+  inside the real `$REWIND_HOME` (same disk, same permissions as the real stores), removed
+  afterwards; when `$REWIND_HOME` does not exist yet or cannot be written, a temporary directory
+  (and a run that records there is then a failure, or a warning for an agent that is not
+  installed, since hooks cannot record this project). Each event must exit 0 within 15 s; one
+  that takes over a second is a warning.
 
 Exit code 0 when at least one agent runs rewind's hooks and nothing failed; 1 when no agent
-runs them or a check of an installed agent failed (the live run of an agent that is not
-installed only warns). Doctor writes nothing outside its temporary directory.
+runs them or a check failed (the live run of an agent that is not installed only warns). Doctor
+leaves nothing behind: what the live run writes is removed, and its hooks' fallback logs go to
+its temporary directory.
 """,
 }
 

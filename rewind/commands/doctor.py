@@ -1,14 +1,24 @@
-"""``rewind doctor``: which agents run rewind's hooks, whether the ``rewind`` they call is there,
-and whether each agent's hook records a turn when fed the events that agent would send."""
+"""``rewind doctor``: whether hooks can write the project's store, the problems they logged
+lately, which agents run rewind's hooks, whether the ``rewind`` they call is there, and whether
+each agent's hook records a turn when fed the events that agent would send."""
 
 from __future__ import annotations
 
 import os
 import shlex
 import shutil
+from dataclasses import dataclass
 
+from rewind.commands.status import human_size
+from rewind.config import CONFIG_NAME, load_config
+from rewind.errors import UserError
+from rewind.failure_log import problem_logs, recent_problems
+from rewind.home import rewind_home, store_dir_for
 from rewind.installers import Context, Inspection, Target, targets
 from rewind.installers.probe import SLOW, run_probe
+from rewind.storage_check import check_store_directory
+
+RECENT_SHOWN = 3  # lines of each log
 
 
 class Report:
@@ -25,12 +35,16 @@ class Report:
 def run() -> int:
     context = Context.current()
     report = Report()
+    store_dir = store_dir_for(os.fsencode(context.project))
+    access = _check_storage(store_dir, report)
+    _check_config(context.project, store_dir, report)
+    _report_recent_problems(store_dir, report)
     active = []
     for target in targets().values():
         commands = _check_files(target, context, report)
         if commands is not None:
             active.append(target.name)
-        _check_hook(target, context, commands, report)
+        _check_hook(target, context, commands, access, report)
     if not active:
         names = ", ".join(name for name, t in targets().items() if t.hook_agent)
         report.add(
@@ -40,6 +54,66 @@ def run() -> int:
             f"no agent runs rewind's hooks; run 'rewind install AGENT' (one of {names}).",
         )
     return 1 if report.failed else 0
+
+
+@dataclass(frozen=True)
+class StoreAccess:
+    """Whether hooks can write the project's store (``problem`` says why not), and where the
+    live run makes its temporary rewind home: inside ``$REWIND_HOME`` when that can be written,
+    so the hooks run against the same disk and permissions (None: the temporary directory)."""
+
+    problem: str = ""
+    probe_home: str | None = None
+
+
+def _check_storage(store_dir: str, report: Report) -> StoreAccess:
+    """Reports whether hooks can write the project's store (a file is written there and
+    removed) and the space free there."""
+    storage = check_store_directory(store_dir)
+    if storage.problem:
+        report.add("fail", "rewind", "store", f"hooks record nothing: {storage.problem}")
+        return StoreAccess(problem=storage.problem)
+    free = f", {human_size(storage.free)} free" if storage.free is not None else ""
+    if os.path.isdir(store_dir):
+        report.add("ok", "rewind", "store", f"{store_dir}: writable{free}")
+    else:
+        where = f"{store_dir}: none yet, {storage.checked} is writable{free}"
+        report.add("ok", "rewind", "store", where)
+    if storage.low_on_space:
+        report.add("warn", "rewind", "store", f"free space on the disk of {storage.checked}.")
+    home = rewind_home()
+    return StoreAccess(probe_home=home if os.path.isdir(home) else None)
+
+
+def _check_config(project: str, store_dir: str, report: Report) -> None:
+    """Whether the project's rewind.toml (in the root, else the store) can be read: hooks of a
+    project whose settings are wrong record nothing."""
+    found = [
+        path
+        for path in (os.path.join(project, CONFIG_NAME), os.path.join(store_dir, CONFIG_NAME))
+        if os.path.isfile(path)
+    ]
+    if not found:
+        return
+    try:
+        load_config(os.fsencode(project), store_dir)
+    except UserError as error:
+        report.add("fail", "rewind", "config", str(error))
+        return
+    report.add("ok", "rewind", "config", f"{found[0]}: read")
+
+
+def _report_recent_problems(store_dir: str, report: Report) -> None:
+    """The newest lines of the last day in each log hooks write, as warnings (whether hooks
+    can write now is the store check's to say)."""
+    for log in problem_logs(store_dir):
+        recent = recent_problems(log.path)
+        if not recent:
+            continue
+        count = f"{len(recent)} problem(s) in the last day, the newest last"
+        report.add("warn", "rewind", "log", f"{log.path}: {count}:")
+        for line in recent[-RECENT_SHOWN:]:
+            report.add("warn", "rewind", "log", line)
 
 
 def _check_files(target: Target, context: Context, report: Report) -> list[str] | None:
@@ -120,27 +194,32 @@ def _check_command(target: Target, scope: str, command: str, report: Report) -> 
 
 
 def _check_hook(
-    target: Target, context: Context, commands: list[str] | None, report: Report
+    target: Target,
+    context: Context,
+    commands: list[str] | None,
+    access: StoreAccess,
+    report: Report,
 ) -> None:
     """Feeds the target's synthetic events to its hook; failures count when it is installed."""
     if not target.hook_agent:
         return
     command = commands[0] if commands else context.hook_command(target.hook_agent)
-    result = run_probe(command, target)
+    result = run_probe(command, target, access.probe_home)
     if result is None:
         return
     name = target.name
+    level = "fail" if commands is not None else "warn"
     if result.failure:
-        level = "fail" if commands is not None else "warn"
         report.add(level, name, "hook", f"{command}: {result.failure}")
         return
-    report.add(
-        "ok",
-        name,
-        "hook",
-        f"{command}: {result.events} event(s) in {result.seconds:.2f} s, "
-        f"recorded {result.recorded}",
-    )
+    ran = f"{command}: {result.events} event(s) in {result.seconds:.2f} s"
+    recorded = f"recorded {result.recorded} in a temporary home"
+    if access.problem:
+        cannot = "but cannot record this project (see the store line)"
+        report.add(level, name, "hook", f"{ran}, {recorded}, {cannot}.")
+    else:
+        inside = f" inside {access.probe_home}" if access.probe_home else ""
+        report.add("ok", name, "hook", f"{ran}, {recorded}{inside}")
     seconds, event = result.slowest
     if seconds > SLOW:
         report.add("warn", name, "hook", f"{event} took {seconds:.2f} s; the agent waits for it.")

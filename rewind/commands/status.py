@@ -1,18 +1,68 @@
 from __future__ import annotations
 
 import os
-import time
 
-from rewind.home import rewind_home
+from rewind.errors import UserError
+from rewind.failure_log import problem_logs, recent_problems
+from rewind.home import store_dir_for
+from rewind.root import find_root
 from rewind.session import load_head, recent_session
+from rewind.storage_check import StorageCheck, check_store_directory
 from rewind.store import JOURNAL, Store
 from rewind.watch.pidfile import running_info
 
+RECENT_SHOWN = 5
+
 
 def run() -> int:
-    store = Store.of_current_project()
-    print(f"project:  {os.fsdecode(store.root.path)}")
-    print(f"store:    {store.git_dir}  ({human_size(store.disk_usage())})")
+    """Prints what it can even without a usable store; exits 1 when hooks cannot record."""
+    root = find_root(os.getcwdb())
+    store_dir = store_dir_for(root)
+    print(f"project:  {os.fsdecode(root)}")
+    storage = check_store_directory(store_dir)
+    store, unopened = _open_store(root, store_dir)
+    _print_store(store_dir, store, storage)
+    for problem in (unopened, _storage_problem(storage)):
+        if problem:
+            print(f"problem:  {problem}")
+    if store is not None:
+        _print_session(store)
+    _print_logs(store_dir)
+    return 1 if unopened or storage.problem else 0
+
+
+def _open_store(root: bytes, store_dir: str) -> tuple[Store | None, str]:
+    """The store (None before the first recording), or why it cannot be opened."""
+    if not os.path.exists(os.path.join(store_dir, "HEAD")):
+        return None, ""
+    try:
+        return Store.for_root(root), ""
+    except (UserError, OSError) as error:
+        return None, f"the store cannot be opened: {error}"
+
+
+def _print_store(store_dir: str, store: Store | None, storage: StorageCheck) -> None:
+    free = f", {human_size(storage.free)} free" if storage.free is not None else ""
+    if store is not None:
+        print(f"store:    {store.git_dir}  ({human_size(store.disk_usage())}{free})")
+    elif os.path.exists(os.path.join(store_dir, "HEAD")):
+        print(f"store:    {store_dir}")
+    elif storage.problem:
+        print(f"store:    {store_dir}  (none yet)")
+    else:
+        print(f"store:    {store_dir}  (none yet; the first hook event or 'rewind begin' makes it)")
+
+
+def _storage_problem(storage: StorageCheck) -> str:
+    if storage.problem:
+        return f"hooks record nothing: {storage.problem}"
+    if storage.low_on_space:
+        free = human_size(storage.free or 0)
+        return f"only {free} free on the disk of {storage.checked}; free space before it runs out."
+    return ""
+
+
+def _print_session(store: Store) -> None:
     session_id = os.environ.get("REWIND_SESSION") or recent_session(store)
     head = load_head(store, session_id) if session_id else None
     if head is None or head.current is None:
@@ -28,35 +78,23 @@ def run() -> int:
         print(
             f"watcher:  running (pid {watcher.get('pid', '?')}, {following}; rewind watch --stop)"
         )
-    log = store.state_path("rewind.log")
-    print(f"log:      {log}")
-    outside = os.path.join(rewind_home(), "hooks.log")
-    if os.path.exists(outside):
-        print(f"          {outside} (hook events that named no project)")
     if os.path.exists(store.state_path(JOURNAL)):
         print("restore:  an interrupted restore is waiting to be finished")
-    recent = _recent_problems(log)
-    if recent:
-        print(f"problems in the last day ({len(recent)}), the newest last:")
-        for line in recent[-RECENT_SHOWN:]:
-            print(f"  {line}")
-    return 0
 
 
-RECENT_SHOWN = 5
-
-
-def _recent_problems(log: str) -> list[str]:
-    """The log's lines of the last 24 hours (a checkpoint that could not be taken says so)."""
-    try:
-        if os.stat(log).st_mtime < time.time() - 86400:
-            return []
-        with open(log, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
-        return []
-    since = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(time.time() - 86400))
-    return [line for line in lines if line[:19] >= since and line[:1].isdigit()]
+def _print_logs(store_dir: str) -> None:
+    """The store's log, the other logs hooks wrote, then each log's lines of the last day."""
+    store_log, *others = problem_logs(store_dir)
+    print(f"log:      {store_log.path}")
+    for log in others:
+        if os.path.exists(log.path):
+            print(f"          {log.path} ({log.holds})")
+    for log in (store_log, *others):
+        recent = recent_problems(log.path)
+        if recent:
+            print(f"problems in the last day ({len(recent)}) in {log.path}, the newest last:")
+            for line in recent[-RECENT_SHOWN:]:
+                print(f"  {line}")
 
 
 def human_size(size: float) -> str:

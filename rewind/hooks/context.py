@@ -9,8 +9,8 @@ import time
 from rewind.atomic import write_text_atomically
 from rewind.entry import EDIT, SHELL
 from rewind.errors import UserError
+from rewind.failure_log import STORE_LOG, describe_hook_failure, log_hook_problem
 from rewind.fastjson import dumps, load_list, load_object
-from rewind.home import rewind_home
 from rewind.hooks.project import project_root
 from rewind.recording import begin, record_after, record_after_states, track
 from rewind.session import load_head, resolve_session
@@ -190,27 +190,18 @@ class HookContext:
     # the log -------------------------------------------------------------------------------
 
     def log(self, message: str) -> None:
-        if self.store is not None:
-            self.store.log_problem(f"hook {self.agent}: {message}")
-            return
-        path = os.path.join(rewind_home(), "hooks.log")
-        line = time.strftime("%Y-%m-%dT%H:%M:%S") + f" [{os.getpid()}] hook {self.agent}: "
-        try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "a", encoding="utf-8") as handle:
-                handle.write(line + message + "\n")
-        except OSError:
-            pass
+        """Writes ``message`` to the store's log, else to the first fallback that takes it
+        (rewind.failure_log); never raises."""
+        store_log = self.store.state_path(STORE_LOG) if self.store is not None else None
+        log_hook_problem(f"hook {self.agent}: {message}", store_log)
 
     def log_failure(self, error: BaseException) -> None:
-        event = self.text("hook_event_name", "type") or "?"
-        if isinstance(error, UserError | ValueError):
-            self.log(f"event {event} ignored: {error}")
-            return
-        import traceback
-
-        details = "".join(traceback.format_exception(error)).rstrip()
-        self.log(f"event {event} failed (a bug in rewind): {details}")
+        """Logs why the event could not be handled; never raises."""
+        try:
+            event = self.text("hook_event_name", "type") or "?"
+            self.log(describe_hook_failure(event, error))
+        except Exception:
+            log_hook_problem(f"hook {self.agent}: an event failed: {error!r}")
 
 
 # A shell command's saved paths wait this long for the command's after-event; past it, the

@@ -1,5 +1,9 @@
 """``rewind doctor``'s live check: synthetic events through an agent's hook command, in a
 throwaway project with its own rewind home, then ``rewind log --json`` to see what was recorded.
+
+The throwaway home is made inside the real ``$REWIND_HOME`` when one is given (same disk, same
+permissions as the real stores) and removed afterwards; the hooks' fallback logs go to the
+temporary directory too, so the probe leaves nothing in the user's logs.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 from rewind.installers import Target
@@ -31,10 +36,13 @@ class ProbeResult:
     recorded: str = ""
 
 
-def run_probe(command: str, target: Target) -> ProbeResult | None:
-    """Runs ``target``'s probe through ``command``; None when the target has none."""
+def run_probe(command: str, target: Target, home_parent: str | None = None) -> ProbeResult | None:
+    """Runs ``target``'s probe through ``command``; None when the target has none. The probe's
+    rewind home is made in ``home_parent`` when given (else in a temporary directory)."""
     result = ProbeResult()
-    with tempfile.TemporaryDirectory(prefix="rewind-doctor-") as temporary:
+    with ExitStack() as cleanup:
+        temporary = cleanup.enter_context(tempfile.TemporaryDirectory(prefix="rewind-doctor-"))
+        home = _throwaway_home(cleanup, temporary, home_parent)
         project = os.path.realpath(os.path.join(temporary, "project"))
         os.mkdir(project)
         _init_git(project)
@@ -43,7 +51,12 @@ def run_probe(command: str, target: Target) -> ProbeResult | None:
         probe = target.probe(project, path)
         if probe is None:
             return None
-        environment = {**os.environ, "REWIND_HOME": os.path.join(temporary, "home")}
+        environment = {
+            **os.environ,
+            "REWIND_HOME": home,
+            "XDG_STATE_HOME": os.path.join(temporary, "state"),
+            "TMPDIR": temporary,
+        }
         environment.pop("REWIND_SESSION", None)
         environment.update(probe.environment)
         for step in probe.steps:
@@ -55,10 +68,24 @@ def run_probe(command: str, target: Target) -> ProbeResult | None:
         if not result.failure:
             result.recorded = _recorded(project, environment, result)
         if result.failure or not result.recorded:
-            logged = _last_logged(os.path.join(temporary, "home"))
+            logged = _last_logged(home, temporary)
             if logged:
                 result.failure += f"; rewind's log says: {logged}"
     return result
+
+
+def _throwaway_home(cleanup: ExitStack, temporary: str, parent: str | None) -> str:
+    """A new directory in ``parent`` (removed when ``cleanup`` closes), else in ``temporary``."""
+    if parent is not None:
+        try:
+            made = tempfile.TemporaryDirectory(
+                prefix=".doctor-", dir=parent, ignore_cleanup_errors=True
+            )
+        except OSError:
+            pass
+        else:
+            return cleanup.enter_context(made)
+    return os.path.join(temporary, "home")
 
 
 def _send(
@@ -120,14 +147,15 @@ def _recorded(project: str, environment: dict[str, str], result: ProbeResult) ->
     return ""
 
 
-def _last_logged(home: str) -> str:
-    """The last problem rewind logged under ``home`` (its hooks.log or a store's log)."""
+def _last_logged(*folders: str) -> str:
+    """The last problem rewind logged under ``folders`` (a hooks.log or a store's log)."""
     lines: list[str] = []
-    for folder, _, names in os.walk(home):
-        for name in names:
-            if name in ("hooks.log", "rewind.log"):
-                with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
-                    lines.extend(line.rstrip() for line in f if line.strip())
+    for top in folders:
+        for folder, _, names in os.walk(top):
+            for name in names:
+                if name in ("hooks.log", "rewind.log"):
+                    with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
+                        lines.extend(line.rstrip() for line in f if line[:1].isdigit())
     if not lines:
         return ""
     last = max(lines)  # they start with the time
