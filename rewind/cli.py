@@ -55,7 +55,11 @@ LOCK_WAIT_NOTICE = 1.0
 def _say_when_waiting() -> None:
     from rewind.store import StoreLock
 
-    StoreLock.default_timeout = LOCK_WAIT_LIMIT
+    try:
+        limit = float(os.environ.get("REWIND_LOCK_WAIT", "") or LOCK_WAIT_LIMIT)
+    except ValueError:
+        limit = LOCK_WAIT_LIMIT
+    StoreLock.default_timeout = limit
     StoreLock.notify_after = LOCK_WAIT_NOTICE
 
 

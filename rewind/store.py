@@ -317,10 +317,8 @@ class Store:
         return total
 
     def log_problem(self, message: str) -> None:
-        """Appends to the store's log, which 'rewind status' points at."""
-        line = time.strftime("%Y-%m-%dT%H:%M:%S") + f" [{os.getpid()}] {message}\n"
-        try:
-            with open(self.state_path("rewind.log"), "a", encoding="utf-8") as handle:
-                handle.write(line)
-        except OSError:
-            pass
+        """Appends to the store's log, which 'rewind status' points at; when it cannot be
+        written, to the first fallback log that can (rewind.failure_log). Never raises."""
+        from rewind.failure_log import STORE_LOG, log_hook_problem
+
+        log_hook_problem(message, self.state_path(STORE_LOG))

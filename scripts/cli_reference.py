@@ -58,6 +58,10 @@ GLOBAL_NOTES = """\
 like `git -C`: the project is the one that holds DIR, and relative paths are relative to DIR.
 A DIR that is not an existing directory is an error (exit code 1).
 
+A command that must wait for the store's lock (another command is restoring, or ending a turn)
+says what it waits for after a second, on standard error, and gives up after 120 seconds
+(`REWIND_LOCK_WAIT`) with exit code 1, having changed nothing.
+
 Environment:
 
 | Variable | Effect |
@@ -65,6 +69,7 @@ Environment:
 | `REWIND_SESSION` | The session to use when `--session` is not given (before the project's most recent session). |
 | `REWIND_HOME` | Where stores live: `$REWIND_HOME/stores/`. See [the store](store.md). |
 | `XDG_DATA_HOME` | On Linux without `REWIND_HOME`, stores live in `$XDG_DATA_HOME/rewind/stores/` (default `~/.local/share/rewind/stores/`). |
+| `REWIND_LOCK_WAIT` | How many seconds a command waits for the store's lock before it gives up (default 120). Hooks wait 20 s, then keep their records aside for the next turn. |
 | `NO_COLOR` | Any non-empty value turns colour off. Colour is used only when standard output is a terminal and `TERM` is not `dumb`. |
 """
 
@@ -272,14 +277,18 @@ log's path), so a checkpoint that could not be taken is seen here.
     "check": """\
 Reads every entry of every session and every stored file version they name, and prints
 `checked N stored file versions: K problem(s)`. Each problem (an unreadable history, a missing
-or corrupted version) is printed on standard error, and the exit code is then 1.
+or corrupted version, a session ref that does not hold a commit id) is printed on standard
+error, and the exit code is then 1. For a damaged ref it names the tip the session's cache last
+knew and the `git update-ref` command that points the ref back at it.
 """,
     "gc": """\
-Puts every object the sessions and labels still reference into one delta-compressed pack and
-removes the loose objects that were packed. Objects nothing references (superseded versions of
-an open turn, the history of a forgotten session) are removed once they are more than two hours
-old. `begin` starts `rewind gc --quiet` in the background by itself when many loose objects have
-piled up. Prints `packed N objects, removed K loose ones: SIZE -> SIZE` unless `--quiet`.
+Puts every object the sessions, labels and open turns still reference into one delta-compressed
+pack, removes the older packs and the loose objects that were packed. Objects nothing references
+(superseded commits, the history of a forgotten session) are removed once they are more than two
+hours old. One gc runs at a time: while one runs, another prints that it has nothing to do and
+exits 0. `begin` starts `rewind gc --quiet` in the background by itself when many loose objects
+have piled up, at most once every ten minutes. Prints `packed N objects, removed K loose ones:
+SIZE -> SIZE` unless `--quiet`.
 """,
     "forget": """\
 Deletes a session's history (its ref, its labels and its cache); the space is freed by a later
