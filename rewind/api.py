@@ -76,7 +76,8 @@ class Project:
     def track(self, *paths: PathLike) -> dict[str, FileState]:
         """Records paths as they are now, before the caller changes them (first record wins).
 
-        Returns the state recorded for each path. A file recorded without its content (too
+        Returns each path's state now: the one recorded, unless the turn recorded the path
+        earlier (the first record in a turn is kept). A file recorded without its content (too
         large, unreadable) gives a :class:`RewindWarning`; a directory or special file is not
         recorded and raises :class:`UserError` once the other paths are recorded.
         """

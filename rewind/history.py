@@ -6,7 +6,7 @@ import os
 
 from rewind.entry import Entry, FileChange
 from rewind.errors import UserError
-from rewind.session import SessionHead, label_ref_prefix, recent_session
+from rewind.session import SessionHead, label_ref_prefix, merge_journal, recent_session
 from rewind.store import SESSIONS_REF_PREFIX, DamagedRef, Store
 
 
@@ -124,6 +124,7 @@ def list_sessions(store: Store, damaged: list[DamagedRef] | None = None) -> list
             continue
         entry, parent = store.read_entry(tip)
         head = SessionHead(entry.session, ref, tip, parent, entry)
+        merge_journal(store, head)  # the open turn's records so far
         try:
             mtime = os.stat(os.path.join(store.git_dir, ref)).st_mtime
         except FileNotFoundError:

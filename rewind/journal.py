@@ -30,6 +30,7 @@ import time
 
 from rewind.atomic import write_text_atomically
 from rewind.entry import Entry, FileChange
+from rewind.errors import UserError
 from rewind.fastjson import dumps, load_object
 from rewind.filestate import FileState
 
@@ -42,7 +43,7 @@ APPEND_LOCK_TIMEOUT = 10.0
 _spooled = 0
 
 
-class JournalBusy(Exception):
+class JournalBusy(UserError):
     """The journal's lock could not be had in time."""
 
 
@@ -120,14 +121,23 @@ def spool(path: str, record: dict[str, object]) -> str:
     return spooled
 
 
+# A writer waits this long for appenders (each holds the lock for one write); longer means a
+# process is stuck holding it, and the writer gives up rather than hold the store lock forever.
+FOLD_LOCK_TIMEOUT = 20.0
+
+
 def lock_for_fold(path: str) -> int | None:
-    """Opens the journal and takes its lock (blocking: appenders hold it for one write).
-    None when there is no journal. The caller closes the descriptor to release it."""
+    """Opens the journal and takes its lock. None when there is no journal. The caller closes
+    the descriptor to release it. Raises :class:`JournalBusy` after :data:`FOLD_LOCK_TIMEOUT`."""
     try:
         fd = os.open(path, os.O_RDWR)
     except FileNotFoundError:
         return None
-    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        _lock(fd, FOLD_LOCK_TIMEOUT)
+    except BaseException:
+        os.close(fd)
+        raise
     return fd
 
 
@@ -279,7 +289,10 @@ def _lock(fd: int, timeout: float) -> None:
             return
         except BlockingIOError:
             if time.monotonic() >= deadline:
-                raise JournalBusy(f"the journal was busy for {timeout:.0f} s") from None
+                raise JournalBusy(
+                    f"the open turn's journal was busy for {timeout:.0f} s (a process holding it "
+                    "is stuck); nothing was changed, try again."
+                ) from None
 
 
 def _write_all(fd: int, data: bytes) -> None:

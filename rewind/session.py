@@ -115,7 +115,7 @@ def journal_path_of(store: Store, session_id: str) -> str:
 def load_head(store: Store, session_id: str) -> SessionHead:
     """The session's head, its open turn as the journal says it is now (nothing is written)."""
     head = _load_tip(store, session_id)
-    _merge_journal(store, head)
+    merge_journal(store, head)
     return head
 
 
@@ -142,7 +142,8 @@ def _load_tip(store: Store, session_id: str) -> SessionHead:
     return head
 
 
-def _merge_journal(store: Store, head: SessionHead) -> None:
+def merge_journal(store: Store, head: SessionHead) -> None:
+    """Applies the open turn's journal to ``head`` in memory (see :class:`SessionHead`)."""
     records = journal.read(journal_path_of(store, head.session_id))
     if records is None:
         return
