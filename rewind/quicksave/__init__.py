@@ -55,17 +55,23 @@ lists of ignored files or of files that differ from a commit) stops at ``limits.
 files or ``limits.max_bytes`` bytes for the whole command, with a warning naming the directory.
 Walks never follow symlinks (a symlink is itself a path to record) and skip ``.git``.
 
-The modules, in the order a command goes through them: ``prepass`` and ``parser`` (text to
-commands); ``interpreter`` (the shell's structure, prefixes, ``bash -c``) with ``shell`` (the
-directory and variables; ``braces``, ``words``); the handlers it calls by name:
+A command line is read up to ``prepass.MAX_READ_LENGTH`` characters (here-document bodies and
+comments aside), cut between two commands, and up to ``analysis.MAX_COMMANDS_READ`` commands (a
+loop's once per run); past either, the rest is not read, with a warning. Reading is linear in
+the length read.
+
+The modules, in the order a command goes through them: ``prepass``, ``lexer`` and ``parser``
+(text to commands); ``interpreter`` (the shell's structure, prefixes, ``bash -c``) with
+``shell`` (the directory and variables; ``braces``, ``words``); the handlers it calls by name:
 ``shell_builtins``, ``removal``, ``copy_move``, ``in_place``, ``file_writers``,
 ``git_commands`` (with ``git_risk``, which asks git), ``find``, ``unknown_writes``
 (``file_commands`` names the ones that read file operands, ``options`` reads options);
 ``analysis`` holds the paths found, the limits and the directory walks. ``at_risk`` puts it
 together; ``plan`` holds the limits and the plan.
 
-This runs on the hook path: it imports only ``os`` and ``shlex`` (and ``stat``, which ``os``
-loads); ``glob`` once a word has a wildcard, ``subprocess`` once a git command needs it.
+This runs on the hook path: it imports only ``os`` (and ``stat``, which ``os`` loads; not
+``shlex``, which loads ``re``); ``glob`` once a word has a wildcard, ``subprocess`` once a git
+command needs it.
 """
 
 from __future__ import annotations

@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 UNLIMITED_DEPTH = 1 << 30
 _MAX_SCANNED_ENTRIES = 100_000  # directory entries looked at per command (find filters some out)
 _UNSAVED_TREES = ("/dev", "/proc", "/sys")
+_MAX_WARNINGS = 100  # per command line: each one is logged
+# Commands read per command line, a loop's once per run (reading one takes some microseconds).
+MAX_COMMANDS_READ = 30_000
 
 
 class Analysis:
@@ -24,12 +27,15 @@ class Analysis:
 
     __slots__ = (
         "bytes_taken",
+        "commands_read",
         "cwd",
         "files_taken",
         "found",
         "limit_reached",
         "limits",
         "scanned",
+        "unshown_warnings",
+        "warned",
         "warnings",
     )
 
@@ -38,10 +44,13 @@ class Analysis:
         self.cwd = cwd
         self.found: dict[str, None] = {}  # an ordered set
         self.warnings: list[str] = []
+        self.warned: set[str] = set()
+        self.unshown_warnings = 0
         self.files_taken = 0
         self.bytes_taken = 0
         self.limit_reached = False
         self.scanned = 0
+        self.commands_read = 0
 
     @property
     def paths(self) -> list[str]:
@@ -50,8 +59,21 @@ class Analysis:
     # results ---------------------------------------------------------------------------
 
     def warn(self, message: str) -> None:
-        if message not in self.warnings:
+        """Adds ``message`` once; past the most warnings kept, only counts it."""
+        if message in self.warned:
+            return
+        self.warned.add(message)
+        if len(self.warnings) < _MAX_WARNINGS:
             self.warnings.append(message)
+        else:
+            self.unshown_warnings += 1
+
+    @property
+    def all_warnings(self) -> list[str]:
+        """The warnings kept, and how many more there were."""
+        if not self.unshown_warnings:
+            return self.warnings
+        return [*self.warnings, f"and {self.unshown_warnings} more warnings, not shown"]
 
     def add(self, path: str) -> None:
         path = os.path.normpath(path)
@@ -61,6 +83,18 @@ class Analysis:
     def add_existing(self, path: str) -> None:
         if os.path.lexists(path):
             self.add(path)
+
+    def read_command(self) -> bool:
+        """Counts one more command read; False, with a warning, past the most a command line
+        may make read."""
+        self.commands_read += 1
+        if self.commands_read <= MAX_COMMANDS_READ:
+            return True
+        self.warn(
+            f"the command runs more than {MAX_COMMANDS_READ} commands (a loop's once per run): "
+            "the rest were not read (nothing in them was recorded)"
+        )
+        return False
 
     def take(self, size: int, what: str, taken: int) -> bool:
         """Counts one more file found expanding ``what`` (a directory, or git's list of ...;

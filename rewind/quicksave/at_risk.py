@@ -10,6 +10,7 @@ from rewind.quicksave.analysis import Analysis
 from rewind.quicksave.interpreter import run_sequence
 from rewind.quicksave.parser import parse
 from rewind.quicksave.plan import QuicksavePlan
+from rewind.quicksave.prepass import unread_warning
 from rewind.quicksave.shell import Shell
 
 TYPE_CHECKING = False
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 def paths_at_risk(command: str, cwd: bytes, limits: QuicksaveLimits) -> QuicksavePlan:
     """Every path ``command``, run in ``cwd``, may create, overwrite or delete. Never raises."""
     try:
-        sequence = parse(command)
+        parsed = parse(command)
     except ValueError as error:
         return QuicksavePlan([], False, [f"the command could not be parsed ({error})"])
     except Exception as error:  # never raise on the hook path (RecursionError...)
@@ -30,12 +31,14 @@ def paths_at_risk(command: str, cwd: bytes, limits: QuicksaveLimits) -> Quicksav
         given = os.fsdecode(cwd)
         directory = os.path.normpath(given if os.path.isabs(given) else os.path.abspath(given))
         analysis = Analysis(limits, directory)
-        run_sequence(analysis, sequence, Shell(directory))
+        if parsed.unread:
+            analysis.warn(unread_warning(parsed.unread))
+        run_sequence(analysis, parsed.commands, Shell(directory))
         paths = [os.fsencode(path) for path in analysis.paths if not _is_directory(path)]
     except Exception as error:  # never raise on the hook path
         message = f"the command could not be analysed ({error!r}); nothing recorded"
-        return QuicksavePlan([], False, [*(analysis.warnings if analysis else []), message])
-    return QuicksavePlan(paths, True, analysis.warnings)
+        return QuicksavePlan([], False, [*(analysis.all_warnings if analysis else []), message])
+    return QuicksavePlan(paths, True, analysis.all_warnings)
 
 
 def _is_directory(path: str) -> bool:

@@ -10,6 +10,7 @@ from rewind.quicksave.file_commands import FILE_COMMANDS
 from rewind.quicksave.find import find
 from rewind.quicksave.options import OptionSyntax, any_of, first_of, read_option
 from rewind.quicksave.parser import WRITING_REDIRECTIONS, parse
+from rewind.quicksave.prepass import unread_warning
 from rewind.quicksave.shell_builtins import cd, declare, for_loop, popd, pushd, unset
 from rewind.quicksave.unknown_writes import UNKNOWN_EFFECT, tar, unzip, xargs
 from rewind.quicksave.words import DYNAMIC, is_assignment, mentions, names
@@ -30,6 +31,8 @@ def run_sequence(analysis: Analysis, sequence: list[Command], shell: Shell) -> N
 
 
 def _run_command(analysis: Analysis, command: Command, shell: Shell) -> None:
+    if not analysis.read_command():
+        return
     looped = [name for name in shell.loops if _uses(command, name)]
     if looped:
         _run_loop(analysis, command, shell, looped)
@@ -158,11 +161,13 @@ def _run_text(analysis: Analysis, text: str, shell: Shell, context: str) -> None
     read as written, as the inner shell would see it if it knows more."""
     text = text.replace(DYNAMIC, "")
     try:
-        sequence = parse(text)
+        parsed = parse(text)
     except ValueError as error:
         analysis.warn(f"{context}: the command could not be parsed ({error})")
         return
-    run_sequence(analysis, sequence, shell)
+    if parsed.unread:
+        analysis.warn(f"{context}: {unread_warning(parsed.unread)}")
+    run_sequence(analysis, parsed.commands, shell)
 
 
 _HANDLERS: dict[str, Handler] = {

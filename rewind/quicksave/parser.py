@@ -1,11 +1,10 @@
-"""Tokens to commands: shlex's words, the shell's operators split out of them, and the simple
-commands, subshells and command substitutions they make."""
+"""Tokens to commands: the lexer's words, the shell's operators split out of them, and the
+simple commands, subshells and command substitutions they make."""
 
 from __future__ import annotations
 
-import shlex
-
-from rewind.quicksave.prepass import shlex_ready
+from rewind.quicksave.lexer import split_words
+from rewind.quicksave.prepass import prepared
 from rewind.quicksave.words import DYNAMIC
 
 _PUNCTUATION = frozenset("();<>|&")
@@ -54,17 +53,27 @@ class Command:
         self.subshell: list[Command] | None = None
 
 
-def parse(command: str) -> list[Command]:
-    """The commands of a command line; raises ValueError where the shell would not run it."""
-    return _Parser(_tokens(shlex_ready(command))).sequence(nested=False)
+class Parsed:
+    """The commands of a command line, and how many of its characters were left unread (past
+    the length that is read; 0: none)."""
+
+    __slots__ = ("commands", "unread")
+
+    def __init__(self, commands: list[Command], unread: int) -> None:
+        self.commands = commands
+        self.unread = unread
+
+
+def parse(command: str) -> Parsed:
+    """The commands of a command line, up to the length that is read; raises ValueError where
+    the shell would not run it."""
+    text = prepared(command)
+    return Parsed(_Parser(_tokens(text.text)).sequence(nested=False), text.unread)
 
 
 def _tokens(text: str) -> list[str]:
-    lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    lexer.commenters = ""
     tokens: list[str] = []
-    for token in lexer:
+    for token in split_words(text):
         if token and all(char in _PUNCTUATION for char in token):
             tokens.extend(_split_operators(token))
         else:

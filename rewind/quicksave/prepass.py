@@ -1,54 +1,151 @@
-"""The command line made readable for shlex: comments and here-document bodies taken out, line
-continuations joined, and unquoted newlines made ``;``."""
+"""The command line made readable for the lexer: comments and here-document bodies taken out,
+line continuations joined, unquoted newlines made ``;``, and what lies past the length that is
+read cut off between two commands."""
 
 from __future__ import annotations
 
 _WORD_END = frozenset(" \t\r\n;&|()<>")
+# Where a run of characters that mean nothing here ends: each character that does is translated
+# to a newline (one of them), so that one search in the translated text finds the next.
+_PLAIN_ENDS = str.maketrans(dict.fromkeys("'\"\\#\n<();", "\n"))
+# The most characters of a command line that are read, here-document bodies and comments aside
+# (skipping those is cheap). Reading costs time in proportion to the commands read: a line of
+# this length made of short commands takes about half a second.
+MAX_READ_LENGTH = 256 * 1024
 
 
-def shlex_ready(command: str) -> str:
-    """``command`` with what shlex cannot read taken out (quotes are kept as they are)."""
-    out: list[str] = []
-    heredocs: list[tuple[str, bool]] = []
-    quote = ""
-    index = 0
-    while index < len(command):
-        char = command[index]
-        if quote == "'":
-            quote = "" if char == "'" else quote
-            out.append(char)
-            index += 1
+class Prepared:
+    """The text for the lexer, and how many characters of the command line were left unread
+    (0: all of it was read)."""
+
+    __slots__ = ("text", "unread")
+
+    def __init__(self, text: str, unread: int) -> None:
+        self.text = text
+        self.unread = unread
+
+
+def prepared(command: str, max_length: int = MAX_READ_LENGTH) -> Prepared:
+    """``command`` with what the lexer cannot read taken out (quotes are kept as they are).
+
+    Past ``max_length`` characters (here-document bodies and comments not counted) the rest is
+    not read: the text ends at the last unquoted ``;`` or newline outside parentheses before
+    that point, so that it holds whole commands."""
+    return _Reader(command).read(max_length)
+
+
+class _Reader:
+    """One pass over the command line, a construct at a time; runs of characters with no
+    meaning here are copied with one search each."""
+
+    __slots__ = ("command", "cut", "depth", "heredocs", "index", "out", "plain_ends", "skipped")
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.plain_ends = command.translate(_PLAIN_ENDS)
+        self.out: list[str] = []
+        self.heredocs: list[tuple[str, bool]] = []  # announced on the current line
+        self.depth = 0  # of unquoted parentheses: subshells, $( ... ), <( ... )
+        self.cut = (0, 0)  # the last place between two commands: in out, in command
+        self.skipped = 0  # characters of here-document bodies and comments
+        self.index = 0
+
+    def read(self, max_length: int) -> Prepared:
+        command = self.command
+        while self.index < min(len(command), max_length + self.skipped):
+            self.step(command[self.index])
+        # A quoted string or a word may have run past the length: then it is not read either.
+        if self.index >= len(command) and len(command) - self.skipped <= max_length:
+            return Prepared("".join(self.out), 0)
+        kept, read = self.cut
+        return Prepared("".join(self.out[:kept]), len(command) - read)
+
+    def step(self, char: str) -> None:
+        if char == "'":
+            self.single_quoted()
+        elif char == '"':
+            self.double_quoted()
         elif char == "\\":
-            if command.startswith("\\\n", index):
-                index += 2  # a line continuation
-                continue
-            out.append(command[index : index + 2])
-            index += 2
-        elif quote:
-            quote = "" if char == '"' else quote
-            out.append(char)
-            index += 1
-        elif char in "'\"":
-            quote = char
-            out.append(char)
-            index += 1
-        elif char == "#" and (index == 0 or command[index - 1] in _WORD_END):
-            end = command.find("\n", index)
-            index = len(command) if end < 0 else end
+            self.backslash()
+        elif char == "#" and (self.index == 0 or self.command[self.index - 1] in _WORD_END):
+            self.comment()
         elif char == "\n":
-            out.append(" ; ")
-            index = _skip_heredoc_bodies(command, index + 1, heredocs)
-            heredocs = []
-        elif command.startswith("<<", index) and not command.startswith("<<<", index):
-            end, delimiter, strip_tabs = _heredoc_delimiter(command, index + 2)
-            if delimiter:
-                heredocs.append((delimiter, strip_tabs))
-            out.append(command[index:end])
-            index = end
+            self.newline()
+        elif char == "<":
+            self.less_than()
+        elif char in "();":
+            self.punctuation(char)
+        else:  # this character and the ones up to the next that means something here
+            end = self.plain_ends.find("\n", self.index + 1)
+            self.copy_to(len(self.command) if end < 0 else end)
+
+    def copy_to(self, end: int) -> None:
+        self.out.append(self.command[self.index : end])
+        self.index = end
+
+    def single_quoted(self) -> None:
+        close = self.command.find("'", self.index + 1)
+        self.copy_to(len(self.command) if close < 0 else close + 1)
+
+    def double_quoted(self) -> None:
+        """Up to the closing quote; a backslash escapes the next character (a newline: a
+        line continuation, taken out)."""
+        command = self.command
+        self.copy_to(self.index + 1)
+        close = _find_or_end(command, '"', self.index)
+        while (backslash := command.find("\\", self.index, close)) >= 0:
+            self.copy_to(backslash)
+            self.backslash()
+            if self.index > close:  # the quote was escaped
+                close = _find_or_end(command, '"', self.index)
+        self.copy_to(min(close + 1, len(command)))
+
+    def backslash(self) -> None:
+        if self.command.startswith("\\\n", self.index):
+            self.index += 2  # a line continuation
         else:
-            out.append(char)
-            index += 1
-    return "".join(out)
+            self.copy_to(min(self.index + 2, len(self.command)))
+
+    def comment(self) -> None:
+        end = _find_or_end(self.command, "\n", self.index)
+        self.skipped += end - self.index
+        self.index = end
+
+    def newline(self) -> None:
+        """A command ends; the bodies of the here-documents announced on the line follow."""
+        if self.depth <= 0:
+            self.cut = (len(self.out), self.index)
+        self.out.append(" ; ")
+        after = _skip_heredoc_bodies(self.command, self.index + 1, self.heredocs)
+        self.skipped += after - self.index - 1
+        self.index = after
+        self.heredocs = []
+
+    def less_than(self) -> None:
+        """``<<WORD`` announces a here-document; ``<<<`` is a here-string."""
+        command = self.command
+        if command.startswith("<<<", self.index):
+            self.copy_to(self.index + 3)
+        elif command.startswith("<<", self.index):
+            end, delimiter, strip_tabs = _heredoc_delimiter(command, self.index + 2)
+            if delimiter:
+                self.heredocs.append((delimiter, strip_tabs))
+            self.copy_to(end)
+        else:
+            self.copy_to(self.index + 1)
+
+    def punctuation(self, char: str) -> None:
+        if char == ";" and self.depth <= 0:
+            self.cut = (len(self.out), self.index)
+        self.depth += 1 if char == "(" else -1 if char == ")" else 0
+        self.copy_to(self.index + 1)
+
+
+def unread_warning(unread: int) -> str:
+    return (
+        f"the command is longer than {MAX_READ_LENGTH // 1024} KiB: its last {unread} characters "
+        "were not read (nothing in them was recorded)"
+    )
 
 
 def _heredoc_delimiter(command: str, index: int) -> tuple[int, str, bool]:
@@ -90,3 +187,8 @@ def _skip_heredoc_bodies(command: str, index: int, heredocs: list[tuple[str, boo
             if (line.lstrip("\t") if strip_tabs else line) == delimiter:
                 break
     return min(index, len(command))
+
+
+def _find_or_end(text: str, char: str, index: int) -> int:
+    found = text.find(char, index)
+    return len(text) if found < 0 else found
