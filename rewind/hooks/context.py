@@ -139,8 +139,8 @@ class HookContext:
 
         assert self.store is not None
         plan = paths_at_risk(command, os.fsencode(directory or "."), limits_from(self.store.config))
-        for warning in plan.warnings:
-            self.log(f"quicksave of {command!r}: {warning}")
+        if plan.warnings:
+            self.log(f"quicksave of {_shortened(command)}: {'; '.join(plan.warnings)}")
         names = self.stored_names([os.fsdecode(path) for path in plan.paths], directory)
         if not names:
             return
@@ -202,6 +202,17 @@ class HookContext:
             self.log(describe_hook_failure(event, error))
         except Exception:
             log_hook_problem(f"hook {self.agent}: an event failed: {error!r}")
+
+
+# How much of a shell command a log line quotes (a command can be megabytes long).
+LOGGED_COMMAND_LENGTH = 200
+
+
+def _shortened(command: str) -> str:
+    if len(command) <= LOGGED_COMMAND_LENGTH:
+        return repr(command)
+    rest = len(command) - LOGGED_COMMAND_LENGTH
+    return f"{command[:LOGGED_COMMAND_LENGTH]!r} (and {rest} more characters)"
 
 
 # A shell command's saved paths wait this long for the command's after-event; past it, the
