@@ -14,18 +14,28 @@ from textual.message import Message
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from rewind.journal import JOURNAL_DIR
 from rewind.store import Store
 
 
 class StoreWatcher(FileSystemEventHandler):
     class Changed(Message):
-        """Something under the store's refs or session caches changed."""
+        """Something under the store's refs, session caches or journals changed."""
 
     def __init__(self, store: Store, app: App[Any]) -> None:
         super().__init__()
         self.app = app
         self.observer = Observer()
-        for directory in (os.path.join(store.git_dir, "refs"), store.state_path("sessions")):
+        journals = store.state_path(JOURNAL_DIR)  # the open turns' records, as hooks append them
+        try:
+            os.makedirs(journals, exist_ok=True)
+        except OSError:
+            pass  # a read-only store: nothing will be appended either
+        for directory in (
+            os.path.join(store.git_dir, "refs"),
+            store.state_path("sessions"),
+            journals,
+        ):
             if os.path.isdir(directory):
                 self.observer.schedule(self, directory, recursive=True)
 

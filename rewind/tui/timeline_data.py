@@ -133,7 +133,7 @@ class SessionHistory:
         self.store = store
         self.session_id = session_id
         self.entries: list[Entry] = []
-        self._tip: str | None = None
+        self._tip: tuple[str | None, str, int] | None = None  # the tip and the journal's size
         self.attached: dict[str, list[str]] = {}  # labels given later ('rewind label')
         self._commits: dict[str, tuple[Entry, str | None]] = {}
         self._counts: dict[tuple[object, ...], Counts] = {}
@@ -142,9 +142,11 @@ class SessionHistory:
         """Reads what changed since the last call; True when anything did."""
         head = load_head(self.store, self.session_id)
         attached = labels_of(self.store, self.session_id)
-        if head.tip == self._tip and attached == self.attached:
+        records = head.journal  # what hooks appended to the open turn since its commit
+        tip = (head.tip, records.journal if records else "", len(records.records) if records else 0)
+        if tip == self._tip and attached == self.attached:
             return False
-        self._tip, self.attached = head.tip, attached
+        self._tip, self.attached = tip, attached
         entries = [] if head.current is None else [head.current]
         commit = head.parent
         while commit:

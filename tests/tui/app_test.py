@@ -511,3 +511,30 @@ class TestOpenTurnGrows:
             assert prompts(app)[-1] == "Growing"
 
         run_app(project, scenario, watch=True)
+
+    def test_a_file_a_hook_appends_to_the_open_turn_appears(
+        self, recorded: Store, project: Path
+    ) -> None:
+        begin(recorded, SESSION, prompt="Growing")
+        (project / "notes.txt").write_text("a note\n")
+
+        def track_from_another_process() -> None:
+            subprocess.run(
+                [sys.executable, "-m", "rewind", "track", "--session", SESSION, "notes.txt"],
+                check=True,
+                capture_output=True,
+            )
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            table = app.screen.query_one(TurnTable)
+            await app.workers.wait_for_complete()
+            assert str(table.get_row_at(3)[3]).startswith("0 files")
+            await asyncio.to_thread(track_from_another_process)  # appends to the journal only
+            for _ in range(30):
+                await app.workers.wait_for_complete()
+                if str(table.get_row_at(3)[3]).startswith("1 file"):
+                    break
+                await pilot.pause(0.1)
+            assert str(table.get_row_at(3)[3]).startswith("1 file")
+
+        run_app(project, scenario, watch=True)
