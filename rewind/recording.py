@@ -15,7 +15,7 @@ from rewind.errors import UserError
 from rewind.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
 from rewind.packing import needs_packing, pack_in_background
 from rewind.session import SessionHead, Settled, journal_path_of, new_entry_id, save_entry
-from rewind.store import Store, StoreBusy
+from rewind.store import Store
 
 NOT_TRACKABLE = frozenset({DIRECTORY, SPECIAL})
 # What to tell a person about a path whose state could not be recorded in full.
@@ -214,8 +214,8 @@ def _append(
             return False
         try:
             _open_turn(store, session_id, agent)
-        except StoreBusy as error:
-            _spool(store, path, record, str(error))
+        except UserError as error:  # the store busy or damaged: keep the record for later
+            _spool(store, path, record, f"no turn could be started ({error})")
             return True
     _spool(store, path, record, "the turn kept ending while this record was appended")
     return True
