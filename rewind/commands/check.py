@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import sys
 
+from rewind.entry import Entry
 from rewind.errors import UserError
-from rewind.history import list_sessions, read_entries
+from rewind.history import list_sessions, read_entries_with_commits
 from rewind.store import Store
 
 
@@ -14,25 +15,40 @@ def run() -> int:
     checked = 0
     for summary in list_sessions(store):
         try:
-            entries = read_entries(store, summary.head)
+            pairs = read_entries_with_commits(store, summary.head)
         except UserError as error:
             problems.append(f"session {summary.head.session_id}: history unreadable: {error}")
             continue
-        for entry in entries:
-            for change in entry.files:
-                for side, state in (("before", change.before), ("after", change.after)):
-                    if state is None or state.oid is None:
-                        continue
-                    checked += 1
-                    try:
-                        store.reader.read_blob(state.oid)
-                    except UserError:
-                        problems.append(
-                            f"session {entry.session} turn {entry.number}: the {side}-state of "
-                            f"{store.root.display(change.path)} ({state.oid}) is missing or "
-                            "corrupted"
-                        )
+        for entry, commit in pairs:
+            if entry.is_damaged:
+                problems.append(
+                    f"session {entry.session} entry {entry.number} (commit {commit}): "
+                    f"{entry.prompt}"
+                )
+                continue
+            count, missing = _check_states(store, entry)
+            checked += count
+            problems += missing
     for problem in problems:
         print(problem, file=sys.stderr)
     print(f"checked {checked} stored file versions: {len(problems)} problem(s)")
     return 1 if problems else 0
+
+
+def _check_states(store: Store, entry: Entry) -> tuple[int, list[str]]:
+    """How many stored states of ``entry`` were read, and those that could not be."""
+    checked = 0
+    problems = []
+    for change in entry.files:
+        for side, state in (("before", change.before), ("after", change.after)):
+            if state is None or state.oid is None:
+                continue
+            checked += 1
+            try:
+                store.reader.read_blob(state.oid)
+            except UserError:
+                problems.append(
+                    f"session {entry.session} turn {entry.number}: the {side}-state of "
+                    f"{store.root.display(change.path)} ({state.oid}) is missing or corrupted"
+                )
+    return checked, problems
