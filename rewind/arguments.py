@@ -90,6 +90,15 @@ def _add_hook_command(commands: Any, name: str, grammar: CommandGrammar) -> None
         )
 
 
+def _turn(value: str) -> str:
+    """A TURN argument; an empty one would be a prefix of every entry's id."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError(
+            "it is empty: give a turn's number or id ('rewind log' lists them)"
+        )
+    return value.strip()
+
+
 class _Parser(argparse.ArgumentParser):
     """Usage mistakes are user errors: one line, exit 1 (argparse would exit 2)."""
 
@@ -122,16 +131,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     show = commands.add_parser("show", help="what a turn changed, as a diff")
     _session(show)
-    show.add_argument("turn", metavar="TURN", help="turn number or id")
+    show.add_argument("turn", metavar="TURN", type=_turn, help="turn number or id")
 
     diff = commands.add_parser("diff", help="changes from a checkpoint to now, or between two")
     _session(diff)
-    diff.add_argument("turn", nargs="?", metavar="TURN", help="checkpoint (default: last turn)")
-    diff.add_argument("turn2", nargs="?", metavar="TURN2", help="second checkpoint")
+    diff.add_argument(
+        "turn", nargs="?", type=_turn, metavar="TURN", help="checkpoint (default: last turn)"
+    )
+    diff.add_argument("turn2", nargs="?", type=_turn, metavar="TURN2", help="second checkpoint")
 
     restore = commands.add_parser("restore", help="put files back as they were before a turn")
     _session(restore)
-    restore.add_argument("turn", metavar="TURN", help="turn number or id")
+    restore.add_argument("turn", metavar="TURN", type=_turn, help="turn number or id")
     restore.add_argument(
         "--path",
         dest="paths",
@@ -149,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
         "label", help="name an entry after the fact; a labelled entry is kept by 'rewind gc'"
     )
     _session(label)
-    label.add_argument("turn", metavar="TURN", help="turn number or id")
+    label.add_argument("turn", metavar="TURN", type=_turn, help="turn number or id")
     label.add_argument("name", metavar="NAME", help="the label: letters, digits, '-', '_', '.'")
     label.add_argument(
         "--remove", action="store_true", help="remove the label NAME from TURN instead"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from rewind.errors import ExitCode, UserError
+from rewind.errors import ExitCode, UserError, environment_problem
 from rewind.quick_arguments import quick_parse
 
 TYPE_CHECKING = False
@@ -37,10 +37,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.INTERRUPTED)
     except BrokenPipeError:
         return int(ExitCode.OK)
-    except Exception as error:  # a bug: keep the details, tell the person where they are
-        path = _write_crash_log(arguments)
-        print(f"rewind: unexpected error: {error!r}; details in {path}", file=sys.stderr)
-        return int(ExitCode.CRASH)
+    except OSError as error:
+        problem = environment_problem(error)
+        if problem is None:
+            return _crashed(error, arguments)
+        print(f"rewind: {problem}", file=sys.stderr)
+        return int(ExitCode.USER_ERROR)
+    except UnicodeDecodeError as error:
+        name = _file_being_read(error)
+        if name is None:
+            return _crashed(error, arguments)
+        print(
+            f"rewind: {name} is not UTF-8 text ({error.reason} at byte {error.start}); "
+            "repair it or move it out of the way, then run the command again.",
+            file=sys.stderr,
+        )
+        return int(ExitCode.USER_ERROR)
+    except Exception as error:
+        return _crashed(error, arguments)
+
+
+def _crashed(error: Exception, arguments: list[str]) -> int:
+    """A bug: keep the details, tell the person where they are."""
+    path = _write_crash_log(arguments)
+    print(f"rewind: unexpected error: {error!r}; details in {path}", file=sys.stderr)
+    return int(ExitCode.CRASH)
+
+
+def _file_being_read(error: BaseException) -> str | None:
+    """The text file open where ``error`` was raised (the innermost one), if any: a file
+    someone damaged (a store's packed-refs) is the person's to repair, not a bug."""
+    import io
+
+    name = None
+    trace = error.__traceback__
+    while trace is not None:
+        for value in trace.tb_frame.f_locals.values():
+            if isinstance(value, io.TextIOWrapper) and isinstance(value.name, str | bytes):
+                name = os.fsdecode(value.name)
+        trace = trace.tb_next
+    return name
 
 
 # Commands that never print while they wait for the store: agents' hooks (their output belongs
@@ -89,8 +125,9 @@ def _write_crash_log(arguments: list[str]) -> str:
     path = os.path.join(rewind_home(), "crash.log")
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "a", encoding="utf-8") as handle:
+        # Arguments and messages may hold bytes that are not UTF-8: write them escaped.
+        with open(path, "a", encoding="utf-8", errors="backslashreplace") as handle:
             handle.write(f"--- rewind {' '.join(arguments)}\n{traceback.format_exc()}\n")
-    except OSError:
-        return "(the log could not be written)"
+    except OSError as error:
+        return f"(the log could not be written: {error.strerror})"
     return path

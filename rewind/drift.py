@@ -21,6 +21,7 @@ from rewind.checkpoint import latest_states
 from rewind.entry import Entry
 from rewind.fastjson import dumps, load_object
 from rewind.filestate import ABSENT, FILE, LINK, TOO_LARGE, FileState, capture
+from rewind.history import read_entry
 from rewind.session import SessionHead
 from rewind.store import Store
 
@@ -65,7 +66,7 @@ def recorded_states(store: Store, head: SessionHead) -> dict[bytes, FileState]:
         if commit == head.tip and head.current is not None:
             entry, commit = head.current, head.parent
         else:
-            entry, commit = store.read_entry(commit)
+            entry, commit = read_entry(store, commit, head.session_id)  # damaged: a stand-in
         newer.append(entry)
     if commit != through:
         states = {}  # the cached entry is not in this history any more: start again

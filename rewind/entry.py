@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from rewind.fastjson import load_object
 from rewind.filestate import FileState
 
 TYPE_CHECKING = False
@@ -19,6 +20,8 @@ FORMAT = 1
 TURN = "turn"
 RESTORE = "restore"
 UNDO = "undo"
+# The kind of the stand-in rewind.history gives for an entry whose turn.json cannot be read.
+DAMAGED = "damaged"
 
 # How rewind learnt that a file was about to change (FileChange.source).
 EDIT = "edit"  # an agent's edit tool, the API or 'rewind track' (the default)
@@ -66,11 +69,16 @@ class FileChange:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> FileChange:
+    def from_json(cls, data: object) -> FileChange:
+        """A ValueError unless ``data`` has the shape to_json gives (a path, states or null)."""
+        if not isinstance(data, dict) or not isinstance(data.get("path"), str):
+            raise ValueError("a files entry is not an object with a path")
         before, after, at = data.get("before"), data.get("after"), data.get("at")
+        if not all(state is None or isinstance(state, dict) for state in (before, after)):
+            raise ValueError(f"the states of {data['path']!r} are not objects")
         source = data.get("source")
         return cls(
-            os.fsencode(str(data["path"])),
+            os.fsencode(data["path"]),
             FileState.from_json(before) if isinstance(before, dict) else None,
             FileState.from_json(after) if isinstance(after, dict) else None,
             float(at) if isinstance(at, int | float) else 0.0,
@@ -117,11 +125,11 @@ class Entry:
         self.number = number
         self.id = entry_id
         self.kind = kind
-        self.prompt = prompt
-        self.agent = agent
+        self.prompt = valid_text(prompt)
+        self.agent = valid_text(agent)
         self.started = started
         self.ended = ended
-        self.labels = labels or []
+        self.labels = [valid_text(label) for label in labels] if labels else []
         self.target = target
         self.files = files or []
         # Storms watch mode saw but did not record file by file (rewind.watch.bursts): each
@@ -133,6 +141,10 @@ class Entry:
 
     def __repr__(self) -> str:
         return f"Entry({self.session!r}, {self.number}, {self.kind}, files={len(self.files)})"
+
+    @property
+    def is_damaged(self) -> bool:
+        return self.kind == DAMAGED
 
     @property
     def is_open(self) -> bool:
@@ -195,9 +207,7 @@ class Entry:
             ended=float(ended) if isinstance(ended, int | float) else None,
             labels=[str(label) for label in labels] if isinstance(labels, list) else [],
             target=target if isinstance(target, dict) else None,
-            files=[FileChange.from_json(f) for f in files if isinstance(f, dict)]
-            if isinstance(files, list)
-            else [],
+            files=_files_from_json(files),
             unrecorded=[item for item in unrecorded if isinstance(item, dict)]
             if isinstance(unrecorded, list)
             else None,
@@ -214,4 +224,46 @@ class Entry:
     def commit_message(self) -> str:
         first_line = self.prompt.strip().splitlines()[0] if self.prompt.strip() else ""
         title = f"{self.kind} {self.number}" + (f": {first_line}" if first_line else "")
-        return f"{title}\n\nsession: {self.session}\nentry: {self.id}\n"
+        return valid_text(f"{title}\n\nsession: {self.session}\nentry: {self.id}\n")
+
+
+def _files_from_json(files: object) -> list[FileChange]:
+    """The files of an entry: dropping one that cannot be read would hide what it changed."""
+    if files is None:
+        return []
+    if not isinstance(files, list):
+        raise ValueError("its files are not a list")
+    return [FileChange.from_json(item) for item in files]
+
+
+def entry_from_record(record: bytes) -> Entry:
+    """The entry a turn.json holds; a ValueError that says what is wrong with it otherwise."""
+    try:
+        data = load_object(record.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError("its turn.json is not UTF-8 text") from None
+    except ValueError as error:
+        raise ValueError(f"its turn.json is not a JSON object ({error})") from None
+    try:
+        return Entry.from_json(data)
+    except ValueError as error:
+        raise ValueError(f"its turn.json has the wrong shape: {error}") from None
+    except (KeyError, TypeError, AttributeError, OverflowError) as error:
+        raise ValueError(f"its turn.json has the wrong shape ({error!r})") from None
+
+
+def damaged_entry(session: str, commit: str, reason: str) -> Entry:
+    """The stand-in for an entry that cannot be read: no files, its number still unknown (0)."""
+    return Entry(session, 0, commit[:12], DAMAGED, prompt=f"damaged entry: {reason}")
+
+
+def valid_text(text: str) -> str:
+    """``text`` as it can be stored: characters that are not Unicode (bytes that were not
+    UTF-8 in a command's arguments, a lone surrogate in an agent's JSON) become U+FFFD."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+    return text

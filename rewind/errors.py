@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import os
+
 
 class ExitCode:
     """The process's exit codes (plain ints: importing enum costs the hook path ~3 ms)."""
@@ -24,3 +27,73 @@ class ConflictError(UserError):
 
 class StoreError(UserError):
     """The store is damaged or unreadable."""
+
+
+class DamagedEntry(StoreError):
+    """An entry whose record cannot be read; its commit, and so its parent, still can."""
+
+    def __init__(self, commit: str, parent: str | None, reason: str) -> None:
+        super().__init__(
+            f"the entry recorded in commit {commit[:12]} is damaged ({reason}); "
+            "'rewind check' lists every damaged entry."
+        )
+        self.commit = commit
+        self.parent = parent
+        self.reason = reason
+
+
+# OSErrors the environment causes, as what went wrong and what to do; {path} is the file.
+_AGAIN = "then run the command again"
+_FULL = f"free some space (or raise the quota), {_AGAIN}"
+_ADVICE = {
+    errno.ENOSPC: ("the disk is full (writing {path})", _FULL),
+    errno.EDQUOT: ("the disk quota is exhausted (writing {path})", _FULL),
+    errno.EFBIG: (
+        "a file grew past the file size limit (writing {path})",
+        f"raise the limit ('ulimit -f') or record smaller files, {_AGAIN}",
+    ),
+    errno.EACCES: (
+        "permission denied for {path}",
+        f"check its permissions and those of its directory, {_AGAIN}",
+    ),
+    errno.EPERM: (
+        "operation not permitted on {path}",
+        f"check its permissions and owner, {_AGAIN}",
+    ),
+    errno.EROFS: ("{path} is on a read-only file system", f"make it writable, {_AGAIN}"),
+}
+
+
+def environment_problem(error: OSError) -> str | None:
+    """One sentence for an OSError the person can fix (a full disk, permissions, a file where
+    a directory should be); None for the others, which are bugs."""
+    path = error.filename if isinstance(error.filename, str | bytes) else None
+    if error.errno in (errno.ENOTDIR, errno.EEXIST):
+        blocking = _file_in_the_way(path)
+        if blocking is None:
+            return None
+        return (
+            f"{blocking} is a file where rewind needs a directory; move it out of the way "
+            f"(or set REWIND_HOME elsewhere if it is in rewind's home), {_AGAIN}."
+        )
+    found = _ADVICE.get(error.errno or 0)
+    if found is None:
+        return None
+    what, advice = found
+    shown = os.fsdecode(path) if path is not None else "a file"
+    what = what.replace(" (writing {path})", "" if path is None else " (writing {path})")
+    return f"{what.format(path=shown)}; {advice}."
+
+
+def _file_in_the_way(path: str | bytes | None) -> str | None:
+    """The deepest existing part of ``path`` that is not a directory, if there is one."""
+    if path is None:
+        return None
+    current = os.path.abspath(os.fsdecode(path))
+    while True:
+        if os.path.lexists(current):
+            return None if os.path.isdir(current) else current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent

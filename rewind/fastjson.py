@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 _WHITESPACE = " \t\n\r"
+_TOO_DEEP = "JSON nested too deeply"
 
 
 class _ScannerSettings:
@@ -48,7 +49,13 @@ def _build() -> tuple[Callable[[str], object], Callable[[object], str]]:
     except (ImportError, TypeError):  # pragma: no cover - CPython 3.11+ always has both
         import json
 
-        return json.loads, lambda value: json.dumps(value, separators=(",", ":"))
+        def loads_with_json(text: str) -> object:
+            try:
+                return json.loads(text)
+            except RecursionError:
+                raise ValueError(_TOO_DEEP) from None
+
+        return loads_with_json, lambda value: json.dumps(value, separators=(",", ":"))
 
     def loads(text: str) -> object:
         start = _skip_whitespace(text, 0)
@@ -61,6 +68,8 @@ def _build() -> tuple[Callable[[str], object], Callable[[object], str]]:
             # json.decoder.JSONDecodeError, which it only finds once json.decoder is imported;
             # before that it fails with this SystemError instead.
             raise ValueError("not JSON") from None
+        except RecursionError:  # the C scanner recurses once per level of nesting
+            raise ValueError(_TOO_DEEP) from None
         if _skip_whitespace(text, end) != len(text):
             raise ValueError(f"extra data after JSON at character {end}")
         return value

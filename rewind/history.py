@@ -4,37 +4,72 @@ from __future__ import annotations
 
 import os
 
-from rewind.entry import Entry, FileChange
-from rewind.errors import UserError
+from rewind.entry import Entry, FileChange, damaged_entry
+from rewind.errors import DamagedEntry, StoreError, UserError
 from rewind.session import SessionHead, label_ref_prefix, merge_journal, recent_session
 from rewind.store import SESSIONS_REF_PREFIX, DamagedRef, Store
 
 
 def read_entries(store: Store, head: SessionHead) -> list[Entry]:
-    """Every entry of the session, oldest first (the newest comes from the head's cache)."""
-    if head.current is None:
-        return []
-    entries = [head.current]
-    commit = head.parent
-    while commit:
-        entry, commit = store.read_entry(commit)
-        entries.append(entry)
-    entries.reverse()
-    return entries
+    """Every entry of the session, oldest first (the newest comes from the head's cache).
+
+    An entry that cannot be read is given as a stand-in of kind DAMAGED (see entry.py): it
+    hides nothing that follows it, and :func:`refuse_damaged` keeps restores from crossing it.
+    """
+    return [entry for entry, _ in read_entries_with_commits(store, head)]
 
 
 def read_entries_with_commits(store: Store, head: SessionHead) -> list[tuple[Entry, str]]:
     """Every entry of the session with the commit that records it, oldest first."""
-    if head.current is None or head.tip is None:
+    if head.current is None:
         return []
-    pairs = [(head.current, head.tip)]
+    pairs = [(head.current, head.tip or "")]
     commit = head.parent
     while commit:
-        entry, parent = store.read_entry(commit)
+        entry, parent = read_entry(store, commit, head.session_id)
         pairs.append((entry, commit))
         commit = parent
     pairs.reverse()
+    number_damaged([entry for entry, _ in pairs])
     return pairs
+
+
+def read_entry(store: Store, commit: str, session: str) -> tuple[Entry, str | None]:
+    """The entry of ``commit`` and its parent; a stand-in (numbered 0) when it is damaged."""
+    try:
+        return store.read_entry(commit)
+    except DamagedEntry as damage:
+        return damaged_entry(session, commit, damage.reason), damage.parent
+
+
+def number_damaged(entries: list[Entry]) -> None:
+    """Numbers the stand-ins of damaged entries after their neighbours (entries are numbered
+    one by one in a session), oldest first."""
+    intact = [index for index, entry in enumerate(entries) if not entry.is_damaged]
+    if not intact:
+        for index, entry in enumerate(entries):
+            entry.number = index + 1
+        return
+    first = intact[0]
+    for index in range(first - 1, -1, -1):
+        entries[index].number = entries[index + 1].number - 1
+    for index in range(first + 1, len(entries)):
+        if entries[index].is_damaged:
+            entries[index].number = entries[index - 1].number + 1
+
+
+def refuse_damaged(entries: list[Entry], start: int, action: str) -> None:
+    """Refuses ``action``, which concerns ``entries[start:]``, when one of them is damaged:
+    what a damaged entry changed is unknown, so it could only be done in part."""
+    damaged = [entry for entry in entries[start:] if entry.is_damaged]
+    if not damaged:
+        return
+    numbers = ", ".join(str(entry.number) for entry in damaged)
+    raise StoreError(
+        f"{action} would cross damaged entr{'y' if len(damaged) == 1 else 'ies'} {numbers} of "
+        f"session {damaged[0].session}, whose changes cannot be read, so nothing was done; "
+        "choose a turn after it ('rewind check' lists what is damaged)."
+    )
 
 
 def labels_of(store: Store, session_id: str) -> dict[str, list[str]]:
@@ -45,7 +80,10 @@ def labels_of(store: Store, session_id: str) -> dict[str, list[str]]:
         commit = store.read_ref(ref)
         if commit is None:
             continue
-        entry, _ = store.read_entry(commit)
+        try:
+            entry, _ = store.read_entry(commit)
+        except DamagedEntry:
+            continue  # a label on a damaged entry: 'rewind check' reports the entry
         found.setdefault(entry.id, []).append(ref[len(prefix) :])
     return found
 
@@ -58,6 +96,8 @@ def all_labels(entry: Entry, attached: dict[str, list[str]]) -> list[str]:
 
 def find_entry(entries: list[Entry], wanted: str) -> Entry:
     """An entry by number (``3``) or by id or a unique prefix of it (``a1b2c3``)."""
+    if not wanted.strip():
+        raise UserError("TURN is empty; give a turn's number or id ('rewind log' lists them).")
     if not entries:
         raise UserError("this session has no turns yet.")
     if wanted.isdigit() and len(wanted) < 7:
@@ -122,7 +162,11 @@ def list_sessions(store: Store, damaged: list[DamagedRef] | None = None) -> list
             continue
         if tip is None:
             continue
-        entry, parent = store.read_entry(tip)
+        try:
+            entry, parent = store.read_entry(tip)
+        except DamagedEntry as damage:  # the session's id is in its ref name, mostly
+            entry = damaged_entry(ref.rsplit("/", 1)[1], tip, damage.reason)
+            parent = damage.parent
         head = SessionHead(entry.session, ref, tip, parent, entry)
         merge_journal(store, head)  # the open turn's records so far
         try:

@@ -21,7 +21,7 @@ from rewind.filestate import (
     FileState,
     capture,
 )
-from rewind.history import changes_by_other_sessions
+from rewind.history import changes_by_other_sessions, refuse_damaged
 from rewind.store import Store
 
 RESTORE_FILE = "restore"
@@ -127,6 +127,7 @@ class RestorePlan:
 def plan_restore(
     store: Store, entries: list[Entry], to: Entry, only: list[bytes] | None = None
 ) -> RestorePlan:
+    refuse_damaged(entries, entries.index(to), f"restoring to before turn {to.number}")
     targets = checkpoint_states(entries, entries.index(to))
     if only is not None:
         missing = [path for path in only if path not in targets]
@@ -155,10 +156,13 @@ def _changed_outside_agent(entries: list[Entry]) -> dict[bytes, int]:
 
 
 def plan_undo(store: Store, entries: list[Entry]) -> RestorePlan:
-    for entry in reversed(entries):
+    for index in range(len(entries) - 1, -1, -1):
+        entry = entries[index]
         if entry.kind in (RESTORE, UNDO):
+            refuse_damaged(entries, index, f"undoing {entry.kind} {entry.number}")
             break
     else:
+        refuse_damaged(entries, 0, "undo")  # a damaged entry may be the restore to undo
         raise UserError("there is no restore to undo in this session; 'rewind log' shows it.")
     targets = {change.path: change.before or FileState(UNKNOWN) for change in entry.files}
     expected = {change.path: change.after or FileState(UNKNOWN) for change in entry.files}

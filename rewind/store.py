@@ -21,8 +21,8 @@ import time
 
 from rewind.atomic import replace_file, write_text_atomically
 from rewind.config import Config, load_config
-from rewind.errors import StoreError, UserError
-from rewind.fastjson import dumps, load_object
+from rewind.errors import DamagedEntry, StoreError, UserError
+from rewind.fastjson import dumps
 from rewind.home import store_dir_for
 from rewind.objects import MODE_FILE, MODE_TREE, ObjectReader, ObjectWriter
 from rewind.root import Root, find_root
@@ -296,14 +296,21 @@ class Store:
         )
 
     def read_entry(self, commit: str) -> tuple[Entry, str | None]:
-        """The entry recorded in ``commit``, and the commit's parent."""
-        from rewind.entry import Entry
+        """The entry recorded in ``commit``, and the commit's parent.
+
+        An entry that cannot be read raises :class:`DamagedEntry`, which still names the parent:
+        the history goes on past it.
+        """
+        from rewind.entry import entry_from_record
 
         tree, parent = self.reader.read_commit(commit)
-        for name, _, oid in self.reader.read_tree(tree):
-            if name == b"turn.json":
-                return Entry.from_json(load_object(self.reader.read_blob(oid).decode())), parent
-        raise UserError(f"commit {commit} in the store has no turn.json; run 'rewind check'.")
+        try:
+            found = [oid for name, _, oid in self.reader.read_tree(tree) if name == b"turn.json"]
+            if not found:
+                raise ValueError("it has no turn.json")
+            return entry_from_record(self.reader.read_blob(found[0])), parent
+        except (StoreError, ValueError) as error:
+            raise DamagedEntry(commit, parent, str(error).split(";")[0].rstrip(".")) from None
 
     def disk_usage(self) -> int:
         """Bytes the store takes on disk."""

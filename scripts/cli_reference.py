@@ -79,7 +79,7 @@ EXIT_CODES = """\
 | Code | Meaning |
 | --- | --- |
 | 0 | Success. Also: `--help`; `restore` or `undo` with nothing to change; `end` with no open turn (a note is printed on standard error). |
-| 1 | A mistake you can fix, or a refusal: one line on standard error that starts with `rewind:` and says what to do next. This covers usage errors (unknown command or option, missing argument), conflicts (`changed outside rewind since it last recorded it`: nothing was written), a declined confirmation (`Nothing was changed.`), `track` paths that could not be recorded with their content (the other paths are recorded), files a restore could not write, and problems found by `check`. |
+| 1 | A mistake you can fix, or a refusal: one line on standard error that starts with `rewind:` and says what to do next. This covers usage errors (unknown command or option, missing argument), conflicts (`changed outside rewind since it last recorded it`: nothing was written), a declined confirmation (`Nothing was changed.`), `track` paths that could not be recorded with their content (the other paths are recorded), files a restore could not write, and problems found by `check`. It also covers what the environment refuses, named with the file concerned: a full disk or quota, a file size limit (`ulimit -f`), permissions, a read-only file system, a file where rewind needs a directory (`$REWIND_HOME/stores` for one), a store file that is not UTF-8 text. |
 | 3 | A bug in rewind: `rewind: unexpected error: ...; details in .../crash.log`, the traceback being appended to `crash.log` in the rewind home directory. |
 | 130 | Interrupted with Ctrl-C. |
 """
@@ -276,10 +276,16 @@ log's path), so a checkpoint that could not be taken is seen here.
 """,
     "check": """\
 Reads every entry of every session and every stored file version they name, and prints
-`checked N stored file versions: K problem(s)`. Each problem (an unreadable history, a missing
-or corrupted version, a session ref that does not hold a commit id) is printed on standard
-error, and the exit code is then 1. For a damaged ref it names the tip the session's cache last
-knew and the `git update-ref` command that points the ref back at it.
+`checked N stored file versions: K problem(s)`. Each problem (an unreadable history, a damaged
+entry, a missing or corrupted version, a session ref that does not hold a commit id) is printed
+on standard error, and the exit code is then 1. For a damaged ref it names the tip the session's
+cache last knew and the `git update-ref` command that points the ref back at it.
+
+A damaged entry is one whose record (`turn.json`) cannot be read: `check` names each one with
+its commit. The rest of the history stays usable: `log` lists a damaged entry as
+`damaged entry: ...` (kind `damaged` in `--json`) and says so on standard error, a restore or
+diff to a turn after it works, and one that would cross it is refused (exit 1, nothing written),
+because what a damaged entry changed is unknown.
 """,
     "gc": """\
 Puts every object the sessions, labels and open turns still reference into one delta-compressed
@@ -381,6 +387,11 @@ runs them or a check failed (the live run of an agent that is not installed only
 leaves nothing behind: what the live run writes is removed, and its hooks' fallback logs go to
 its temporary directory.
 """,
+    "tui": """\
+Needs a terminal (its standard input and standard error): without one it exits 1 at once. A
+session that does not exist is refused as by every other command. If the TUI stops on an error,
+the exit code is 3 and the error is appended to `crash.log`.
+""",
 }
 
 LOG_JSON = """\
@@ -393,7 +404,7 @@ A JSON list with one object per entry of the session, oldest first:
 | `session` | The session id. |
 | `turn` | The entry's number in the session (restores and undos are numbered too). |
 | `id` | The entry's id (12 hex digits). |
-| `kind` | `turn`, `restore` or `undo`. |
+| `kind` | `turn`, `restore` or `undo`; `damaged` for an entry whose record cannot be read (see `rewind check`). |
 | `prompt` | The prompt of a turn; for a restore or undo, its description (`restore to before turn 1`). |
 | `agent` | The agent's name, or `""`. |
 | `time` | When the entry started, ISO 8601 UTC (`2026-11-30T00:54:25Z`). |

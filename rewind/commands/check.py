@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import sys
 
+from rewind.entry import Entry
 from rewind.errors import UserError
-from rewind.history import list_sessions, read_entries
+from rewind.history import list_sessions, read_entries_with_commits
 from rewind.session import last_known_tip
 from rewind.store import DamagedRef, Store
 
@@ -18,37 +19,51 @@ def run() -> int:
     problems += [f"{error} {_ref_repair_hint(store, error)}" for error in damaged]
     for summary in summaries:
         try:
-            entries = read_entries(store, summary.head)
+            pairs = read_entries_with_commits(store, summary.head)
         except UserError as error:
             problems.append(f"session {summary.head.session_id}: history unreadable: {error}")
             continue
-        for entry in entries:
-            for change in entry.files:
-                for side, state in (("before", change.before), ("after", change.after)):
-                    if state is None or state.oid is None:
-                        continue
-                    checked += 1
-                    try:
-                        store.reader.read_blob(state.oid)
-                    except UserError:
-                        problems.append(
-                            f"session {entry.session} turn {entry.number}: the {side}-state of "
-                            f"{store.root.display(change.path)} ({state.oid}) is missing or "
-                            "corrupted"
-                        )
+        for entry, commit in pairs:
+            if entry.is_damaged:
+                problems.append(
+                    f"session {entry.session} entry {entry.number} (commit {commit}): "
+                    f"{entry.prompt}"
+                )
+                continue
+            count, missing = _check_states(store, entry)
+            checked += count
+            problems += missing
     for problem in problems:
         print(problem, file=sys.stderr)
     print(f"checked {checked} stored file versions: {len(problems)} problem(s)")
     return 1 if problems else 0
 
 
+def _check_states(store: Store, entry: Entry) -> tuple[int, list[str]]:
+    """How many stored states of ``entry`` were read, and those that could not be."""
+    checked = 0
+    problems = []
+    for change in entry.files:
+        for side, state in (("before", change.before), ("after", change.after)):
+            if state is None or state.oid is None:
+                continue
+            checked += 1
+            try:
+                store.reader.read_blob(state.oid)
+            except UserError:
+                problems.append(
+                    f"session {entry.session} turn {entry.number}: the {side}-state of "
+                    f"{store.root.display(change.path)} ({state.oid}) is missing or corrupted"
+                )
+    return checked, problems
+
+
 def _ref_repair_hint(store: Store, error: DamagedRef) -> str:
     """How to point a damaged session ref back at the tip rewind last knew (its cache)."""
-    ref = error.ref
-    tip = last_known_tip(store, ref)
+    tip = last_known_tip(store, error.ref)
     if not tip:
         return "No earlier tip is known; the session's history cannot be found again."
     return (
         f"The last tip rewind knew is {tip}: 'git --git-dir={store.git_dir} update-ref "
-        f"{ref} {tip}' points it there again."
+        f"{error.ref} {tip}' points it there again."
     )

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from rewind.checkpoint import states_between
 from rewind.diffs import FileDiff, diff_states, diff_to_disk
-from rewind.history import find_entry, read_entries
+from rewind.history import find_entry, read_entries, refuse_damaged
 from rewind.render import colour_diff, use_colour
 from rewind.session import require_existing, resolve_session
 from rewind.store import Store
@@ -14,6 +14,7 @@ def run(*, session: str | None, turn: str | None, turn2: str | None) -> int:
     entries = read_entries(store, head)
     start = entries.index(find_entry(entries, turn)) if turn else len(entries) - 1
     if turn2 is None:
+        refuse_damaged(entries, start, "this diff")
         diffs = [
             diff_to_disk(store, path, old)
             for path, (old, _) in states_between(entries, start, len(entries)).items()
@@ -21,6 +22,7 @@ def run(*, session: str | None, turn: str | None, turn2: str | None) -> int:
     else:
         stop = entries.index(find_entry(entries, turn2))
         start, stop = min(start, stop), max(start, stop)
+        refuse_damaged(entries, start, "this diff")
         diffs = [
             diff_states(store, path, old, new)
             for path, (old, new) in states_between(entries, start, stop).items()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from rewind.entry import TURN, WATCH_AGENT
 from rewind.history import all_labels, labels_of, read_entries
@@ -16,6 +17,13 @@ def run(*, session: str | None, as_json: bool) -> int:
     head = require_existing(store, resolve_session(store, session))
     entries = read_entries(store, head)
     attached = labels_of(store, head.session_id)
+    damaged = [str(entry.number) for entry in entries if entry.is_damaged]
+    if damaged:
+        print(
+            f"rewind: entr{'y' if len(damaged) == 1 else 'ies'} {', '.join(damaged)} of session "
+            f"{head.session_id} cannot be read; 'rewind check' says why.",
+            file=sys.stderr,
+        )
     if as_json:
         data = [
             entry_json(entry, entry_diffs(store, entry), all_labels(entry, attached))
@@ -36,7 +44,8 @@ def run(*, session: str | None, as_json: bool) -> int:
         state = " (open)" if entry.is_open else ""
         names = all_labels(entry, attached)
         labels = f" [{', '.join(names)}]" if names else ""
-        heading = f"{entry.number:>4}  {entry.id}  {local_time(entry.started)}  "
+        started = local_time(entry.started) if not entry.is_damaged else "?".ljust(19)
+        heading = f"{entry.number:>4}  {entry.id}  {started}  "
         if entry.kind != TURN:
             title = paint(title, "yellow", colour)
         print(paint(heading, "cyan", colour) + title + labels + state)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from rewind.errors import StoreError
 from rewind.history import all_labels, find_entry, labels_of, read_entries
 from rewind.render import colour_diff, first_line, local_time, paint, use_colour
 from rewind.session import require_existing, resolve_session
@@ -11,6 +12,11 @@ def run(*, session: str | None, turn: str) -> int:
     store = Store.of_current_project()
     head = require_existing(store, resolve_session(store, session))
     entry = find_entry(read_entries(store, head), turn)
+    if entry.is_damaged:
+        raise StoreError(
+            f"entry {entry.number} of session {entry.session} cannot be shown, it is a "
+            f"{entry.prompt}; 'rewind check' lists every damaged entry."
+        )
     names = all_labels(entry, labels_of(store, head.session_id))
     labels = f" [{', '.join(names)}]" if names else ""
     colour = use_colour()

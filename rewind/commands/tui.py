@@ -3,10 +3,32 @@
 from __future__ import annotations
 
 import os
+import sys
+
+from rewind.errors import ExitCode, UserError
+from rewind.session import require_existing, resolve_session
+from rewind.store import Store
+
+
+class TuiCrashed(Exception):
+    """The TUI stopped on an error it showed already: a bug, logged like any other."""
 
 
 def run(*, session: str | None) -> int:
+    store = Store.of_current_project()
+    require_existing(store, resolve_session(store, session))
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        raise UserError(
+            "rewind tui needs a terminal (its input and standard error are not one); run it in "
+            "one, or use 'rewind log' and 'rewind restore' instead."
+        )
     from rewind.tui.app import RewindApp
 
-    RewindApp(os.getcwd(), session).run()
-    return 0
+    app = RewindApp(os.getcwd(), session)
+    app.run()
+    if app.return_code:
+        error = getattr(app, "_exception", None)  # textual keeps the first error it met
+        if isinstance(error, BaseException):
+            raise TuiCrashed(f"the TUI stopped on {error!r}") from error
+        raise TuiCrashed(f"the TUI stopped with exit code {app.return_code}")
+    return int(ExitCode.OK)

@@ -14,7 +14,7 @@ from rewind.checkpoint import checkpoint_states
 from rewind.diffs import NO_PRE_IMAGE, PENDING, UNCHANGED, FileDiff, diff_states, diff_to_disk
 from rewind.entry import EDIT, EXTERNAL, RESTORE, SHELL, TURN, UNDO, Entry, FileChange
 from rewind.filestate import TOO_LARGE, UNREADABLE, FileState
-from rewind.history import all_labels, labels_of, list_sessions
+from rewind.history import all_labels, labels_of, list_sessions, number_damaged, read_entry
 from rewind.session import load_head
 from rewind.store import Store
 
@@ -152,11 +152,12 @@ class SessionHistory:
         while commit:
             known = self._commits.get(commit)
             if known is None:
-                known = self.store.read_entry(commit)
+                known = read_entry(self.store, commit, self.session_id)
                 self._commits[commit] = known
             entry, commit = known
             entries.append(entry)
         entries.reverse()
+        number_damaged(entries)
         self.entries = entries
         return True
 
