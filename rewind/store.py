@@ -235,9 +235,9 @@ class Store:
         try:
             path = os.path.join(self.git_dir, "packed-refs")
             with open(path, encoding="utf-8", errors="replace") as handle:
-                for line in handle:
+                for line in handle:  # comments, peeled tags and damaged lines name no ref
                     oid, _, ref = line.strip().partition(" ")
-                    if ref and not oid.startswith(("#", "^")):
+                    if ref and len(oid) == 40 and _is_hex(oid.encode("ascii", "replace")):
                         found[ref] = oid
         except FileNotFoundError:
             pass
