@@ -34,6 +34,10 @@ from rewind.errors import UserError
 from rewind.fastjson import dumps, load_object
 from rewind.filestate import FileState
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
 JOURNAL_DIR = "journal"
 SPOOL_MARK = ".spool-"
 ORPHAN_DIR = "orphaned"
@@ -50,7 +54,7 @@ class JournalBusy(UserError):
 class JournalRecords:
     """What a journal and its spool files hold: complete, well-formed lines only."""
 
-    __slots__ = ("damaged", "entry", "journal", "lines", "records", "spool_files")
+    __slots__ = ("damaged", "entry", "journal", "lines", "records", "spent", "spool_files")
 
     def __init__(self, journal: str, entry: str) -> None:
         self.journal = journal  # the journal's own id
@@ -59,6 +63,8 @@ class JournalRecords:
         self.records: list[tuple[int, dict[str, object]]] = []  # (line number, record)
         self.damaged = 0
         self.spool_files: list[str] = []
+        # Spool files a commit holds already (a fold was interrupted before removing them).
+        self.spent: list[str] = []
 
 
 def journal_path(journal_dir: str, session_leaf: str) -> str:
@@ -170,9 +176,12 @@ def set_aside(path: str, why: str) -> str:
 # reading --------------------------------------------------------------------------------------
 
 
-def read(path: str) -> JournalRecords | None:
+def read(path: str, absorbed: Collection[str] = ()) -> JournalRecords | None:
     """The journal's complete lines and the spool files kept beside it; None without a
-    journal or spool files. A journal whose header is unreadable is treated as empty."""
+    journal or spool files. A journal whose header is unreadable is treated as empty.
+
+    Spool files named in ``absorbed`` (the open or last turn took them in) are not read again:
+    they are listed in ``spent``, for a writer to remove."""
     records = None
     try:
         with open(path, "rb") as handle:
@@ -185,7 +194,8 @@ def read(path: str) -> JournalRecords | None:
     if spooled:
         if records is None:
             records = JournalRecords("", "")
-        _add_spooled(records, spooled)
+        records.spent = [p for p in spooled if os.path.basename(p) in absorbed]
+        _add_spooled(records, [p for p in spooled if os.path.basename(p) not in absorbed])
     return records
 
 

@@ -144,11 +144,12 @@ def _load_tip(store: Store, session_id: str) -> SessionHead:
 
 def merge_journal(store: Store, head: SessionHead) -> None:
     """Applies the open turn's journal to ``head`` in memory (see :class:`SessionHead`)."""
-    records = journal.read(journal_path_of(store, head.session_id))
+    current = head.current
+    spent = current.absorbed_spool_files() if current is not None else ()
+    records = journal.read(journal_path_of(store, head.session_id), spent)
     if records is None:
         return
     head.journal = records
-    current = head.current
     is_open = current is not None and current.is_open
     if records.entry and (current is None or records.entry != current.id):
         head.journal_state = STRAY  # its turn is not the session's newest entry
@@ -187,6 +188,8 @@ class Settled:
             raise
         head.journal_fd = fd
         self.head = head
+        for spent in head.journal.spent if head.journal else ():
+            journal.remove_file(spent)  # left by a fold interrupted after its commit
         if head.journal_state == STRAY and fd is not None:
             kept = journal.set_aside(self.path, _stray_reason(head))
             self.store.log_problem(
@@ -243,8 +246,8 @@ def save_entry(store: Store, head: SessionHead, entry: Entry, replace_tip: bool)
     merged = head.journal_state == MERGED and not head.absorbed
     if merged and not replace_tip:
         assert head.current is not None
+        head.absorbed = True  # its spool files go as soon as this commit holds them
         _commit(store, head, _absorbing(head, head.current), replace_tip=True)
-        head.absorbed = True
     if merged and entry is head.current:
         _absorbing(head, entry)
         head.absorbed = True
@@ -262,6 +265,9 @@ def _absorbing(head: SessionHead, entry: Entry) -> Entry:
     records = head.journal
     assert records is not None
     entry.journal = {"id": records.journal, "lines": records.lines}
+    if records.spool_files:  # named, so that a fold interrupted before removing them is not
+        # applied again, to this turn or the next
+        entry.journal["spooled"] = [os.path.basename(path) for path in records.spool_files]
     return entry
 
 
