@@ -253,6 +253,18 @@ def apply(entry: Entry, records: JournalRecords, after_line: int) -> None:
                 change.after = FileState.from_json(state)
 
 
+def records_after(records: JournalRecords, after_line: int) -> dict[str, object] | None:
+    """The journal's records past line ``after_line`` as one record (spooled ones left out),
+    or None when there are none."""
+    before: list[dict[str, object]] = []
+    after: list[dict[str, object]] = []
+    for number, record in records.records:
+        if number > after_line:
+            before += _dicts(record.get("before"))
+            after += _dicts(record.get("after"))
+    return {"before": before, "after": after} if before or after else None
+
+
 def _apply_before(entry: Entry, index: dict[bytes, FileChange], change: FileChange) -> None:
     existing = index.get(change.path)
     if existing is None:

@@ -191,11 +191,21 @@ class Settled:
         for spent in head.journal.spent if head.journal else ():
             journal.remove_file(spent)  # left by a fold interrupted after its commit
         if head.journal_state == STRAY and fd is not None:
-            kept = journal.set_aside(self.path, _stray_reason(head))
-            self.store.log_problem(
-                f"session {head.session_id}: a journal that belongs to no open turn was set "
-                f"aside as {kept}; its records were not applied"
-            )
+            late = _appended_after_its_fold(self.store, head)
+            if late is not None:
+                if late:
+                    kept = journal.spool(self.path, late)
+                    self.store.log_problem(
+                        f"session {head.session_id}: records appended to the journal of a turn "
+                        f"that had ended were kept in {kept}, for the next turn"
+                    )
+                journal.retire(self.path, None)
+            else:
+                kept = journal.set_aside(self.path, _stray_reason(head))
+                self.store.log_problem(
+                    f"session {head.session_id}: a journal that belongs to no open turn was set "
+                    f"aside as {kept}; its records were not applied"
+                )
             head.journal, head.journal_state = None, ""
         return head
 
@@ -210,6 +220,28 @@ class Settled:
         finally:
             os.close(head.journal_fd)
             head.journal_fd = None
+
+
+def _appended_after_its_fold(store: Store, head: SessionHead) -> dict[str, object] | None:
+    """What was appended to the journal of an ended turn after its last fold, as one record.
+
+    A fold killed after its commit but before removing the journal leaves it in place, and
+    hooks go on appending to it: those records came after the turn (or the restore that went
+    on top of it, then its parent) was committed, so they belong to the next turn, like spooled
+    ones ({} when there are none). None when the journal is not one the newest entry or its
+    parent absorbed: it is set aside.
+    """
+    records = head.journal
+    owner = head.current
+    if records is None or owner is None:
+        return None
+    if records.entry != owner.id and head.parent is not None:
+        owner = store.read_entry(head.parent)[0]
+    if records.entry != owner.id or not owner.journal:
+        return None
+    if owner.journal.get("id") != records.journal:
+        return None
+    return journal.records_after(records, owner.absorbed_lines(records.journal)) or {}
 
 
 def _stray_reason(head: SessionHead) -> str:

@@ -16,7 +16,7 @@ import pytest
 
 from rewind import journal
 from rewind.objects import ObjectReader
-from rewind.recording import begin, track
+from rewind.recording import begin, record_after, track
 from rewind.session import journal_path_of
 from rewind.store import Store, StoreLock
 from tests.agent_payloads import ClaudeCode
@@ -172,3 +172,50 @@ class TestSpooledRecords:
         assert turns[1]["files"][0]["before"]["size"] == len("after turn 1\n")
         ok("restore", "2", "--session", SESSION, "--yes")
         assert Path("a.txt").read_text() == "after turn 1\n"  # not turn 1's pre-image
+
+
+class TestJournalLeftByAnInterruptedFold:
+    def test_records_appended_after_an_interrupted_end_are_kept_for_the_next_turn(
+        self, project: Path
+    ) -> None:
+        store = Store.of_current_project(create=True)
+        Path("a.txt").write_text("a\n")
+        begin(store, SESSION)
+        track(store, SESSION, [b"a.txt"])
+        saved = journal_file(store).read_bytes()
+        ok("end", "--session", SESSION)
+        # 'rewind end' killed between its commit and the journal's removal:
+        journal_file(store).write_bytes(saved)
+        Path("b.txt").write_text("b as it was\n")
+        ok("track", "--session", SESSION, "b.txt")  # an agent's hook, before its edit
+        Path("b.txt").write_text("b edited\n")
+        ok("begin", "--session", SESSION)
+        ok("end", "--session", SESSION)
+        ok("restore", "2", "--session", SESSION, "--yes")
+        assert Path("b.txt").read_text() == "b as it was\n"
+
+    def test_records_appended_after_an_interrupted_restore_are_kept_for_the_next_turn(
+        self, project: Path
+    ) -> None:
+        store = Store.of_current_project(create=True)
+        Path("a.txt").write_text("a\n")
+        begin(store, SESSION)
+        track(store, SESSION, [b"a.txt"])
+        Path("a.txt").write_text("a edited\n")
+        record_after(store, SESSION, close=True)
+        begin(store, SESSION)
+        Path("c.txt").write_text("c\n")
+        track(store, SESSION, [b"c.txt"])
+        saved = journal_file(store).read_bytes()
+        ok("restore", "1", "--session", SESSION, "--yes")
+        # The restore killed between its commit and the journal's removal:
+        journal_file(store).write_bytes(saved)
+        Path("b.txt").write_text("b as it was\n")
+        ok("track", "--session", SESSION, "b.txt")
+        Path("b.txt").write_text("b edited\n")
+        ok("begin", "--session", SESSION)
+        ok("end", "--session", SESSION)
+        [*_, turn] = log_json("--session", SESSION)
+        assert [f["path"] for f in turn["files"]] == ["b.txt"]
+        ok("restore", turn["id"], "--session", SESSION, "--yes")
+        assert Path("b.txt").read_text() == "b as it was\n"
