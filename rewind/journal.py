@@ -18,7 +18,7 @@ that the file it opened is gone and starts again.
 
 A line cut short by a killed process is completed by the next appender's newline and skipped
 when read. When the lock cannot be had in time, the records go to a spool file next to the
-journal (``<session>.spool-<pid>-<n>``), which readers and the next fold pick up: a pre-image
+journal (``<session>..spool-<pid>-<n>``), which readers and the next fold pick up: a pre-image
 is never dropped.
 """
 
@@ -39,8 +39,9 @@ if TYPE_CHECKING:
     from collections.abc import Collection
 
 JOURNAL_DIR = "journal"
-SPOOL_MARK = ".spool-"
-ORPHAN_DIR = "orphaned"
+# Neither can be part of a session's journal name (a ref name: no "..", no leading "_").
+SPOOL_MARK = "..spool-"
+ORPHAN_DIR = "_orphaned"
 # A hook gives up waiting for the journal's lock after this long and spools its records.
 APPEND_LOCK_TIMEOUT = 10.0
 
@@ -86,7 +87,7 @@ def create(path: str, entry_id: str) -> None:
     """Starts the journal of a new open turn; an existing journal is left as it is."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     header = dumps({"journal": os.urandom(8).hex(), "entry": entry_id}) + "\n"
-    temp = f"{path}.new-{os.getpid()}"
+    temp = f"{path}..new-{os.getpid()}"
     write_text_atomically(temp, header)
     try:
         os.link(temp, path)  # creates the journal only if there is none: never overwrites

@@ -60,7 +60,7 @@ class TestGcAndJournals:
         ok("end", "--session", SESSION)
         store = Store.of_current_project()
         journal_file(store).write_text('{"journal":"0123456789abcdef","entry":"000000000000"}\n')
-        ok("begin", "--session", SESSION)  # sets it aside, in journal/orphaned/
+        ok("begin", "--session", SESSION)  # sets it aside, in journal/_orphaned/
         assert (journal_file(store).parent / journal.ORPHAN_DIR).is_dir()
         ok("gc")  # before the fix: IsADirectoryError, every gc, for good
 
@@ -219,3 +219,31 @@ class TestJournalLeftByAnInterruptedFold:
         assert [f["path"] for f in turn["files"]] == ["b.txt"]
         ok("restore", turn["id"], "--session", SESSION, "--yes")
         assert Path("b.txt").read_text() == "b as it was\n"
+
+
+class TestSessionNames:
+    def test_a_session_named_like_the_folder_of_journals_set_aside_records(
+        self, project: Path
+    ) -> None:
+        Path("a.txt").write_text("a\n")
+        ok("track", "--session", SESSION, "a.txt")
+        ok("end", "--session", SESSION)
+        store = Store.of_current_project()
+        journal_file(store).write_text('{"journal":"0123456789abcdef","entry":"000000000000"}\n')
+        ok("begin", "--session", SESSION)  # sets it aside
+        Path("b.txt").write_text("b\n")
+        ok("track", "--session", "orphaned", "b.txt")
+        [turn] = log_json("--session", "orphaned")
+        assert [f["path"] for f in turn["files"]] == ["b.txt"]
+
+    def test_a_session_named_like_a_spool_file_keeps_its_journal(self, project: Path) -> None:
+        Path("a.txt").write_text("a\n")
+        Path("b.txt").write_text("b\n")
+        other = SESSION + ".spool-1-2-3"  # what spool files of s1 were named
+        ok("track", "--session", other, "b.txt")
+        ok("track", "--session", SESSION, "a.txt")
+        ok("end", "--session", SESSION)  # must not take the other session's journal for its own
+        [turn] = log_json("--session", other)
+        assert [f["path"] for f in turn["files"]] == ["b.txt"]
+        [turn] = log_json("--session", SESSION)
+        assert [f["path"] for f in turn["files"]] == ["a.txt"]
