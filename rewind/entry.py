@@ -136,7 +136,8 @@ class Entry:
         # {"at": seconds, "files": count, "directories": {top-level directory: count}}.
         self.unrecorded = unrecorded or []
         # How much of the open turn's journal this entry has absorbed (rewind.journal):
-        # {"id": the journal's id, "lines": how many of its lines}.
+        # {"id": the journal's id, "lines": how many of its lines, "spooled": the names of the
+        # spool files it took in, if any}.
         self.journal = journal
 
     def __repr__(self) -> str:
@@ -220,6 +221,13 @@ class Entry:
             return 0
         lines = self.journal.get("lines")
         return lines if isinstance(lines, int) else 0
+
+    def absorbed_spool_files(self) -> frozenset[str]:
+        """The names of the spool files this entry took in (they are never applied again)."""
+        names = self.journal.get("spooled") if self.journal else None
+        if not isinstance(names, list):
+            return frozenset()
+        return frozenset(name for name in names if isinstance(name, str))
 
     def commit_message(self) -> str:
         first_line = self.prompt.strip().splitlines()[0] if self.prompt.strip() else ""

@@ -18,7 +18,7 @@ that the file it opened is gone and starts again.
 
 A line cut short by a killed process is completed by the next appender's newline and skipped
 when read. When the lock cannot be had in time, the records go to a spool file next to the
-journal (``<session>.spool-<pid>-<n>``), which readers and the next fold pick up: a pre-image
+journal (``<session>..spool-<pid>-<n>``), which readers and the next fold pick up: a pre-image
 is never dropped.
 """
 
@@ -34,9 +34,14 @@ from rewind.errors import UserError
 from rewind.fastjson import dumps, load_object
 from rewind.filestate import FileState
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
 JOURNAL_DIR = "journal"
-SPOOL_MARK = ".spool-"
-ORPHAN_DIR = "orphaned"
+# Neither can be part of a session's journal name (a ref name: no "..", no leading "_").
+SPOOL_MARK = "..spool-"
+ORPHAN_DIR = "_orphaned"
 # A hook gives up waiting for the journal's lock after this long and spools its records.
 APPEND_LOCK_TIMEOUT = 10.0
 
@@ -50,7 +55,7 @@ class JournalBusy(UserError):
 class JournalRecords:
     """What a journal and its spool files hold: complete, well-formed lines only."""
 
-    __slots__ = ("damaged", "entry", "journal", "lines", "records", "spool_files")
+    __slots__ = ("damaged", "entry", "journal", "lines", "records", "spent", "spool_files")
 
     def __init__(self, journal: str, entry: str) -> None:
         self.journal = journal  # the journal's own id
@@ -59,6 +64,8 @@ class JournalRecords:
         self.records: list[tuple[int, dict[str, object]]] = []  # (line number, record)
         self.damaged = 0
         self.spool_files: list[str] = []
+        # Spool files a commit holds already (a fold was interrupted before removing them).
+        self.spent: list[str] = []
 
 
 def journal_path(journal_dir: str, session_leaf: str) -> str:
@@ -80,7 +87,7 @@ def create(path: str, entry_id: str) -> None:
     """Starts the journal of a new open turn; an existing journal is left as it is."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     header = dumps({"journal": os.urandom(8).hex(), "entry": entry_id}) + "\n"
-    temp = f"{path}.new-{os.getpid()}"
+    temp = f"{path}..new-{os.getpid()}"
     write_text_atomically(temp, header)
     try:
         os.link(temp, path)  # creates the journal only if there is none: never overwrites
@@ -170,9 +177,12 @@ def set_aside(path: str, why: str) -> str:
 # reading --------------------------------------------------------------------------------------
 
 
-def read(path: str) -> JournalRecords | None:
+def read(path: str, absorbed: Collection[str] = ()) -> JournalRecords | None:
     """The journal's complete lines and the spool files kept beside it; None without a
-    journal or spool files. A journal whose header is unreadable is treated as empty."""
+    journal or spool files. A journal whose header is unreadable is treated as empty.
+
+    Spool files named in ``absorbed`` (the open or last turn took them in) are not read again:
+    they are listed in ``spent``, for a writer to remove."""
     records = None
     try:
         with open(path, "rb") as handle:
@@ -185,7 +195,8 @@ def read(path: str) -> JournalRecords | None:
     if spooled:
         if records is None:
             records = JournalRecords("", "")
-        _add_spooled(records, spooled)
+        records.spent = [p for p in spooled if os.path.basename(p) in absorbed]
+        _add_spooled(records, [p for p in spooled if os.path.basename(p) not in absorbed])
     return records
 
 
@@ -241,6 +252,18 @@ def apply(entry: Entry, records: JournalRecords, after_line: int) -> None:
             change = index.get(os.fsencode(str(data.get("path", ""))))
             if change is not None and isinstance(state, dict):
                 change.after = FileState.from_json(state)
+
+
+def records_after(records: JournalRecords, after_line: int) -> dict[str, object] | None:
+    """The journal's records past line ``after_line`` as one record (spooled ones left out),
+    or None when there are none."""
+    before: list[dict[str, object]] = []
+    after: list[dict[str, object]] = []
+    for number, record in records.records:
+        if number > after_line:
+            before += _dicts(record.get("before"))
+            after += _dicts(record.get("after"))
+    return {"before": before, "after": after} if before or after else None
 
 
 def _apply_before(entry: Entry, index: dict[bytes, FileChange], change: FileChange) -> None:

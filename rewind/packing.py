@@ -67,19 +67,23 @@ def reachable_objects(store: Store, seen: set[str] | None = None) -> set[str]:
 
 
 def _journal_objects(store: Store) -> set[str]:
-    """The objects the open turns' journals and spooled records name (no commit does yet)."""
+    """The objects that the open turns' journals, spooled records and the journals set aside
+    name: no commit does yet (or ever will, for those set aside, which are kept for people)."""
     folder = store.state_path(journal.JOURNAL_DIR)
-    try:
-        names = os.listdir(folder)
-    except FileNotFoundError:
-        return set()
     found: set[str] = set()
-    for name in names:
-        if journal.SPOOL_MARK in name:
-            continue  # read with the journal they belong to
-        records = journal.read(os.path.join(folder, name))
-        if records is not None:
-            found |= journal.object_ids(records)
+    for directory in (folder, os.path.join(folder, journal.ORPHAN_DIR)):
+        try:
+            names = os.listdir(directory)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        # A spool file is read with its journal, which need not exist (no turn was open).
+        for name in {name.split(journal.SPOOL_MARK, 1)[0] for name in names}:
+            path = os.path.join(directory, name)
+            if name.endswith(".why") or os.path.isdir(path):
+                continue
+            records = journal.read(path)
+            if records is not None:
+                found |= journal.object_ids(records)
     return found
 
 

@@ -30,7 +30,7 @@ from rewind.fastjson import dumps, load_object
 from rewind.filestate import ABSENT, LINK, FileState, capture
 from rewind.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
 from rewind.session import SessionHead, Settled, load_head, new_entry_id, save_entry
-from rewind.store import JOURNAL, Store
+from rewind.store import JOURNAL, Store, StoreLock
 
 
 class RestoreResult:
@@ -226,9 +226,12 @@ def _remove_created_directories(directories: set[bytes]) -> None:
             pass
 
 
-def finish_interrupted_restore(store: Store) -> None:
-    """Completes a restore whose process died after it was recorded (see the module doc)."""
-    with store.lock():
+def finish_interrupted_restore(store: Store, wait: bool = True) -> None:
+    """Completes a restore whose process died after it was recorded (see the module doc).
+
+    Without ``wait``, raises :class:`StoreBusy` at once when another process holds the store.
+    """
+    with store.lock() if wait else StoreLock(store.state_path("lock"), timeout=0.0):
         try:
             with open(store.state_path(JOURNAL), encoding="utf-8") as handle:
                 journal = load_object(handle.read())

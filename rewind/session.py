@@ -144,11 +144,12 @@ def _load_tip(store: Store, session_id: str) -> SessionHead:
 
 def merge_journal(store: Store, head: SessionHead) -> None:
     """Applies the open turn's journal to ``head`` in memory (see :class:`SessionHead`)."""
-    records = journal.read(journal_path_of(store, head.session_id))
+    current = head.current
+    spent = current.absorbed_spool_files() if current is not None else ()
+    records = journal.read(journal_path_of(store, head.session_id), spent)
     if records is None:
         return
     head.journal = records
-    current = head.current
     is_open = current is not None and current.is_open
     if records.entry and (current is None or records.entry != current.id):
         head.journal_state = STRAY  # its turn is not the session's newest entry
@@ -187,12 +188,24 @@ class Settled:
             raise
         head.journal_fd = fd
         self.head = head
+        for spent in head.journal.spent if head.journal else ():
+            journal.remove_file(spent)  # left by a fold interrupted after its commit
         if head.journal_state == STRAY and fd is not None:
-            kept = journal.set_aside(self.path, _stray_reason(head))
-            self.store.log_problem(
-                f"session {head.session_id}: a journal that belongs to no open turn was set "
-                f"aside as {kept}; its records were not applied"
-            )
+            late = _appended_after_its_fold(self.store, head)
+            if late is not None:
+                if late:
+                    kept = journal.spool(self.path, late)
+                    self.store.log_problem(
+                        f"session {head.session_id}: records appended to the journal of a turn "
+                        f"that had ended were kept in {kept}, for the next turn"
+                    )
+                journal.retire(self.path, None)
+            else:
+                kept = journal.set_aside(self.path, _stray_reason(head))
+                self.store.log_problem(
+                    f"session {head.session_id}: a journal that belongs to no open turn was set "
+                    f"aside as {kept}; its records were not applied"
+                )
             head.journal, head.journal_state = None, ""
         return head
 
@@ -207,6 +220,28 @@ class Settled:
         finally:
             os.close(head.journal_fd)
             head.journal_fd = None
+
+
+def _appended_after_its_fold(store: Store, head: SessionHead) -> dict[str, object] | None:
+    """What was appended to the journal of an ended turn after its last fold, as one record.
+
+    A fold killed after its commit but before removing the journal leaves it in place, and
+    hooks go on appending to it: those records came after the turn (or the restore that went
+    on top of it, then its parent) was committed, so they belong to the next turn, like spooled
+    ones ({} when there are none). None when the journal is not one the newest entry or its
+    parent absorbed: it is set aside.
+    """
+    records = head.journal
+    owner = head.current
+    if records is None or owner is None:
+        return None
+    if records.entry != owner.id and head.parent is not None:
+        owner = store.read_entry(head.parent)[0]
+    if records.entry != owner.id or not owner.journal:
+        return None
+    if owner.journal.get("id") != records.journal:
+        return None
+    return journal.records_after(records, owner.absorbed_lines(records.journal)) or {}
 
 
 def _stray_reason(head: SessionHead) -> str:
@@ -243,8 +278,8 @@ def save_entry(store: Store, head: SessionHead, entry: Entry, replace_tip: bool)
     merged = head.journal_state == MERGED and not head.absorbed
     if merged and not replace_tip:
         assert head.current is not None
+        head.absorbed = True  # its spool files go as soon as this commit holds them
         _commit(store, head, _absorbing(head, head.current), replace_tip=True)
-        head.absorbed = True
     if merged and entry is head.current:
         _absorbing(head, entry)
         head.absorbed = True
@@ -262,6 +297,9 @@ def _absorbing(head: SessionHead, entry: Entry) -> Entry:
     records = head.journal
     assert records is not None
     entry.journal = {"id": records.journal, "lines": records.lines}
+    if records.spool_files:  # named, so that a fold interrupted before removing them is not
+        # applied again, to this turn or the next
+        entry.journal["spooled"] = [os.path.basename(path) for path in records.spool_files]
     return entry
 
 

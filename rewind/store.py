@@ -156,10 +156,17 @@ class Store:
         self.lock_timeout: float | None = None  # seconds; None waits as long as it takes
 
     @classmethod
-    def for_root(cls, root_path: bytes, create: bool = False) -> Store:
+    def for_root(
+        cls, root_path: bytes, create: bool = False, lock_timeout: float | None = None
+    ) -> Store:
+        """The store of the project at ``root_path``. ``lock_timeout`` is how long its writers
+        wait for the store lock (None: as long as it takes); with one (a hook), a restore whose
+        journal is there is finished only when the store is free, since one that holds the
+        store is a restore under way, which its own process finishes."""
         git_dir = store_dir_for(root_path)
         config = load_config(root_path, git_dir)
         store = cls(git_dir, Root(root_path, config.extra_roots), config)
+        store.lock_timeout = lock_timeout
         if create:
             store.ensure_layout()
         elif not os.path.exists(os.path.join(git_dir, "HEAD")):
@@ -170,7 +177,10 @@ class Store:
         if os.path.exists(store.state_path(JOURNAL)):
             from rewind.restore import finish_interrupted_restore
 
-            finish_interrupted_restore(store)
+            try:
+                finish_interrupted_restore(store, wait=lock_timeout is None)
+            except StoreBusy:
+                pass
         return store
 
     @classmethod

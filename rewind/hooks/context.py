@@ -76,8 +76,7 @@ class HookContext:
         if not os.path.isdir(start):
             raise UserError(f"the event's directory {directory!r} does not exist")
         root = project_root(start, project_dirs, self.text(*session_keys))
-        self.store = Store.for_root(root, create=True)
-        self.store.lock_timeout = LOCK_TIMEOUT
+        self.store = Store.for_root(root, create=True, lock_timeout=LOCK_TIMEOUT)
         return self.store
 
     def stored_names(self, paths: list[str], base: str) -> list[bytes]:
