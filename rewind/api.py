@@ -205,8 +205,10 @@ class Turn:
         os.replace(self._absolute(source), target)
 
     def _absolute(self, path: PathLike) -> bytes:
+        """Where to write ``path``: checked at write time, so that a parent directory swapped
+        for a symlink to elsewhere is refused, never written through."""
         store = self.project.store
-        return store.root.absolute(self.project._name(path))
+        return store.root.writable_path(self.project._name(path))
 
     def _existing_file(self, path: PathLike, verb: str) -> bytes:
         absolute = self._absolute(path)

@@ -28,6 +28,7 @@ from rewind.entry import RESTORE, UNDO, Entry, FileChange
 from rewind.errors import ConflictError, UserError
 from rewind.fastjson import dumps, load_object
 from rewind.filestate import ABSENT, LINK, FileState, capture
+from rewind.recording import close_open_turn
 from rewind.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
 from rewind.session import SessionHead, Settled, load_head, new_entry_id, save_entry
 from rewind.store import JOURNAL, Store, StoreLock
@@ -47,6 +48,7 @@ class RestoreResult:
 def apply_plan(store: Store, plan: RestorePlan, force: bool = False) -> RestoreResult:
     """Carries out ``plan``; refuses, changing nothing, if a file changed since it was made."""
     with store.lock(), Settled(store, plan.session) as head:
+        close_open_turn(store, head)  # a turn a hook opened since the plan was made
         _check_still_current(store, plan)
         if plan.conflicts and not force:
             raise ConflictError(conflict_message(store, plan))
@@ -246,9 +248,8 @@ def finish_interrupted_restore(store: Store, wait: bool = True) -> None:
             return
         left_alone, failed = _finish(store, entry.files)
         pid = journal.get("pid")
-        if isinstance(pid, int) and pid != os.getpid():
-            absolute = [store.root.absolute(change.path) for change in entry.files]
-            remove_temporary_siblings(absolute, pid)
+        if isinstance(pid, int) and not _is_running(pid):
+            remove_temporary_siblings(_writable_paths(store, entry.files), pid)
         if not failed:  # a write that failed (a full disk) is tried again by the next command
             os.unlink(store.state_path(JOURNAL))
     message = (
@@ -265,6 +266,31 @@ def finish_interrupted_restore(store: Store, wait: bool = True) -> None:
         )
     store.log_problem(message)
     print(f"rewind: {message}.", file=sys.stderr)
+
+
+def _is_running(pid: int) -> bool:
+    """Whether process ``pid`` exists (a restorer still alive keeps its temporary files)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process: alive
+    return True
+
+
+def _writable_paths(store: Store, files: list[FileChange]) -> list[bytes]:
+    """The files' paths, where they still resolve inside the project (never through a parent
+    swapped for a symlink to elsewhere)."""
+    paths = []
+    for change in files:
+        try:
+            paths.append(store.root.writable_path(change.path))
+        except UserError:
+            pass
+    return paths
 
 
 def _finish(store: Store, files: list[FileChange]) -> tuple[list[bytes], list[bytes]]:

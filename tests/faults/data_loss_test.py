@@ -254,3 +254,40 @@ class TestPendingShellRecords:
         age(left, 7 * 60 * 60)
         hook(agent.prompt("next"))
         assert list(pending.iterdir()) == []
+
+
+class TestWritesStayInside:
+    def test_a_live_restorers_temporary_files_are_left_alone(self, project: Path) -> None:
+        Path("a.txt").write_text("one\n")
+        ok("track", "--session", SESSION, "a.txt")
+        Path("a.txt").write_text("two\n")
+        ok("end", "--session", SESSION)
+        ok("restore", "1", "--session", SESSION, "--yes")
+        restore_id = log_json("--session", SESSION)[-1]["id"]
+        journal = store_dir(project) / "rewind" / "restore-journal.json"
+        alive = os.getpid()  # this test's process: a restorer that is still running
+        journal.write_text(json.dumps({"session": SESSION, "entry": restore_id, "pid": alive}))
+        in_flight = project / f".a.txt.rewind-{alive}-7.tmp"
+        in_flight.write_text("being written\n")
+        ok("log", "--session", SESSION)
+        assert in_flight.exists()
+
+
+def test_a_turn_opened_after_a_restore_was_planned_is_closed_before_it(project: Path) -> None:
+    import rewind
+    from rewind.restore import apply_plan
+
+    Path("a.txt").write_text("one\n")
+    api = rewind.Project(project, session=SESSION)
+    with api.turn("first") as turn:
+        turn.write_text("a.txt", "two\n")
+    plan = api.plan_restore(1)
+    Path("b.txt").write_text("b\n")
+    api.track("b.txt")  # a hook opens a new turn meanwhile
+    Path("b.txt").write_text("b changed\n")
+    apply_plan(api.store, plan)
+    entries = log_json("--session", SESSION)
+    assert [entry["kind"] for entry in entries] == ["turn", "turn", "restore"]
+    assert entries[1]["ended"] is not None
+    assert entries[1]["files"][0]["after"]["size"] == len("b changed\n")
+    assert Path("a.txt").read_text() == "one\n"
