@@ -43,7 +43,7 @@ JOURNAL_DIR = "journal"
 SPOOL_MARK = "..spool-"
 ORPHAN_DIR = "_orphaned"
 # A hook gives up waiting for the journal's lock after this long and spools its records.
-APPEND_LOCK_TIMEOUT = 10.0
+APPEND_LOCK_TIMEOUT = 5.0
 
 _spooled = 0
 

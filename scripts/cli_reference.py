@@ -69,7 +69,7 @@ Environment:
 | `REWIND_SESSION` | The session to use when `--session` is not given (before the project's most recent session). |
 | `REWIND_HOME` | Where stores live: `$REWIND_HOME/stores/`. See [the store](store.md). |
 | `XDG_DATA_HOME` | On Linux without `REWIND_HOME`, stores live in `$XDG_DATA_HOME/rewind/stores/` (default `~/.local/share/rewind/stores/`). |
-| `REWIND_LOCK_WAIT` | How many seconds a command waits for the store's lock before it gives up (default 120). Hooks wait 20 s, then keep their records aside for the next turn. |
+| `REWIND_LOCK_WAIT` | How many seconds a command waits for the store's lock before it gives up (default 120). Hooks wait 15 s, then keep their records aside for the next turn. |
 | `NO_COLOR` | Any non-empty value turns colour off. Colour is used only when standard output is a terminal and `TERM` is not `dumb`. |
 """
 

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 
 
 # Agents kill hooks that outlive their timeout (Claude Code's default for ours: 30 s); waiting
-# for the store lock gives up sooner, so that the failure is logged rather than lost.
-LOCK_TIMEOUT = 20.0
+# for the store lock gives up sooner (and the journal's lock after 5 s more, at worst), so that
+# the records are spooled and the wait logged rather than the hook killed and the records lost.
+LOCK_TIMEOUT = 15.0
 
 
 class HookContext:
