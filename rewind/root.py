@@ -27,7 +27,8 @@ def find_root(start: bytes) -> bytes:
         directory = parent
 
 
-def _inside(path: bytes, directory: bytes) -> bool:
+def is_inside(path: bytes, directory: bytes) -> bool:
+    """Whether ``path`` is ``directory`` or below it (both absolute and normalised)."""
     return path == directory or path.startswith(directory.rstrip(b"/") + b"/")
 
 
@@ -55,11 +56,11 @@ class Root:
         absolute = os.path.normpath(os.path.join(cwd or os.getcwdb(), raw))
         parent, name = os.path.split(absolute)
         full = os.path.join(os.path.realpath(parent), name) if name else parent
-        if _inside(full, self.path):
+        if is_inside(full, self.path):
             stored = os.path.relpath(full, self.path)
             if stored == b".":
                 raise UserError(f"{shown} is the project root; name the files in it instead.")
-        elif any(_inside(full, extra) for extra in self.extra_roots):
+        elif any(is_inside(full, extra) for extra in self.extra_roots):
             stored = full
         else:
             raise UserError(
@@ -84,7 +85,7 @@ class Root:
             parent = os.path.dirname(parent)
         real = os.path.realpath(parent)
         allowed = (self.path, *self.extra_roots) if stored.startswith(b"/") else (self.path,)
-        if not any(_inside(real, directory) for directory in allowed):
+        if not any(is_inside(real, directory) for directory in allowed):
             raise UserError(
                 f"{os.fsdecode(stored)} now resolves outside the project root "
                 f"(through {os.fsdecode(parent)}); it was not written."

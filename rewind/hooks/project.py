@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 
 from rewind.home import store_dir_for
-from rewind.root import find_root
+from rewind.root import find_root, is_inside
 from rewind.session import ref_name
 
 TYPE_CHECKING = False
@@ -33,7 +33,7 @@ def project_root(start: bytes, project_dirs: Iterable[str], session: str) -> byt
             return recorded
     for project in project_dirs:
         directory = os.path.realpath(os.fsencode(project))
-        if project and os.path.isdir(directory) and _inside(real, directory):
+        if project and os.path.isdir(directory) and is_inside(real, directory):
             return find_root(directory)
     return find_root(real)
 
@@ -47,7 +47,3 @@ def _root_holding_session(start: bytes, ref: str) -> bytes | None:
         if parent == directory:
             return None
         directory = parent
-
-
-def _inside(path: bytes, directory: bytes) -> bool:
-    return path == directory or path.startswith(directory.rstrip(b"/") + b"/")
