@@ -235,7 +235,11 @@ def apply(entry: Entry, records: JournalRecords, after_line: int) -> None:
         if number and number <= after_line:
             continue
         for data in _dicts(record.get("before")):
-            _apply_before(entry, index, FileChange.from_json(data))
+            try:
+                recorded = FileChange.from_json(data)
+            except ValueError:
+                continue  # a record someone damaged: the others still apply
+            _apply_before(entry, index, recorded)
         for data in _dicts(record.get("after")):
             state = data.get("state")
             change = index.get(os.fsencode(str(data.get("path", ""))))
