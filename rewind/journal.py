@@ -172,7 +172,7 @@ def set_aside(path: str, why: str) -> str:
 
 def read(path: str) -> JournalRecords | None:
     """The journal's complete lines and the spool files kept beside it; None without a
-    journal or spool files. A journal whose header is unreadable is treated as empty."""
+    journal or spool files. A journal whose header is unreadable names no journal or entry."""
     records = None
     try:
         with open(path, "rb") as handle:
@@ -196,8 +196,8 @@ def _parse(data: bytes) -> JournalRecords | None:
         return None
     try:
         header = load_object(lines[0].decode("utf-8", "surrogateescape"))
-    except ValueError:
-        return None
+    except (ValueError, RecursionError):
+        header = {}  # damaged: its records are still read, as those of no known journal
     records = JournalRecords(str(header.get("journal", "")), str(header.get("entry", "")))
     records.lines = len(lines) - 1
     for number, line in enumerate(lines[1:], start=1):
