@@ -78,7 +78,7 @@ def _parse(path: str) -> Config:
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as error:
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise UserError(f"{path} cannot be read ({error}); fix or remove it.") from None
     max_size = data.get("max_file_size", DEFAULT_MAX_FILE_SIZE)
     roots = data.get("extra_roots", [])

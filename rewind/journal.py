@@ -179,7 +179,7 @@ def set_aside(path: str, why: str) -> str:
 
 def read(path: str, absorbed: Collection[str] = ()) -> JournalRecords | None:
     """The journal's complete lines and the spool files kept beside it; None without a
-    journal or spool files. A journal whose header is unreadable is treated as empty.
+    journal or spool files. A journal whose header is unreadable names no journal or entry.
 
     Spool files named in ``absorbed`` (the open or last turn took them in) are not read again:
     they are listed in ``spent``, for a writer to remove."""
@@ -207,8 +207,8 @@ def _parse(data: bytes) -> JournalRecords | None:
         return None
     try:
         header = load_object(lines[0].decode("utf-8", "surrogateescape"))
-    except ValueError:
-        return None
+    except (ValueError, RecursionError):
+        header = {}  # damaged: its records are still read, as those of no known journal
     records = JournalRecords(str(header.get("journal", "")), str(header.get("entry", "")))
     records.lines = len(lines) - 1
     for number, line in enumerate(lines[1:], start=1):
@@ -246,7 +246,11 @@ def apply(entry: Entry, records: JournalRecords, after_line: int) -> None:
         if number and number <= after_line:
             continue
         for data in _dicts(record.get("before")):
-            _apply_before(entry, index, FileChange.from_json(data))
+            try:
+                recorded = FileChange.from_json(data)
+            except ValueError:
+                continue  # a record someone damaged: the others still apply
+            _apply_before(entry, index, recorded)
         for data in _dicts(record.get("after")):
             state = data.get("state")
             change = index.get(os.fsencode(str(data.get("path", ""))))

@@ -49,10 +49,15 @@ class Root:
 
     def stored_name(self, path: str | bytes, cwd: bytes | None = None) -> bytes:
         """The name under which ``path`` is recorded; refuses paths rewind must not touch."""
-        raw = os.fsencode(path)
+        try:
+            raw = os.fsencode(path)
+        except UnicodeEncodeError:  # a lone surrogate an agent's JSON can carry
+            raise UserError(f"{path!r} is not a file name: it is not valid Unicode.") from None
         shown = os.fsdecode(raw)
         if not raw:
             raise UserError("an empty path was given; name the file to record.")
+        if b"\0" in raw:
+            raise UserError(f"{shown!r} is not a file name: it holds a NUL byte.")
         absolute = os.path.normpath(os.path.join(cwd or os.getcwdb(), raw))
         parent, name = os.path.split(absolute)
         full = os.path.join(os.path.realpath(parent), name) if name else parent

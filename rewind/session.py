@@ -14,7 +14,7 @@ import time
 from rewind import journal
 from rewind.atomic import write_text_atomically
 from rewind.digest import sha1_hex
-from rewind.entry import Entry
+from rewind.entry import Entry, valid_text
 from rewind.errors import UserError
 from rewind.fastjson import dumps, load_object
 from rewind.store import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store
@@ -287,8 +287,7 @@ def save_entry(store: Store, head: SessionHead, entry: Entry, replace_tip: bool)
     records = head.journal
     turn_over = not entry.is_open or (records is not None and records.entry != entry.id)
     if head.journal_state == MERGED and head.absorbed and turn_over:
-        if records is not None and records.entry:  # a journal file, not only spooled records
-            assert head.journal_fd is not None, "a journal is removed only under its lock"
+        if head.journal_fd is not None:  # a journal file (its lock held), not only spool files
             journal.retire(journal_path_of(store, head.session_id), records)
         head.journal, head.journal_state = None, ""
 
@@ -369,7 +368,7 @@ def resolve_session(store: Store, requested: str | None, create: bool = False) -
     """``--session``, else ``$REWIND_SESSION``, else the project's most recent session."""
     chosen = requested or os.environ.get("REWIND_SESSION") or recent_session(store)
     if chosen:
-        return chosen
+        return valid_text(chosen)  # bytes that are not UTF-8 cannot be written as its name
     from rewind.history import list_sessions  # only when the recent session was forgotten
 
     sessions = list_sessions(store)

@@ -7,7 +7,7 @@ import os
 import time
 
 from rewind.atomic import write_text_atomically
-from rewind.entry import EDIT, SHELL
+from rewind.entry import EDIT, SHELL, valid_text
 from rewind.errors import UserError
 from rewind.failure_log import STORE_LOG, describe_hook_failure, log_hook_problem
 from rewind.fastjson import dumps, load_list, load_object
@@ -59,7 +59,7 @@ class HookContext:
     def session_id(self, *keys: str) -> str:
         """The agent's session id; without one, the project's most recent session (or a new
         one), so that events of an agent that sends no id still land in one session."""
-        found = self.text(*keys)
+        found = valid_text(self.text(*keys))  # an id that is not Unicode cannot be stored
         if found:
             return found
         assert self.store is not None
@@ -76,7 +76,7 @@ class HookContext:
         start = os.fsencode(directory) if directory else os.getcwdb()
         if not os.path.isdir(start):
             raise UserError(f"the event's directory {directory!r} does not exist")
-        root = project_root(start, project_dirs, self.text(*session_keys))
+        root = project_root(start, project_dirs, valid_text(self.text(*session_keys)))
         self.store = Store.for_root(root, create=True, lock_timeout=LOCK_TIMEOUT)
         return self.store
 

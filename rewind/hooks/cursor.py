@@ -11,6 +11,7 @@ restore cannot bring its earlier content back).
 from __future__ import annotations
 
 import os
+import stat
 
 from rewind.digest import sha1_hex
 from rewind.filestate import (
@@ -65,9 +66,7 @@ def _state_before(context: HookContext, session: str, name: bytes) -> FileState:
     absolute = context.store.root.absolute(name)
     edits = _edits(context.payload.get("edits"))
     try:
-        with open(absolute, "rb") as handle:
-            current = handle.read().decode("utf-8")
-        mode = os.stat(absolute).st_mode & 0o7777
+        current, mode = _regular_text(absolute)
     except (OSError, UnicodeDecodeError):
         current, mode = None, 0o644
     if current is not None and edits:
@@ -81,6 +80,17 @@ def _state_before(context: HookContext, session: str, name: bytes) -> FileState:
         return last
     context.log(f"{context.store.root.display(name)}: no state from before the edit could be had")
     return FileState(UNKNOWN)
+
+
+def _regular_text(path: bytes) -> tuple[str | None, int]:
+    """The text of ``path`` and its mode; no text unless it is a regular file. Opened without
+    blocking and checked before reading: a FIFO would hang the hook, a device never end."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with open(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, 0o644
+        return handle.read().decode("utf-8"), info.st_mode & 0o7777
 
 
 def _edits(value: object) -> list[tuple[str, str]]:
