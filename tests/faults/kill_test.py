@@ -309,13 +309,22 @@ class World:
         self.rewind("end", "--session", SESSION)
         return entry_id, before
 
-    def interrupted(self, kind: str, argv: list[str], after: Snapshot) -> None:
-        """Kills a restore or undo that takes the tree to ``after``; the next command must leave
-        it entirely as it was or entirely at ``after``, never a mix."""
+    def interrupted(
+        self, kind: str, argv: list[str], after: Snapshot, at_write: int | None = None
+    ) -> None:
+        """Kills a restore or undo that takes the tree to ``after`` (at a random moment, or
+        just before the rename of its ``at_write``-th file); the next command must leave the
+        tree entirely as it was or entirely at ``after``, never a mix."""
         before = self.tree()
         newest = self.newest().id
         log_before = store_log(self.root)
-        self.killed(kind, argv)
+        if at_write is None:
+            self.killed(kind, argv)
+        else:
+            done = run([argv[0], "-c", KILL_AT_WRITE, str(at_write), *argv[3:]], self.root)
+            assert done.returncode == -9, f"{self.why}{kind}: {done.stderr}"
+            assert temporary_files(self.root), "killed before a rename: its file is left"
+            self.kills += 1
         self.next_command()
         found = self.tree()
         assert found in (before, after), (
@@ -335,6 +344,25 @@ class World:
             outcome = "finished by the next command"
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
 
+
+# A restore or undo (``python -c KILL_AT_WRITE N rewind-arguments...``) that kills itself once
+# it has written its N-th file under the temporary name, before renaming it into place.
+KILL_AT_WRITE = """
+import os, signal, sys
+import rewind.restore
+from rewind.cli import main
+
+original, count, at = rewind.restore.replace_file, [0], int(sys.argv[1])
+
+def replace_file(*arguments):
+    count[0] += 1
+    if count[0] == at:
+        os.replace = lambda *_: os.kill(os.getpid(), signal.SIGKILL)
+    original(*arguments)
+
+rewind.restore.replace_file = replace_file
+sys.exit(main(sys.argv[2:]))
+"""
 
 HOOKS = ["hook-before-edit", "hook-after-edit", "hook-prompt", "hook-stop"]
 COMMANDS = ["track", "end", "gc"]
@@ -357,6 +385,22 @@ def test_kill_nine_at_random_moments(project: Path, kinds: list[str]) -> None:
         + (f"; restores and undos: {world.outcomes}" if world.outcomes else "")
     )
     assert world.kills > 0, world.why
+
+
+@pytest.mark.parametrize("kind", ["restore", "undo"])
+def test_restore_killed_halfway_is_finished_by_the_next_command(project: Path, kind: str) -> None:
+    rng, seed = seeded_rng(f"{kind} killed halfway")
+    world = World(project, rng, seed)
+    target, expected = world.bulk_turn()
+    argv = rewind_argv("restore", target, "--yes", "--session", SESSION)
+    if kind == "undo":
+        expected = world.tree()
+        world.restore(target, world.ledger[-1][1])
+        argv = rewind_argv("undo", "--yes", "--session", SESSION)
+    world.interrupted(kind, argv, expected, at_write=rng.randrange(2, FILES))
+    assert world.tree() == expected
+    assert world.outcomes == {"finished by the next command": 1}
+    world.check()
 
 
 def test_object_write_killed_before_its_rename(project: Path) -> None:
