@@ -28,6 +28,7 @@ from rewind.entry import RESTORE, UNDO, Entry, FileChange
 from rewind.errors import ConflictError, UserError
 from rewind.fastjson import dumps, load_object
 from rewind.filestate import ABSENT, LINK, FileState, capture
+from rewind.recording import close_open_turn
 from rewind.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
 from rewind.session import SessionHead, Settled, load_head, new_entry_id, save_entry
 from rewind.store import JOURNAL, Store
@@ -54,6 +55,9 @@ def apply_plan(store: Store, plan: RestorePlan, force: bool = False) -> RestoreR
         if not changes:
             return RestoreResult(None, plan.blocked, [])
         contents = _check_readable(store, changes)
+        # The plan was made once the open turn was closed, but a hook may have opened another
+        # since: it is closed too (its after-states recorded) before the restore goes on top.
+        close_open_turn(store, head)
         entry = _restore_entry(store, plan, head, changes)
         journal = {"session": plan.session, "entry": entry.id, "pid": os.getpid()}
         write_text_atomically(store.state_path(JOURNAL), dumps(journal))

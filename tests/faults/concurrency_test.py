@@ -98,7 +98,11 @@ def check_records(root: Path, session: str, seen: dict[str, list[bytes | None]])
             last[name] = after
             for state in (before, after):
                 if name in seen and state not in seen[name]:
-                    strange.append(f"{name} in entry {entry.number}")
+                    side = "before" if state is before else "after"
+                    strange.append(
+                        f"{name} in entry {entry.number} ({entry.kind}, "
+                        f"{'open' if entry.is_open else 'closed'}), {side}: {state!r:.60}"
+                    )
     lost = [name for name, versions in seen.items() if first.get(name, "none") != versions[0]]
     wrong = [name for name, versions in seen.items() if last.get(name, "none") != versions[-1]]
     assert (lost, wrong, strange) == ([], [], []), (
@@ -381,3 +385,30 @@ def test_restores_undos_and_gc_while_hooks_fire(project: Path) -> None:
         f"gcs in the same session: {elapsed:.1f} s"
     )
     assert json.loads(must(rewind_argv("log", "--json", "--session", session), project))
+
+
+def test_a_turn_opened_while_a_restore_is_planned_is_closed_by_it(project: Path) -> None:
+    """A restore closes the open turn, plans without the store lock, then takes the lock again
+    to carry the plan out. A hook that opens a turn in between (the agent goes on working) must
+    not leave that turn open under the restore, without the after-states of its files."""
+    from rewind.api import Project
+    from rewind.restore import apply_plan
+
+    (project / "restored.txt").write_text("one\n")
+    (project / "edited.txt").write_text("edited one\n")
+    history = Project(project, session="planned")
+    history.track("restored.txt")
+    (project / "restored.txt").write_text("two\n")
+    history.end()
+    plan = history.plan_restore(1)
+    agent = ClaudeCode(project, session="planned")
+    pre, post = agent.write("edited.txt", "edited two\n")
+    assert pre is not None
+    hook(pre, project)  # opens turn 2
+    (project / "edited.txt").write_text("edited two\n")
+    apply_plan(history.store, plan)
+    hook(post, project)
+    hook(agent.end(), project)
+    assert (project / "restored.txt").read_text() == "one\n"
+    assert [entry.is_open for entry in history.log()] == [False] * len(history.log())
+    check_records(project, "planned", {"edited.txt": [b"edited one\n", b"edited two\n"]})
