@@ -199,6 +199,9 @@ class World:
 
     def check(self) -> None:
         assert not (store_dir(self.root) / "rewind" / JOURNAL).exists(), self.why
+        crashes = Path(os.environ["REWIND_HOME"]) / "crash.log"
+        assert not crashes.exists(), f"{self.why}{crashes.read_text()}"
+        assert "bug in rewind" not in store_log(self.root), f"{self.why}{store_log(self.root)}"
         assert temporary_files(self.root) == [], self.why
         check_store(self.root, self.why)
         self.check_ledger()
@@ -384,6 +387,8 @@ def test_kill_nine_at_random_moments(project: Path, kinds: list[str]) -> None:
         f"durations {', '.join(f'{k} {v * 1000:.0f} ms' for k, v in world.durations.items())}"
         + (f"; restores and undos: {world.outcomes}" if world.outcomes else "")
     )
+    logged = [line.split("] ", 1)[-1][:70] for line in store_log(project).splitlines()]
+    print(f"the store's log: {len(logged)} line(s); {sorted(set(logged))[:8]}")
     assert world.kills > 0, world.why
 
 
