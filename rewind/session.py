@@ -14,7 +14,7 @@ import time
 from rewind import journal
 from rewind.atomic import write_text_atomically
 from rewind.digest import sha1_hex
-from rewind.entry import Entry
+from rewind.entry import TURN, Entry
 from rewind.errors import UserError
 from rewind.fastjson import dumps, load_object
 from rewind.store import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store
@@ -61,6 +61,9 @@ def new_entry_id() -> str:
 MERGED = "merged"  # it belongs to the open turn: its pending records are applied to it
 STALE = "stale"  # everything in it is in the history already: it can go
 STRAY = "stray"  # it holds records no open turn can take: it is set aside, never applied
+# Its turn was closed and committed with the records it held then, but the process was killed
+# before removing it, and hooks appended to it since: their records open the next turn.
+LATE = "late"
 
 
 class SessionHead:
@@ -155,7 +158,11 @@ def _merge_journal(store: Store, head: SessionHead) -> None:
     absorbed = current.absorbed_lines(records.journal) if current is not None else 0
     if not is_open:
         pending = records.lines > absorbed
-        head.journal_state = STRAY if pending else STALE
+        folded = current.journal if current is not None else None  # the journal it absorbed
+        took_it = (
+            bool(records.journal) and folded is not None and folded.get("id") == records.journal
+        )
+        head.journal_state = (LATE if took_it else STRAY) if pending else STALE
         return
     assert current is not None
     journal.apply(current, records, absorbed)
@@ -186,6 +193,8 @@ class Settled:
             raise
         head.journal_fd = fd
         self.head = head
+        if head.journal_state == LATE and fd is not None:
+            self._open_late_turn(head)
         if head.journal_state == STRAY and fd is not None:
             kept = journal.set_aside(self.path, _stray_reason(head))
             self.store.log_problem(
@@ -194,6 +203,35 @@ class Settled:
             )
             head.journal, head.journal_state = None, ""
         return head
+
+    def _open_late_turn(self, head: SessionHead) -> None:
+        """Opens the next turn with the records appended to the journal of a turn that was
+        already closed (see LATE), and gives it a journal of its own."""
+        closed, records = head.current, head.journal
+        assert closed is not None and records is not None and head.journal_fd is not None
+        turn = Entry(
+            head.session_id,
+            closed.number + 1,
+            new_entry_id(),
+            TURN,
+            "",
+            closed.agent,
+            started=time.time(),
+        )
+        journal.apply(turn, records, closed.absorbed_lines(records.journal))
+        head.journal, head.journal_state = None, ""
+        if turn.files:
+            save_entry(self.store, head, turn, replace_tip=False)
+        for spooled in records.spool_files:
+            journal.remove_file(spooled)
+        journal.remove_file(self.path)  # appenders holding it open see it gone and retry
+        os.close(head.journal_fd)
+        head.journal_fd = None
+        if turn.files:
+            journal.create(self.path, turn.id)
+            head.journal_fd = journal.lock_for_fold(self.path)
+            head.journal_state = MERGED
+            head.journal = journal.read(self.path)
 
     def __exit__(self, *exc_info: object) -> None:
         head = self.head

@@ -16,6 +16,9 @@ run), then runs the next command as an agent or a person would and checks that:
 - every before-state of every ledger entry is still stored byte for byte, and a restore to a
   randomly chosen ledger entry brings its tree back byte for byte.
 
+Every run also kills a 300-file restore and undo just before the rename of a chosen file, and
+an object write just before its rename, so that those windows are hit whatever the timing.
+
 ``REWIND_FAULTS=long`` kills each kind of process many more times (over 200 kills in all).
 """
 
@@ -63,7 +66,7 @@ NEW_FILES = 20  # names that do not exist at first: turns create them, restores 
 # Kills per test (each kills several kinds of process): a sample for every run of the tests,
 # and the long mode (over 200 kills in all). A round whose process ended before its kill
 # counts no kill, so rounds go on until this many were killed (within a limit).
-KILLS = 75 if LONG else 3
+KILLS = 75 if LONG else 5
 
 
 class World:
@@ -431,3 +434,38 @@ def test_object_write_killed_before_its_rename(project: Path) -> None:
     must(rewind_argv("gc"), project)
     assert not left.exists()
     check_store(project)
+
+
+# A rewind command (``python -c KILL_AT_RETIRE rewind-arguments...``) that is killed once it has
+# committed a turn's journal records, just before it removes the journal.
+KILL_AT_RETIRE = """
+import os, signal, sys
+import rewind.journal
+from rewind.cli import main
+
+rewind.journal.retire = lambda *_: os.kill(os.getpid(), signal.SIGKILL)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_end_killed_before_removing_its_journal_loses_no_later_record(project: Path) -> None:
+    """``rewind end`` killed after committing the turn (its journal's records absorbed) but
+    before removing the journal: the agent's next hook records into a new turn, not into the
+    old journal, where the next fold would find records of a closed turn and set them aside."""
+    rng, seed = seeded_rng("end killed before removing its journal")
+    world = World(project, rng, seed)
+    world.turn_with_hooks(world.rng.sample(world.names[1:], 5), end=False)
+    argv = rewind_argv("end", "--session", SESSION)
+    done = run([argv[0], "-c", KILL_AT_RETIRE, *argv[3:]], project)
+    assert done.returncode == -9, done.stderr
+    world.kills += 1
+    # The agent goes on, without a prompt (an agent whose turns rewind does not see).
+    before = world.tree()
+    name = world.names[0]
+    world.edit(name)
+    world.hook(world.agent.end())
+    entry = world.newest()
+    assert entry.file(name.encode()) is not None, f"{world.why}the record of {name} was lost"
+    world.ledger.append((entry.id, before))
+    assert "set aside" not in store_log(project), store_log(project)
+    world.check()
