@@ -1,9 +1,10 @@
-# Two entry points: `make demo` (the main job on a throwaway project) and `make test`.
+# Entry points: `make demo` (the main job on a throwaway project), `make test`, and `make faults`
+# (the fault suite in its long mode: hundreds of kill -9, 16 x 500 hook events).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench clean
+.PHONY: demo test faults bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +20,9 @@ test: $(VENV)/.installed
 	$(BIN)/ruff check rewind tests
 	$(BIN)/ruff format --check rewind tests
 	$(BIN)/mypy
+
+faults: $(VENV)/.installed
+	REWIND_FAULTS=long $(BIN)/python -m pytest tests/faults -s
 
 # Installed packages ship byte-compiled modules; an editable install under
 # PYTHONDONTWRITEBYTECODE would recompile every module of every hook process instead.

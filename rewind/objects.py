@@ -23,13 +23,17 @@ MODE_FILE = 0o100644
 MODE_EXECUTABLE = 0o100755
 MODE_LINK = 0o120000
 
+# An object is written under a temporary name first. git's own prefix: a writer killed before
+# its rename leaves a file that git's fsck knows not to report, and 'rewind gc' removes it once
+# it is old (see rewind.packing).
+TEMP_PREFIX = "tmp_obj_"
 _counter = 0
 
 
 def _temp_name(directory: str) -> str:
     global _counter
     _counter += 1
-    return os.path.join(directory, f".tmp-{os.getpid()}-{_counter}")
+    return os.path.join(directory, f"{TEMP_PREFIX}{os.getpid()}_{_counter}")
 
 
 def object_id(kind: bytes, body: bytes) -> str:

@@ -19,7 +19,7 @@ import time
 
 from rewind import journal
 from rewind.errors import UserError
-from rewind.objects import MODE_TREE
+from rewind.objects import MODE_TREE, TEMP_PREFIX
 from rewind.packed import open_repository
 from rewind.store import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store
 
@@ -34,6 +34,7 @@ GC_LOCK = "gc.lock"
 GC_STARTED = "gc.started"  # its time is when the last gc (or automatic start) began
 INCOMING = ".incoming-"  # a pack being written, in a folder of its own under objects/pack
 TRASH = ".gc-trash"  # a loose object being deleted, until its time is checked once more
+OLD_TEMP_PREFIX = ".tmp-"  # what objects.TEMP_PREFIX was before it took git's name
 
 
 class GcBusy(UserError):
@@ -158,7 +159,8 @@ def _write_pack(store: Store, pack_dir: str, objects: set[str]) -> str:
 
 def _clear_leftovers(objects_dir: str, pack_dir: str) -> None:
     """What a gc that was killed left behind: its incoming folder and temporary pack files
-    (nothing else is ever named so), and loose objects it was about to delete, put back."""
+    (nothing else is ever named so), and loose objects it was about to delete, put back; and
+    the temporary files of objects whose writer was killed before renaming them."""
     import shutil  # not at the top: this module is on the hook path, and shutil imports re
 
     for name in os.listdir(pack_dir):
@@ -167,10 +169,16 @@ def _clear_leftovers(objects_dir: str, pack_dir: str) -> None:
             shutil.rmtree(path, ignore_errors=True)
         elif name.startswith(("pack_git2_", "tmp_pack_")):
             _remove(path)
+    cutoff = time.time() - GRACE_SECONDS
     for prefix in _fan_out(objects_dir):
         folder = os.path.join(objects_dir, prefix)
         for name in os.listdir(folder):
-            if name.endswith(TRASH):
+            if name.startswith((TEMP_PREFIX, OLD_TEMP_PREFIX)):
+                # An object a killed writer never renamed into place (a live one renames its
+                # file within microseconds, so only old ones are taken).
+                if _is_old(os.path.join(folder, name), cutoff):
+                    _remove(os.path.join(folder, name))
+            elif name.endswith(TRASH):
                 original = os.path.join(folder, name[: -len(TRASH)])
                 if not os.path.exists(original):
                     os.replace(os.path.join(folder, name), original)

@@ -48,7 +48,9 @@ class RestoreResult:
 def apply_plan(store: Store, plan: RestorePlan, force: bool = False) -> RestoreResult:
     """Carries out ``plan``; refuses, changing nothing, if a file changed since it was made."""
     with store.lock(), Settled(store, plan.session) as head:
-        close_open_turn(store, head)  # a turn a hook opened since the plan was made
+        # The plan was made once the open turn was closed, but a hook may have opened another
+        # since: it is closed too (its after-states recorded) before the restore goes on top.
+        close_open_turn(store, head)
         _check_still_current(store, plan)
         if plan.conflicts and not force:
             raise ConflictError(conflict_message(store, plan))

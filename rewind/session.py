@@ -14,7 +14,7 @@ import time
 from rewind import journal
 from rewind.atomic import write_text_atomically
 from rewind.digest import sha1_hex
-from rewind.entry import Entry, valid_text
+from rewind.entry import TURN, Entry, valid_text
 from rewind.errors import UserError
 from rewind.fastjson import dumps, load_object
 from rewind.store import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store
@@ -193,13 +193,15 @@ class Settled:
         if head.journal_state == STRAY and fd is not None:
             late = _appended_after_its_fold(self.store, head)
             if late is not None:
+                head.journal, head.journal_state = None, ""
+                journal.retire(self.path, None)
                 if late:
-                    kept = journal.spool(self.path, late)
+                    self._open_late_turn(head, late)
                     self.store.log_problem(
                         f"session {head.session_id}: records appended to the journal of a turn "
-                        f"that had ended were kept in {kept}, for the next turn"
+                        f"that had ended were recorded as turn {head.next_number - 1}"
                     )
-                journal.retire(self.path, None)
+                return head
             else:
                 kept = journal.set_aside(self.path, _stray_reason(head))
                 self.store.log_problem(
@@ -208,6 +210,29 @@ class Settled:
                 )
             head.journal, head.journal_state = None, ""
         return head
+
+    def _open_late_turn(self, head: SessionHead, late: dict[str, object]) -> None:
+        """Opens the next turn with records hooks appended to the journal of a turn that had
+        ended (its fold was killed before removing it), and gives it a journal of its own."""
+        previous = head.current
+        turn = Entry(
+            head.session_id,
+            head.next_number,
+            new_entry_id(),
+            TURN,
+            "",
+            previous.agent if previous is not None else "",
+            started=time.time(),
+        )
+        records = journal.JournalRecords("", "")
+        records.records.append((0, late))
+        journal.apply(turn, records, 0)
+        if head.journal_fd is not None:
+            os.close(head.journal_fd)  # the old journal, removed: appenders holding it retry
+            head.journal_fd = None
+        save_entry(self.store, head, turn, replace_tip=False)
+        journal.create(self.path, turn.id)
+        head.journal_fd = journal.lock_for_fold(self.path)
 
     def __exit__(self, *exc_info: object) -> None:
         head = self.head

@@ -175,7 +175,7 @@ class TestSpooledRecords:
 
 
 class TestJournalLeftByAnInterruptedFold:
-    def test_records_appended_after_an_interrupted_end_are_kept_for_the_next_turn(
+    def test_records_appended_after_an_interrupted_end_make_the_next_turn(
         self, project: Path
     ) -> None:
         store = Store.of_current_project(create=True)
@@ -194,7 +194,7 @@ class TestJournalLeftByAnInterruptedFold:
         ok("restore", "2", "--session", SESSION, "--yes")
         assert Path("b.txt").read_text() == "b as it was\n"
 
-    def test_records_appended_after_an_interrupted_restore_are_kept_for_the_next_turn(
+    def test_records_appended_after_an_interrupted_restore_make_the_next_turn(
         self, project: Path
     ) -> None:
         store = Store.of_current_project(create=True)
@@ -213,9 +213,10 @@ class TestJournalLeftByAnInterruptedFold:
         Path("b.txt").write_text("b as it was\n")
         ok("track", "--session", SESSION, "b.txt")
         Path("b.txt").write_text("b edited\n")
-        ok("begin", "--session", SESSION)
+        ok("begin", "--session", SESSION)  # the late record becomes a turn of its own first
         ok("end", "--session", SESSION)
-        [*_, turn] = log_json("--session", SESSION)
+        [*_, restore, turn, _] = log_json("--session", SESSION)
+        assert restore["kind"] == "restore"
         assert [f["path"] for f in turn["files"]] == ["b.txt"]
         ok("restore", turn["id"], "--session", SESSION, "--yes")
         assert Path("b.txt").read_text() == "b as it was\n"

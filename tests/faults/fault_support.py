@@ -1,0 +1,165 @@
+"""Shared by the kill -9 and concurrency faults: the long mode, seeds, real processes, and the
+checks every store must pass afterwards.
+
+``REWIND_FAULTS=long`` (``make faults``) selects the long mode; the default is a sample small
+enough for every ``make test``. ``REWIND_FAULTS_SEED=N`` replays a failing run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import store_dir
+
+LONG = os.environ.get("REWIND_FAULTS", "") == "long"
+TEMPORARY_MARK = b".rewind-"
+
+Snapshot = dict[str, bytes]
+
+
+def seeded_rng(name: str) -> tuple[random.Random, int]:
+    """A random generator and its seed (``REWIND_FAULTS_SEED`` to replay one), printed."""
+    given = os.environ.get("REWIND_FAULTS_SEED", "")
+    seed = int(given) if given else int.from_bytes(os.urandom(4), "big")
+    print(f"{name}: seed {seed} (replay with REWIND_FAULTS_SEED={seed})")
+    return random.Random(seed), seed
+
+
+def rewind_argv(*arguments: str) -> list[str]:
+    return [sys.executable, "-m", "rewind", *arguments]
+
+
+def hook_argv() -> list[str]:
+    return rewind_argv("hook", "claude-code")
+
+
+def run(argv: list[str], cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv, cwd=cwd, input=stdin, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def must(argv: list[str], cwd: Path, stdin: str | None = None, why: str = "") -> str:
+    """Runs a process that must succeed; returns its standard output."""
+    done = run(argv, cwd, stdin)
+    assert done.returncode == 0, f"{why}{argv[3:]} -> {done.returncode}: {done.stderr}"
+    return done.stdout
+
+
+def hook(payload: dict[str, object], cwd: Path, why: str = "") -> None:
+    done = run(hook_argv(), cwd, json.dumps(payload))
+    assert (done.returncode, done.stderr) == (0, ""), f"{why}hook: {done.stderr}"
+
+
+class Killed:
+    """The outcome of a process killed after ``delay`` seconds (or that ended before)."""
+
+    def __init__(self, killed: bool, returncode: int, stderr: str) -> None:
+        self.killed = killed
+        self.returncode = returncode
+        self.stderr = stderr
+
+
+def run_and_kill(argv: list[str], cwd: Path, delay: float, stdin: str | None = None) -> Killed:
+    """Starts ``argv``, sends it SIGKILL after ``delay`` seconds unless it ended already."""
+    process = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None
+    if stdin is not None:
+        try:
+            process.stdin.write(stdin)
+        except BrokenPipeError:
+            pass
+    try:
+        process.stdin.close()
+    except BrokenPipeError:
+        pass
+    time.sleep(delay)
+    killed = process.poll() is None
+    if killed:
+        process.kill()  # SIGKILL
+    assert process.stderr is not None
+    stderr = process.stderr.read()
+    process.wait(timeout=60)
+    return Killed(killed and process.returncode == -9, process.returncode, stderr)
+
+
+def timed(argv: list[str], cwd: Path, stdin: str | None = None, why: str = "") -> float:
+    """Runs a process that must succeed; returns how long it took."""
+    started = time.monotonic()
+    must(argv, cwd, stdin, why)
+    return time.monotonic() - started
+
+
+def snapshot(root: Path, names: list[str]) -> Snapshot:
+    """The content of each of ``names`` under ``root`` that exists."""
+    found = {}
+    for name in names:
+        try:
+            found[name] = (root / name).read_bytes()
+        except FileNotFoundError:
+            pass
+    return found
+
+
+def difference(expected: Snapshot, found: Snapshot) -> list[str]:
+    """The names whose content (or existence) differs, for failure messages."""
+    return sorted(
+        name for name in expected.keys() | found.keys() if expected.get(name) != found.get(name)
+    )
+
+
+def temporary_files(root: Path) -> list[str]:
+    """Files a restore writes under a temporary name (``.NAME.rewind-PID-N.tmp``) in the tree."""
+    left = []
+    for folder, directories, names in os.walk(os.fsencode(root)):
+        if b".git" in directories:
+            directories.remove(b".git")
+        for name in names:
+            if name.startswith(b".") and TEMPORARY_MARK in name and name.endswith(b".tmp"):
+                left.append(os.fsdecode(os.path.join(folder, name)))
+    return left
+
+
+def check_store(project: Path, why: str = "") -> None:
+    """``rewind check`` passes and git's fsck finds no error (dangling objects are fine)."""
+    done = run(rewind_argv("check"), project)
+    assert done.returncode == 0, f"{why}rewind check: {done.stdout}{done.stderr}"
+    fsck = subprocess.run(
+        ["git", f"--git-dir={store_dir(project)}", "fsck", "--no-progress", "--strict"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    complaints = [
+        line
+        for line in (fsck.stdout + fsck.stderr).splitlines()
+        if not line.startswith(("dangling ", "notice: "))
+    ]
+    assert fsck.returncode == 0 and not complaints, f"{why}git fsck: {fsck.stdout}{fsck.stderr}"
+
+
+def store_log(project: Path) -> str:
+    path = store_dir(project) / "rewind" / "rewind.log"
+    return path.read_text() if path.exists() else ""
+
+
+# What the store's log says when a record had to wait too long or could not be taken.
+GIVE_UPS = ("gave up", "busy", "not recorded", "kept in", "failed", "set aside", "bug in rewind")
+
+
+def give_ups(project: Path) -> list[str]:
+    return [line for line in store_log(project).splitlines() if any(g in line for g in GIVE_UPS)]
