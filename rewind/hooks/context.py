@@ -12,7 +12,7 @@ from rewind.errors import UserError
 from rewind.failure_log import STORE_LOG, describe_hook_failure, log_hook_problem
 from rewind.fastjson import dumps, load_list, load_object
 from rewind.hooks.project import project_root
-from rewind.recording import begin, record_after, record_after_states, track
+from rewind.recording import TRACK_PROBLEMS, begin, record_after, record_after_states, track
 from rewind.session import load_head, resolve_session
 from rewind.store import Store
 
@@ -106,11 +106,17 @@ class HookContext:
         known: dict[bytes, FileState] | None = None,
         source: str = EDIT,
     ) -> dict[bytes, FileState]:
-        """Records the paths before they change; with no open turn, one is started."""
+        """Records the paths before they change; with no open turn, one is started. A path
+        recorded without its content, or not at all (a directory), is logged."""
         assert self.store is not None
         if not names:
             return {}
-        return track(self.store, session, names, agent=self.agent, known=known, source=source)
+        states = track(self.store, session, names, agent=self.agent, known=known, source=source)
+        for name, state in states.items():
+            problem = TRACK_PROBLEMS.get(state.kind)
+            if problem:
+                self.log(f"{self.store.root.display(name)} {problem}")
+        return states
 
     def has_open_turn(self, session: str) -> bool:
         assert self.store is not None

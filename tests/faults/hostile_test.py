@@ -230,6 +230,7 @@ def test_a_hook_path_that_is_no_regular_file(world: World, agent: str, kind: str
         assert "no state from before the edit could be had" in world.logged()
     else:
         assert world.recorded() == {}
+        assert "not recorded" in world.logged()  # said, not silently skipped
 
 
 UNUSABLE_PATHS = {
