@@ -12,6 +12,7 @@ import os
 from rewind.errors import UserError
 
 GIT_DIR_NAME = b".git"
+NAME_MAX = 255  # bytes in one file name, on every file system rewind runs on
 
 
 def find_root(start: bytes) -> bytes:
@@ -74,6 +75,11 @@ class Root:
             )
         if GIT_DIR_NAME in stored.split(b"/"):
             raise UserError(f"{shown} is inside a .git directory, which rewind never touches.")
+        if any(len(part) > NAME_MAX for part in stored.split(b"/")):
+            raise UserError(
+                f"{shown[:60]}... has a name longer than file systems allow ({NAME_MAX} bytes), "
+                "so no such file can exist; check the path."
+            )
         return stored
 
     def writable_path(self, stored: bytes) -> bytes:
