@@ -119,15 +119,23 @@ class TestDamagedRef:
 
 
 class TestInterruptedRestore:
-    def test_the_next_command_removes_the_temporary_files_of_a_killed_restore(
-        self, project: Path
-    ) -> None:
+    @staticmethod
+    def restore_journal_of(project: Path, pid: int) -> Path:
+        """A restore carried out, then its journal put back as if process ``pid`` had been
+        killed between its rename steps."""
         Path("a.txt").write_text("one\n")
         ok("track", "--session", SESSION, "a.txt")
         Path("a.txt").write_text("two\n")
         ok("end", "--session", SESSION)
         ok("restore", "1", "--session", SESSION, "--yes")
         restore_id = log_json("--session", SESSION)[-1]["id"]
+        journal = store_dir(project) / "rewind" / "restore-journal.json"
+        journal.write_text(json.dumps({"session": SESSION, "entry": restore_id, "pid": pid}))
+        return journal
+
+    def test_the_next_command_removes_the_temporary_files_of_a_killed_restore(
+        self, project: Path
+    ) -> None:
         dead = subprocess.run(
             [sys.executable, "-c", "import os; print(os.getpid())"],
             text=True,
@@ -137,8 +145,7 @@ class TestInterruptedRestore:
         pid = int(dead.stdout)
         # What a restore killed between its rename steps leaves: its journal and a temporary
         # sibling of the file it was replacing.
-        journal = store_dir(project) / "rewind" / "restore-journal.json"
-        journal.write_text(json.dumps({"session": SESSION, "entry": restore_id, "pid": pid}))
+        journal = self.restore_journal_of(project, pid)
         litter = project / f".a.txt.rewind-{pid}-1.tmp"
         litter.write_text("half\n")
         unrelated = project / ".a.txt.rewind-1-1.tmp"  # another process's: not ours to remove
@@ -148,6 +155,14 @@ class TestInterruptedRestore:
         assert unrelated.exists()
         assert not journal.exists()
         assert Path("a.txt").read_text() == "one\n"
+
+    def test_a_live_restorers_temporary_files_are_left_alone(self, project: Path) -> None:
+        alive = os.getpid()  # this test's process: a restorer that is still running
+        self.restore_journal_of(project, alive)
+        in_flight = project / f".a.txt.rewind-{alive}-7.tmp"
+        in_flight.write_text("being written\n")
+        ok("log", "--session", SESSION)
+        assert in_flight.exists()
 
 
 class TestProjectRootOutsideGit:
@@ -254,23 +269,6 @@ class TestPendingShellRecords:
         age(left, 7 * 60 * 60)
         hook(agent.prompt("next"))
         assert list(pending.iterdir()) == []
-
-
-class TestWritesStayInside:
-    def test_a_live_restorers_temporary_files_are_left_alone(self, project: Path) -> None:
-        Path("a.txt").write_text("one\n")
-        ok("track", "--session", SESSION, "a.txt")
-        Path("a.txt").write_text("two\n")
-        ok("end", "--session", SESSION)
-        ok("restore", "1", "--session", SESSION, "--yes")
-        restore_id = log_json("--session", SESSION)[-1]["id"]
-        journal = store_dir(project) / "rewind" / "restore-journal.json"
-        alive = os.getpid()  # this test's process: a restorer that is still running
-        journal.write_text(json.dumps({"session": SESSION, "entry": restore_id, "pid": alive}))
-        in_flight = project / f".a.txt.rewind-{alive}-7.tmp"
-        in_flight.write_text("being written\n")
-        ok("log", "--session", SESSION)
-        assert in_flight.exists()
 
 
 def test_a_turn_opened_after_a_restore_was_planned_is_closed_before_it(project: Path) -> None:
