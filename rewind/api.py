@@ -20,12 +20,11 @@ import os
 import stat
 import warnings
 
-from rewind.atomic import replace_file
-from rewind.entry import Entry
 from rewind.errors import ConflictError, UserError
-from rewind.filestate import FileState
-from rewind.history import find_entry, read_entries
-from rewind.recording import (
+from rewind.history.entry import Entry
+from rewind.history.filestate import FileState
+from rewind.history.opening import open_store
+from rewind.history.recording import (
     NOT_TRACKABLE,
     TRACK_PROBLEMS,
     begin,
@@ -33,11 +32,12 @@ from rewind.recording import (
     record_after,
     track,
 )
-from rewind.restore import RestoreResult, apply_plan
-from rewind.restore_plan import RestorePlan, plan_restore, plan_undo
-from rewind.root import find_root
-from rewind.session import SessionHead, load_head, new_session_id
-from rewind.store import Store
+from rewind.history.restore import RestoreResult, apply_plan
+from rewind.history.restore_plan import RestorePlan, plan_restore, plan_undo
+from rewind.history.session import SessionHead, load_head, new_session_id
+from rewind.history.sessions import find_entry, read_entries
+from rewind.store.atomic import replace_file
+from rewind.store.root import find_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ class Project:
         self, root: PathLike | None = None, session: str | None = None, agent: str = "python"
     ) -> None:
         start = os.fsencode(root) if root is not None else os.getcwdb()
-        self.store = Store.for_root(find_root(start), create=True)
+        self.store = open_store(find_root(start), create=True)
         self.session = session or new_session_id()
         self.agent = agent
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import sys
 
+from rewind.commands.quick_arguments import quick_parse
 from rewind.errors import ExitCode, UserError, environment_problem
-from rewind.quick_arguments import quick_parse
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ LOCK_WAIT_NOTICE = 1.0
 
 
 def _say_when_waiting() -> None:
-    from rewind.store import StoreLock
+    from rewind.store.repository import StoreLock
 
     try:
         limit = float(os.environ.get("REWIND_LOCK_WAIT", "") or LOCK_WAIT_LIMIT)
@@ -112,7 +112,7 @@ def _change_directory(directory: object) -> None:
 
 
 def _parse_with_argparse(arguments: list[str]) -> dict[str, object]:
-    from rewind.arguments import build_parser
+    from rewind.commands.arguments import build_parser
 
     return vars(build_parser().parse_args(arguments))
 
@@ -120,7 +120,7 @@ def _parse_with_argparse(arguments: list[str]) -> dict[str, object]:
 def _write_crash_log(arguments: list[str]) -> str:
     import traceback
 
-    from rewind.home import rewind_home
+    from rewind.store.home import rewind_home
 
     path = os.path.join(rewind_home(), "crash.log")
     try:

@@ -100,7 +100,7 @@ def error_line(result: RewindResult, code: int = 1) -> str:
 
 def store_dir(project: Path) -> Path:
     """Where rewind keeps the store of ``project`` (under ``$REWIND_HOME``)."""
-    from rewind.home import store_dir_for
+    from rewind.store.home import store_dir_for
 
     return Path(store_dir_for(os.fsencode(os.path.realpath(project))))
 

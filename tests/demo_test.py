@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rewind.demo import INITIAL_FILES, PROJECT
+from rewind.commands.demo_script import INITIAL_FILES, PROJECT
 from tests.conftest import RewindResult, snapshot
 
 PROMPTS = [

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rewind.entry import DRIFT_PROMPT, EXTERNAL, WATCH_AGENT, Entry, FileChange
-from rewind.filestate import capture
-from rewind.session import Settled, load_head, new_entry_id, save_entry
-from rewind.store import Store
+from rewind.history.entry import DRIFT_PROMPT, EXTERNAL, WATCH_AGENT, Entry, FileChange
+from rewind.history.filestate import capture
+from rewind.history.opening import open_current_store
+from rewind.history.session import Settled, load_head, new_entry_id, save_entry
 from tests.conftest import error_line, log_json, ok, run_rewind, store_dir
 
 SESSION = "s"
@@ -132,7 +132,7 @@ def test_a_restore_is_not_taken_for_a_change_outside(project: Path) -> None:
 
 
 def test_a_turn_after_one_watch_mode_opened_does_not_inherit_its_agent(project: Path) -> None:
-    store = Store.of_current_project(create=True)
+    store = open_current_store(create=True)
     ok("begin", "--session", SESSION, "--agent", "claude-code")
     with store.lock(), Settled(store, SESSION) as head:  # as rewind.watch.recorder does
         number = head.next_number
@@ -149,7 +149,7 @@ def test_a_turn_after_one_watch_mode_opened_does_not_inherit_its_agent(project: 
 def test_changes_watch_mode_kept_between_turns_are_conflicts_further_back(project: Path) -> None:
     Path("a.txt").write_text("original\n")
     one_turn("edit a", {"a.txt": "by the agent\n"})
-    store = Store.of_current_project()
+    store = open_current_store()
     head = load_head(store, SESSION)
     before = head.current.files[0].after if head.current else None
     Path("a.txt").write_text("by the person, seen by the watcher\n")

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from rewind.fastjson import dumps, load_object, loads
+from rewind.store.fastjson import dumps, load_object, loads
 
 SAMPLES: list[object] = [
     {"a": 1, "b": [1, 2.5, -3e-7, None, True, False], "c": {"nested": "x"}},
@@ -58,7 +58,7 @@ def test_invalid_json_is_a_value_error_before_json_is_imported() -> None:
     """The hook path never imports json; the C scanner then reports some errors differently."""
     code = (
         "import sys\n"
-        "from rewind.fastjson import loads\n"
+        "from rewind.store.fastjson import loads\n"
         "for text in ['{not json', '{\"a\" 1}', '[1 2]', '{\"a\": }', '[1,']:\n"
         "    try:\n"
         "        loads(text)\n"

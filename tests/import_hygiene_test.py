@@ -19,7 +19,7 @@ AVOIDABLE = (
     "hashlib",
     "importlib.metadata",
     # json compiles regular expressions at import (json + re + enum: about 7 ms);
-    # rewind.fastjson drives the same C accelerator without them.
+    # rewind.store.fastjson drives the same C accelerator without them.
     "json",
     "re",
     "enum",
@@ -67,7 +67,7 @@ def test_hook_commands_load_nothing_heavy(project: Path, arguments: tuple[str, .
     )
     code, modules = loaded_after(*arguments)
     assert code == 0
-    assert "rewind.recording" in modules  # the command really ran
+    assert "rewind.history.recording" in modules  # the command really ran
     assert not [name for name in HEAVY if name in modules]
     assert not [name for name in AVOIDABLE if name in modules]
 
@@ -101,7 +101,7 @@ def test_an_edit_hook_loads_nothing_heavy(project: Path) -> None:
     )
     code, modules = loaded_after("hook", "claude-code", stdin=payload)
     assert code == 0
-    assert "rewind.hooks.claude_code" in modules and "rewind.recording" in modules
+    assert "rewind.hooks.claude_code" in modules and "rewind.history.recording" in modules
     assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
 
 

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from rewind import journal
-from rewind.recording import begin, record_after, record_after_states, track
-from rewind.session import journal_path_of
-from rewind.store import Store, StoreLock
+from rewind.history import journal
+from rewind.history.opening import open_current_store
+from rewind.history.recording import begin, record_after, record_after_states, track
+from rewind.history.session import journal_path_of
+from rewind.store.repository import Store, StoreLock
 from tests.conftest import error_line, log_json, ok, run_rewind, store_dir
 
 SESSION = "s1"
@@ -46,7 +47,7 @@ def test_tracking_appends_to_the_journal_and_leaves_the_turns_commit_alone(
     assert turn["ended"] is None
     assert [f["path"] for f in turn["files"]] == [f"f{index}.txt" for index in range(5)]
     ok("end", "--session", SESSION)
-    store = Store.of_current_project()
+    store = open_current_store()
     assert not journal_file(store).exists()
     [turn] = log_json("--session", SESSION)
     assert turn["ended"] is not None and len(turn["files"]) == 5
@@ -59,7 +60,7 @@ def test_a_line_cut_short_by_a_killed_hook_is_skipped_and_later_records_land(
     Path("b.txt").write_text("b\n")
     ok("begin", "--session", SESSION)
     ok("track", "--session", SESSION, "a.txt")
-    store = Store.of_current_project()
+    store = open_current_store()
     with journal_file(store).open("ab") as handle:
         handle.write(b'{"before":[{"path":"gone.txt","bef')  # no newline: a writer died here
     ok("track", "--session", SESSION, "b.txt")
@@ -74,7 +75,7 @@ def test_a_line_cut_short_by_a_killed_hook_is_skipped_and_later_records_land(
 def test_a_fold_interrupted_before_the_journal_was_removed_is_not_applied_again(
     project: Path,
 ) -> None:
-    store = Store.of_current_project(create=True)
+    store = open_current_store(create=True)
     Path("a.txt").write_text("before\n")
     begin(store, SESSION)
     track(store, SESSION, [b"a.txt"])
@@ -97,7 +98,7 @@ def test_a_journal_of_no_open_turn_is_set_aside_and_never_applied(project: Path)
     Path("a.txt").write_text("a\n")
     ok("track", "--session", SESSION, "a.txt")
     ok("end", "--session", SESSION)
-    store = Store.of_current_project()
+    store = open_current_store()
     stray = journal_file(store)
     stray.write_text(
         '{"journal":"0123456789abcdef","entry":"000000000000"}\n'
@@ -114,7 +115,7 @@ def test_a_journal_of_no_open_turn_is_set_aside_and_never_applied(project: Path)
 def test_records_that_cannot_wait_for_the_journals_lock_are_spooled_then_picked_up(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = Store.of_current_project(create=True)
+    store = open_current_store(create=True)
     begin(store, SESSION)
     Path("a.txt").write_text("kept\n")
     monkeypatch.setattr(journal, "APPEND_LOCK_TIMEOUT", 0.2)
@@ -159,7 +160,7 @@ class TestWaitingForTheStore:
     def test_a_command_says_what_it_waits_for(self, project: Path) -> None:
         Path("a.txt").write_text("a\n")
         ok("track", "--session", SESSION, "a.txt")
-        store = Store.of_current_project()
+        store = open_current_store()
         with StoreLock(store.state_path("lock")):
             process = subprocess.Popen(
                 [sys.executable, "-m", "rewind", "end", "--session", SESSION],
@@ -175,7 +176,7 @@ class TestWaitingForTheStore:
     def test_it_gives_up_with_a_sentence_and_changes_nothing(self, project: Path) -> None:
         Path("a.txt").write_text("a\n")
         ok("track", "--session", SESSION, "a.txt")
-        store = Store.of_current_project()
+        store = open_current_store()
         with StoreLock(store.state_path("lock")):
             result = run_rewind("end", "--session", SESSION, env={"REWIND_LOCK_WAIT": "1.5"})
         assert result.returncode == 1
@@ -188,7 +189,7 @@ class TestWaitingForTheStore:
 def test_forget_removes_the_open_turns_journal(project: Path) -> None:
     Path("a.txt").write_text("a\n")
     ok("track", "--session", SESSION, "a.txt")
-    store = Store.of_current_project()
+    store = open_current_store()
     assert journal_file(store).exists()
     ok("forget", SESSION, "--yes")
     assert not journal_file(store).exists()

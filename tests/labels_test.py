@@ -7,11 +7,11 @@ import os
 import subprocess
 from pathlib import Path
 
-from rewind.history import labels_of
-from rewind.labels import add_label, remove_label
-from rewind.packing import reachable_objects
-from rewind.session import load_head
-from rewind.store import Store
+from rewind.history.labels import add_label, remove_label
+from rewind.history.opening import open_store
+from rewind.history.session import load_head
+from rewind.history.sessions import labels_of
+from rewind.history.upkeep import reachable_objects
 from tests.conftest import run_rewind
 from tests.packing_test import age_all_loose_objects, loose_objects, store_path
 
@@ -107,7 +107,7 @@ def test_forget_removes_the_labels_and_gc_frees_them(project: Path) -> None:
     ok("end", "--session", "keep")
     ok("label", "--session", "drop", "1", "mine")
     ok("label", "--session", "keep", "1", "mine")
-    store = Store.for_root(os.path.realpath(os.fsencode(project)))
+    store = open_store(os.path.realpath(os.fsencode(project)))
     before = reachable_objects(store)
     assert "and its 1 label(s)" in ok("forget", "drop", "--yes")
     assert not (store_path() / "refs/rewind/labels/drop").exists()
@@ -122,7 +122,7 @@ def test_forget_removes_the_labels_and_gc_frees_them(project: Path) -> None:
 def test_engine_functions_take_entries_and_odd_session_ids(project: Path) -> None:
     two_turns(project, "a session with spaces")
     ok("end", "--session", "a session with spaces")
-    store = Store.for_root(os.path.realpath(os.fsencode(project)))
+    store = open_store(os.path.realpath(os.fsencode(project)))
     head = load_head(store, "a session with spaces")
     assert head.current is not None
     second = add_label(store, "a session with spaces", head.current, "latest")

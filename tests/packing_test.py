@@ -7,8 +7,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from rewind.packing import GRACE_SECONDS, needs_packing, reachable_objects
-from rewind.store import Store
+from rewind.history.opening import open_store
+from rewind.history.upkeep import reachable_objects
+from rewind.store.packing import GRACE_SECONDS, needs_packing
 from tests.conftest import run_rewind
 
 
@@ -65,7 +66,7 @@ def test_gc_keeps_recent_unreferenced_objects(project: Path) -> None:
     """A hook may have written a blob its entry does not name yet: young objects stay."""
     (project / "a.txt").write_text("a")
     assert run_rewind("begin", "--session", "s").returncode == 0
-    store = Store.for_root(os.path.realpath(os.fsencode(project)))
+    store = open_store(os.path.realpath(os.fsencode(project)))
     orphan = store.writer.write_blob(b"written by a hook a moment ago")
     assert run_rewind("gc").returncode == 0
     assert store.reader.read_blob(orphan) == b"written by a hook a moment ago"
@@ -76,7 +77,7 @@ def test_forget_then_gc_frees_the_session(project: Path) -> None:
     (project / "b.txt").write_text("only in session drop")
     assert run_rewind("track", "--session", "keep", "a.txt").returncode == 0
     assert run_rewind("track", "--session", "drop", "b.txt").returncode == 0
-    store = Store.for_root(os.path.realpath(os.fsencode(project)))
+    store = open_store(os.path.realpath(os.fsencode(project)))
     before = reachable_objects(store)
 
     result = run_rewind("forget", "drop", "--yes")
@@ -94,7 +95,7 @@ def test_forget_then_gc_frees_the_session(project: Path) -> None:
 
 def test_needs_packing_follows_the_sampled_directory(project: Path) -> None:
     assert run_rewind("begin", "--session", "s").returncode == 0
-    store = Store.for_root(os.path.realpath(os.fsencode(project)))
+    store = open_store(os.path.realpath(os.fsencode(project)))
     assert not needs_packing(store)
     sample = Path(store.git_dir) / "objects" / "17"
     sample.mkdir(exist_ok=True)

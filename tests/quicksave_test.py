@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from rewind.config import load_config
 from rewind.errors import UserError
+from rewind.history.opening import open_store
+from rewind.history.recording import begin, record_after, track
 from rewind.quicksave import QuicksaveLimits, QuicksavePlan, limits_from, paths_at_risk
-from rewind.recording import begin, record_after, track
-from rewind.store import Store
+from rewind.store.config import load_config
 from tests.conftest import ok, snapshot
 
 SESSION = "s"
@@ -743,7 +743,7 @@ def test_the_module_loads_only_os_shlex_and_glob(tmp_path: Path) -> None:
 
 def quicksave_and_run(project: Path, command: str, cwd: Path | None = None) -> QuicksavePlan:
     """What the hook does before the command (record the plan's paths), then the command."""
-    store = Store.for_root(os.path.realpath(bytes(project)), create=True)
+    store = open_store(os.path.realpath(bytes(project)), create=True)
     begin(store, SESSION, prompt=command)
     plan = paths_at_risk(command, os.fsencode(cwd or project), QuicksaveLimits())
     assert plan.understood, plan

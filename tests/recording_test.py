@@ -7,11 +7,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from rewind.entry import EDIT, SHELL, FileChange
-from rewind.history import read_entries
-from rewind.recording import begin, record_after, track
-from rewind.session import load_head
-from rewind.store import Store
+from rewind.history.entry import EDIT, SHELL, FileChange
+from rewind.history.opening import open_current_store
+from rewind.history.recording import begin, record_after, track
+from rewind.history.session import load_head
+from rewind.history.sessions import read_entries
 from tests.conftest import log_json, ok, run_rewind, store_dir
 
 SESSION = "s"
@@ -223,7 +223,7 @@ def test_track_only_touches_the_store_outside_the_project(project: Path) -> None
 
 
 def test_the_source_of_each_record_is_kept(project: Path) -> None:
-    store = Store.of_current_project(create=True)
+    store = open_current_store(create=True)
     (project / "a.txt").write_text("a\n")
     (project / "b.txt").write_text("b\n")
     begin(store, "s", prompt="p")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rewind.store import StoreBusy, StoreLock
+from rewind.store.repository import StoreBusy, StoreLock
 
 HOLDER = """
 import fcntl, os, sys, time

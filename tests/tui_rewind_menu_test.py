@@ -18,9 +18,10 @@ from textual.app import App
 from textual.screen import Screen
 from textual.widgets import OptionList
 
-from rewind import recording
 from rewind.errors import UserError
-from rewind.store import Store
+from rewind.history import recording
+from rewind.history.opening import open_store
+from rewind.store.repository import Store
 from rewind.tui.confirm_restore import ConfirmRestore
 from rewind.tui.file_choice import FileChoice
 from rewind.tui.restore_actions import RestoreOutcome, plan_for, restore, undo_last
@@ -40,7 +41,7 @@ def record_history(root: Path) -> Store:
     (root / "a.txt").write_bytes(b"one\n")
     (root / "b.txt").write_bytes(b"two\n")
     (root / "gone.txt").write_bytes(b"bye\n")
-    store = Store.for_root(os.fsencode(os.path.realpath(root)), create=True)
+    store = open_store(os.fsencode(os.path.realpath(root)), create=True)
     turns: list[tuple[str, dict[str, bytes | None]]] = [
         ("edit a and b", {"a.txt": b"one\nONE\n", "b.txt": b"two\nTWO\n"}),
         ("add new, remove gone", {"new.txt": b"new\n", "gone.txt": None}),

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import sys
 
-from rewind.recording import begin_with_drift
-from rewind.session import resolve_session
-from rewind.store import Store
+from rewind.history.opening import open_current_store
+from rewind.history.recording import begin_with_drift
+from rewind.history.sessions import resolve_session
 
 
 def run(*, session: str | None, prompt: str, agent: str, labels: list[str]) -> int:
-    store = Store.of_current_project(create=True)
+    store = open_current_store(create=True)
     session_id = resolve_session(store, session, create=True)
     entry, drift = begin_with_drift(store, session_id, prompt, agent, labels)
     print(f"turn {entry.number} of session {entry.session} ({entry.id})")

@@ -2,16 +2,17 @@ from __future__ import annotations
 
 import sys
 
-from rewind.entry import Entry
 from rewind.errors import UserError
-from rewind.history import list_sessions, read_entries_with_commits
-from rewind.session import last_known_tip
-from rewind.store import DamagedRef, Store
+from rewind.history.entry import Entry
+from rewind.history.opening import open_current_store
+from rewind.history.session import last_known_tip
+from rewind.history.sessions import list_sessions, read_entries_with_commits
+from rewind.store.repository import DamagedRef, Store
 
 
 def run() -> int:
     """Reads every entry of every session and every blob they name."""
-    store = Store.of_current_project()
+    store = open_current_store()
     problems = []
     checked = 0
     damaged: list[DamagedRef] = []

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from rewind.demo import run_demo
+from rewind.commands.demo_script import run_demo
 
 
 def run(*, no_tui: bool, keep: bool) -> int:

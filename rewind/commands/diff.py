@@ -1,15 +1,16 @@
 from __future__ import annotations
 
-from rewind.checkpoint import states_between
-from rewind.diffs import FileDiff, diff_states, diff_to_disk
-from rewind.history import find_entry, read_entries, refuse_damaged
-from rewind.render import colour_diff, use_colour
-from rewind.session import require_existing, resolve_session
-from rewind.store import Store
+from rewind.commands.render import colour_diff, use_colour
+from rewind.history.checkpoint import states_between
+from rewind.history.diffs import FileDiff, diff_states, diff_to_disk
+from rewind.history.opening import open_current_store
+from rewind.history.session import require_existing
+from rewind.history.sessions import find_entry, read_entries, refuse_damaged, resolve_session
+from rewind.store.repository import Store
 
 
 def run(*, session: str | None, turn: str | None, turn2: str | None) -> int:
-    store = Store.of_current_project()
+    store = open_current_store()
     head = require_existing(store, resolve_session(store, session))
     entries = read_entries(store, head)
     start = entries.index(find_entry(entries, turn)) if turn else len(entries) - 1

@@ -10,13 +10,13 @@ import shutil
 from dataclasses import dataclass
 
 from rewind.commands.status import human_size
-from rewind.config import CONFIG_NAME, load_config
 from rewind.errors import UserError
-from rewind.failure_log import problem_logs, recent_problems
-from rewind.home import rewind_home, store_dir_for
 from rewind.installers import Context, Inspection, Target, targets
 from rewind.installers.probe import SLOW, run_probe
-from rewind.storage_check import check_store_directory
+from rewind.store.config import CONFIG_NAME, load_config
+from rewind.store.failure_log import problem_logs, recent_problems
+from rewind.store.home import rewind_home, store_dir_for
+from rewind.store.storage_check import check_store_directory
 
 RECENT_SHOWN = 3  # lines of each log
 

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import sys
 
-from rewind.recording import record_after
-from rewind.session import resolve_session
-from rewind.store import Store
+from rewind.history.opening import open_current_store
+from rewind.history.recording import record_after
+from rewind.history.sessions import resolve_session
 
 
 def run(*, session: str | None) -> int:
-    store = Store.of_current_project()
+    store = open_current_store()
     session_id = resolve_session(store, session)
     entry = record_after(store, session_id, close=True)
     if entry is None:

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import sys
 
-from rewind.history import list_sessions
-from rewind.session import forget_session, label_ref_prefix, require_existing
-from rewind.store import Store
+from rewind.history.opening import open_current_store
+from rewind.history.session import forget_session, label_ref_prefix, require_existing
+from rewind.history.sessions import list_sessions
 
 
 def run(*, session: str, yes: bool) -> int:
-    store = Store.of_current_project()
+    store = open_current_store()
     head = require_existing(store, session)
     assert head.current is not None
     labels = len(store.ref_names(label_ref_prefix(session)))

@@ -1,14 +1,15 @@
 from __future__ import annotations
 
 from rewind.commands.status import human_size
-from rewind.packing import GcBusy, pack_store
-from rewind.store import Store
+from rewind.history.opening import open_current_store
+from rewind.history.upkeep import collect
+from rewind.store.packing import GcBusy
 
 
 def run(*, quiet: bool) -> int:
-    store = Store.of_current_project()
+    store = open_current_store()
     try:
-        report = pack_store(store)
+        report = collect(store)
     except GcBusy as busy:
         if not quiet:
             print(f"rewind: {busy}")

@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-from rewind.labels import add_label, remove_label
-from rewind.session import resolve_session
-from rewind.store import Store
+from rewind.history.labels import add_label, remove_label
+from rewind.history.opening import open_current_store
+from rewind.history.sessions import resolve_session
 
 
 def run(*, session: str | None, turn: str, name: str, remove: bool) -> int:
-    store = Store.of_current_project()
+    store = open_current_store()
     session_id = resolve_session(store, session)
     if remove:
         entry = remove_label(store, session_id, turn, name)

@@ -3,17 +3,17 @@ from __future__ import annotations
 import json
 import sys
 
-from rewind.entry import TURN, WATCH_AGENT
-from rewind.history import all_labels, labels_of, read_entries
-from rewind.render import file_summary, first_line, local_time, paint, use_colour
-from rewind.session import require_existing, resolve_session
-from rewind.store import Store
-from rewind.summary import entry_diffs, entry_json
+from rewind.commands.render import file_summary, first_line, local_time, paint, use_colour
+from rewind.history.entry import TURN, WATCH_AGENT
+from rewind.history.opening import open_current_store
+from rewind.history.session import require_existing
+from rewind.history.sessions import all_labels, labels_of, read_entries, resolve_session
+from rewind.history.summary import entry_diffs, entry_json
 from rewind.watch.bursts import describe_unrecorded
 
 
 def run(*, session: str | None, as_json: bool) -> int:
-    store = Store.of_current_project()
+    store = open_current_store()
     head = require_existing(store, resolve_session(store, session))
     entries = read_entries(store, head)
     attached = labels_of(store, head.session_id)

@@ -2,15 +2,16 @@ from __future__ import annotations
 
 import sys
 
-from rewind.entry import UNDO
+from rewind.commands.render import paint, plan_text, use_colour
 from rewind.errors import ConflictError, UserError
-from rewind.history import find_entry, read_entries
-from rewind.recording import closed_head
-from rewind.render import paint, plan_text, use_colour
-from rewind.restore import apply_plan, conflict_message
-from rewind.restore_plan import RestorePlan, plan_restore
-from rewind.session import SessionHead, resolve_session
-from rewind.store import Store
+from rewind.history.entry import UNDO
+from rewind.history.opening import open_current_store
+from rewind.history.recording import closed_head
+from rewind.history.restore import apply_plan, conflict_message
+from rewind.history.restore_plan import RestorePlan, plan_restore
+from rewind.history.session import SessionHead
+from rewind.history.sessions import find_entry, read_entries, resolve_session
+from rewind.store.repository import Store
 
 
 def run(
@@ -22,7 +23,7 @@ def run(
     force: bool,
     yes: bool,
 ) -> int:
-    store = Store.of_current_project()
+    store = open_current_store()
     head = settled_head(store, session)
     entries = read_entries(store, head)
     chosen = find_entry(entries, turn)

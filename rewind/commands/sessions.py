@@ -2,13 +2,14 @@ from __future__ import annotations
 
 import json
 
-from rewind.history import list_sessions
-from rewind.render import iso_time, local_time
-from rewind.store import Store
+from rewind.commands.render import local_time
+from rewind.history.opening import open_current_store
+from rewind.history.sessions import list_sessions
+from rewind.history.summary import iso_time
 
 
 def run(*, as_json: bool) -> int:
-    store = Store.of_current_project()
+    store = open_current_store()
     summaries = list_sessions(store)
     if as_json:
         print(

@@ -3,12 +3,13 @@ from __future__ import annotations
 import os
 
 from rewind.errors import UserError
-from rewind.failure_log import problem_logs, recent_problems
-from rewind.home import store_dir_for
-from rewind.root import find_root
-from rewind.session import load_head, recent_session
-from rewind.storage_check import StorageCheck, check_store_directory
-from rewind.store import JOURNAL, Store
+from rewind.history.opening import open_store
+from rewind.history.session import load_head, recent_session
+from rewind.store.failure_log import problem_logs, recent_problems
+from rewind.store.home import store_dir_for
+from rewind.store.repository import JOURNAL, Store
+from rewind.store.root import find_root
+from rewind.store.storage_check import StorageCheck, check_store_directory
 from rewind.watch.pidfile import running_info
 
 RECENT_SHOWN = 5
@@ -36,7 +37,7 @@ def _open_store(root: bytes, store_dir: str) -> tuple[Store | None, str]:
     if not os.path.exists(os.path.join(store_dir, "HEAD")):
         return None, ""
     try:
-        return Store.for_root(root), ""
+        return open_store(root), ""
     except (UserError, OSError) as error:
         return None, f"the store cannot be opened: {error}"
 

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import sys
 
-from rewind.recording import TRACK_PROBLEMS, track
-from rewind.session import resolve_session
-from rewind.store import Store
+from rewind.history.opening import open_current_store
+from rewind.history.recording import TRACK_PROBLEMS, track
+from rewind.history.sessions import resolve_session
 
 
 def run(*, session: str | None, paths: list[str], agent: str) -> int:
-    store = Store.of_current_project(create=True)
+    store = open_current_store(create=True)
     names = [store.root.stored_name(path) for path in paths]
     session_id = resolve_session(store, session, create=True)
     states = track(store, session_id, names, agent=agent)

@@ -6,8 +6,9 @@ import os
 import sys
 
 from rewind.errors import ExitCode, UserError
-from rewind.session import require_existing, resolve_session
-from rewind.store import Store
+from rewind.history.opening import open_current_store
+from rewind.history.session import require_existing
+from rewind.history.sessions import resolve_session
 
 
 class TuiCrashed(Exception):
@@ -15,7 +16,7 @@ class TuiCrashed(Exception):
 
 
 def run(*, session: str | None) -> int:
-    store = Store.of_current_project()
+    store = open_current_store()
     require_existing(store, resolve_session(store, session))
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         raise UserError(

@@ -8,14 +8,15 @@ import sys
 import time
 
 from rewind.errors import UserError
-from rewind.store import Store
+from rewind.history.opening import open_current_store
+from rewind.store.repository import Store
 from rewind.watch.pidfile import OUTPUT_NAME, WatchLock, running_info, spawn, stop
 
 READY_TIMEOUT = 120.0  # seconds: git status on a very large work tree can take a while
 
 
 def run(*, session: str | None, detach: bool, stop_it: bool, status: bool, background: bool) -> int:
-    store = Store.of_current_project(create=True)
+    store = open_current_store(create=True)
     if stop_it:
         _, message = stop(store)
         print(message)

@@ -4,7 +4,8 @@ Each agent has an adapter module with ``handle(context) -> str | None`` (what to
 standard output, when the agent's protocol wants an answer). Whatever happens, the hook exits 0
 and prints nothing else: problems are written to the log of the project's store (``rewind
 status`` shows where), or to ``$REWIND_HOME/hooks.log`` when no project could be found, or, when
-neither can be written, to a fallback log (rewind.failure_log) that status and doctor read too.
+neither can be written, to a fallback log (rewind.store.failure_log) that status and doctor read
+too.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from rewind.filestate import UNKNOWN, FileState, absent_before_creation, from_content
+from rewind.history.filestate import UNKNOWN, FileState, absent_before_creation, from_content
 from rewind.hooks.context import HookContext
 
 EDIT_TOOLS = {

@@ -6,21 +6,23 @@ from __future__ import annotations
 import os
 import time
 
-from rewind.atomic import write_text_atomically
-from rewind.entry import EDIT, SHELL, valid_text
 from rewind.errors import UserError
-from rewind.failure_log import STORE_LOG, describe_hook_failure, log_hook_problem
-from rewind.fastjson import dumps, load_list, load_object
+from rewind.history.entry import EDIT, SHELL, valid_text
+from rewind.history.opening import open_store
+from rewind.history.recording import TRACK_PROBLEMS, begin, record_after, record_after_states, track
+from rewind.history.session import load_head
+from rewind.history.sessions import resolve_session
 from rewind.hooks.project import project_root
-from rewind.recording import TRACK_PROBLEMS, begin, record_after, record_after_states, track
-from rewind.session import load_head, resolve_session
-from rewind.store import Store
+from rewind.store.atomic import write_text_atomically
+from rewind.store.failure_log import STORE_LOG, describe_hook_failure, log_hook_problem
+from rewind.store.fastjson import dumps, load_list, load_object
+from rewind.store.repository import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from rewind.filestate import FileState
+    from rewind.history.filestate import FileState
 
 
 # Agents kill hooks that outlive their timeout (Claude Code's default for ours: 30 s); waiting
@@ -77,7 +79,7 @@ class HookContext:
         if not os.path.isdir(start):
             raise UserError(f"the event's directory {directory!r} does not exist")
         root = project_root(start, project_dirs, valid_text(self.text(*session_keys)))
-        self.store = Store.for_root(root, create=True, lock_timeout=LOCK_TIMEOUT)
+        self.store = open_store(root, create=True, lock_timeout=LOCK_TIMEOUT)
         return self.store
 
     def stored_names(self, paths: list[str], base: str) -> list[bytes]:
@@ -125,8 +127,8 @@ class HookContext:
 
     def last_recorded(self, session: str, name: bytes) -> FileState | None:
         """The last state this session recorded for ``name``, in any turn."""
-        from rewind.checkpoint import latest_states
-        from rewind.history import read_entries
+        from rewind.history.checkpoint import latest_states
+        from rewind.history.sessions import read_entries
 
         assert self.store is not None
         entries = read_entries(self.store, load_head(self.store, session))
@@ -197,7 +199,7 @@ class HookContext:
 
     def log(self, message: str) -> None:
         """Writes ``message`` to the store's log, else to the first fallback that takes it
-        (rewind.failure_log); never raises."""
+        (rewind.store.failure_log); never raises."""
         store_log = self.store.state_path(STORE_LOG) if self.store is not None else None
         log_hook_problem(f"hook {self.agent}: {message}", store_log)
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 import os
 import stat
 
-from rewind.digest import sha1_hex
-from rewind.filestate import (
+from rewind.history.filestate import (
     ABSENT,
     FILE,
     UNKNOWN,
@@ -23,6 +22,7 @@ from rewind.filestate import (
     from_content,
 )
 from rewind.hooks.context import HookContext
+from rewind.store.digest import sha1_hex
 
 
 def handle(context: HookContext) -> None:

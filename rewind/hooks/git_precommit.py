@@ -20,13 +20,14 @@ from __future__ import annotations
 import os
 import time
 
-from rewind.atomic import write_text_atomically
 from rewind.errors import UserError
-from rewind.filestate import DIRECTORY
-from rewind.git_status import changed_paths
-from rewind.recording import TRACK_PROBLEMS, begin, track
-from rewind.session import recent_session
-from rewind.store import Store
+from rewind.history.filestate import DIRECTORY
+from rewind.history.git_status import changed_paths
+from rewind.history.opening import open_store
+from rewind.history.recording import TRACK_PROBLEMS, begin, track
+from rewind.history.session import recent_session
+from rewind.store.atomic import write_text_atomically
+from rewind.store.repository import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def handle(context: HookContext) -> str | None:
     worktree = work_tree()
     if not os.path.isdir(worktree):
         raise ValueError(f"the work tree {os.fsdecode(worktree)!r} does not exist")
-    store = Store.for_root(os.path.realpath(worktree), create=True)
+    store = open_store(os.path.realpath(worktree), create=True)
     context.store = store
     names = _recordable(context, store, changed_paths(store.root.path))
     if not names:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import os
 
-from rewind.home import store_dir_for
-from rewind.root import find_root, is_inside
-from rewind.session import ref_name
+from rewind.history.session import ref_name
+from rewind.store.home import store_dir_for
+from rewind.store.root import find_root, is_inside
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

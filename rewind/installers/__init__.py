@@ -67,7 +67,7 @@ import sys
 from dataclasses import dataclass, field
 
 from rewind.errors import UserError
-from rewind.root import find_root
+from rewind.store.root import find_root
 
 SCOPES = ("user", "project", "local")
 

@@ -17,9 +17,9 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rewind.atomic import replace_file
 from rewind.errors import UserError
 from rewind.installers import Change, Context, Inspection, Probe, Target
+from rewind.store.atomic import replace_file
 
 JsonObject = dict[str, object]
 HOOKS = "hooks"

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from rewind.config import DEFAULT_QUICKSAVE_MAX_BYTES, DEFAULT_QUICKSAVE_MAX_FILES
+from rewind.store.config import DEFAULT_QUICKSAVE_MAX_BYTES, DEFAULT_QUICKSAVE_MAX_FILES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from rewind.config import Config
+    from rewind.store.config import Config
 
 
 class QuicksaveLimits:

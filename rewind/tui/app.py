@@ -12,9 +12,10 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.timer import Timer
 
-from rewind.root import find_root
-from rewind.session import resolve_session
-from rewind.store import Store
+from rewind.history import opening
+from rewind.history.sessions import resolve_session
+from rewind.store.repository import Store
+from rewind.store.root import find_root
 from rewind.tui.help_screen import HelpScreen, binding_rows
 from rewind.tui.store_watcher import StoreWatcher
 from rewind.tui.timeline_screen import TimelineScreen
@@ -24,8 +25,8 @@ REFRESH_DELAY = 0.15  # coalesces the burst of writes one hook call makes
 
 
 def open_store(directory: str) -> Store:
-    """The store of the project holding ``directory`` (as ``Store.of_current_project``)."""
-    return Store.for_root(find_root(os.fsencode(os.path.abspath(directory))))
+    """The store of the project holding ``directory`` (as ``opening.open_current_store``)."""
+    return opening.open_store(find_root(os.fsencode(os.path.abspath(directory))))
 
 
 class RewindApp(App[None]):

@@ -13,7 +13,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 from textual.widgets.selection_list import Selection
 
-from rewind.restore_plan import CANNOT, DELETE, RECREATE, RESTORE_FILE, PlannedFile, RestorePlan
+from rewind.history.restore_plan import (
+    CANNOT,
+    DELETE,
+    RECREATE,
+    RESTORE_FILE,
+    PlannedFile,
+    RestorePlan,
+)
 from rewind.tui.file_choice import ACTION_WORDS, Checks, shown
 
 SECTIONS = (

@@ -12,10 +12,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from rewind.checkpoint import checkpoint_states
-from rewind.diffs import NO_PRE_IMAGE, UNCHANGED, FileDiff, diff_to_disk
-from rewind.entry import Entry
-from rewind.store import Store
+from rewind.history.checkpoint import checkpoint_states
+from rewind.history.diffs import NO_PRE_IMAGE, UNCHANGED, FileDiff, diff_to_disk
+from rewind.history.entry import Entry
+from rewind.store.repository import Store
 from rewind.tui.file_choice import shown
 
 LINE_STYLES = (

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, SelectionList
 from textual.widgets.selection_list import Selection
 
-from rewind.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
+from rewind.history.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
 
 ACTION_WORDS = {
     "restore": "put back",

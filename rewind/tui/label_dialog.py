@@ -1,8 +1,8 @@
 """Naming an entry from the timeline: ``l`` opens this dialog on the selected entry.
 
 A name the entry does not have yet is added (as ``rewind label TURN NAME`` would); a name it
-already has is removed (``rewind label --remove``). The engine (``rewind.labels``) does the work
-and its refusals (an open turn, a name taken by another entry) are shown in the dialog.
+already has is removed (``rewind label --remove``). The engine (``rewind.history.labels``) does the
+work and its refusals (an open turn, a name taken by another entry) are shown in the dialog.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
-from rewind.entry import Entry
 from rewind.errors import UserError
-from rewind.labels import add_label, remove_label
-from rewind.store import Store
+from rewind.history.entry import Entry
+from rewind.history.labels import add_label, remove_label
+from rewind.store.repository import Store
 
 
 class LabelDialog(ModalScreen[str | None]):

@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rewind.commands.restore import settled_head
-from rewind.entry import UNDO
 from rewind.errors import UserError
-from rewind.history import find_entry, read_entries
-from rewind.restore import RestoreResult, apply_plan
-from rewind.restore_plan import RestorePlan, plan_restore, plan_undo
-from rewind.store import Store
+from rewind.history.entry import UNDO
+from rewind.history.restore import RestoreResult, apply_plan
+from rewind.history.restore_plan import RestorePlan, plan_restore, plan_undo
+from rewind.history.sessions import find_entry, read_entries
+from rewind.store.repository import Store
 
 
 @dataclass(frozen=True)

@@ -13,15 +13,15 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
-from rewind.diffs import ADDED, DELETED, MODIFIED, PENDING
-from rewind.entry import TURN, Entry
+from rewind.commands.render import first_line
 from rewind.errors import UserError
-from rewind.history import read_entries
-from rewind.render import first_line
-from rewind.restore_plan import RestorePlan
-from rewind.session import load_head
-from rewind.store import Store
-from rewind.summary import entry_diffs
+from rewind.history.diffs import ADDED, DELETED, MODIFIED, PENDING
+from rewind.history.entry import TURN, Entry
+from rewind.history.restore_plan import RestorePlan
+from rewind.history.session import load_head
+from rewind.history.sessions import read_entries
+from rewind.history.summary import entry_diffs
+from rewind.store.repository import Store
 from rewind.tui.confirm_restore import ConfirmRestore
 from rewind.tui.diff_now import DiffNow, checkpoint_diffs
 from rewind.tui.file_choice import FileChoice

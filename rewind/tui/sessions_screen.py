@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from rewind.store import Store
+from rewind.store.repository import Store
 from rewind.tui.timeline_data import SessionDetails, session_details, session_rows
 from rewind.tui.turn_table import short_time
 

@@ -14,8 +14,8 @@ from textual.message import Message
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from rewind.journal import JOURNAL_DIR
-from rewind.store import Store
+from rewind.history.journal import JOURNAL_DIR
+from rewind.store.repository import Store
 
 
 class StoreWatcher(FileSystemEventHandler):

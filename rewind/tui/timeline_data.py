@@ -10,13 +10,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rewind.checkpoint import checkpoint_states
-from rewind.diffs import NO_PRE_IMAGE, PENDING, UNCHANGED, FileDiff, diff_states, diff_to_disk
-from rewind.entry import EDIT, EXTERNAL, RESTORE, SHELL, TURN, UNDO, Entry, FileChange
-from rewind.filestate import TOO_LARGE, UNREADABLE, FileState
-from rewind.history import all_labels, labels_of, list_sessions, number_damaged, read_entry
-from rewind.session import load_head
-from rewind.store import Store
+from rewind.history.checkpoint import checkpoint_states
+from rewind.history.diffs import (
+    NO_PRE_IMAGE,
+    PENDING,
+    UNCHANGED,
+    FileDiff,
+    diff_states,
+    diff_to_disk,
+)
+from rewind.history.entry import EDIT, EXTERNAL, RESTORE, SHELL, TURN, UNDO, Entry, FileChange
+from rewind.history.filestate import TOO_LARGE, UNREADABLE, FileState
+from rewind.history.session import load_head
+from rewind.history.sessions import all_labels, labels_of, list_sessions, number_damaged, read_entry
+from rewind.store.repository import Store
 
 TURN_DIFF = "turn"  # what the turn changed
 TO_NOW = "now"  # from the checkpoint before the turn to the files on disk now

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import get_current_worker
 
-from rewind.store import Store
+from rewind.store.repository import Store
 from rewind.tui.compare import compared_diff, compared_files, span
 from rewind.tui.diff_view import DiffView
 from rewind.tui.file_list import FileList
@@ -284,7 +284,7 @@ class TimelineScreen(Screen[None]):
 
     def action_label(self) -> None:
         """Opens the label dialog on the selected entry; the timeline shows the result."""
-        from rewind.history import all_labels
+        from rewind.history.sessions import all_labels
         from rewind.tui.label_dialog import LabelDialog
 
         index = self._selected_index()

@@ -11,7 +11,7 @@ import os
 import re
 from fnmatch import translate
 
-from rewind.root import GIT_DIR_NAME
+from rewind.store.root import GIT_DIR_NAME
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

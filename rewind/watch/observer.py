@@ -30,8 +30,8 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
-from rewind.home import rewind_home
-from rewind.store import Store
+from rewind.store.home import rewind_home
+from rewind.store.repository import Store
 from rewind.watch.bursts import Coalescer, Storms
 from rewind.watch.ignore import IgnoreRules
 from rewind.watch.preimages import PreImages

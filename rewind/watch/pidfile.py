@@ -13,9 +13,9 @@ import fcntl
 import os
 import time
 
-from rewind.atomic import write_text_atomically
-from rewind.fastjson import dumps, load_object
-from rewind.store import Store
+from rewind.store.atomic import write_text_atomically
+from rewind.store.fastjson import dumps, load_object
+from rewind.store.repository import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -25,8 +25,8 @@ import os
 import stat
 
 from rewind.errors import UserError
-from rewind.filestate import ABSENT, FILE, LINK, TOO_LARGE, UNKNOWN, FileState, fingerprint
-from rewind.store import Store
+from rewind.history.filestate import ABSENT, FILE, LINK, TOO_LARGE, UNKNOWN, FileState, fingerprint
+from rewind.store.repository import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ class GitBaseline:
     def __init__(self, repository: pygit2.Repository, root: bytes) -> None:
         import pygit2
 
-        from rewind.git_status import changed_paths
+        from rewind.history.git_status import changed_paths
 
         self.repository = repository
         # Read into memory now: later changes to the index (git add, a checkout) must not

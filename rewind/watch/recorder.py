@@ -17,19 +17,18 @@ from __future__ import annotations
 
 import time
 
-from rewind.checkpoint import latest_states
-from rewind.entry import EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
-from rewind.filestate import DIRECTORY, SPECIAL, TOO_LARGE, FileState, capture
-from rewind.history import read_entries
-from rewind.session import (
+from rewind.history.checkpoint import latest_states
+from rewind.history.entry import EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
+from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, FileState, capture
+from rewind.history.session import (
     SessionHead,
     Settled,
     load_head,
     new_entry_id,
-    resolve_session,
     save_entry,
 )
-from rewind.store import Store
+from rewind.history.sessions import read_entries, resolve_session
+from rewind.store.repository import Store
 from rewind.watch.preimages import PreImages
 
 WATCH_PROMPT = "changes outside the agent"

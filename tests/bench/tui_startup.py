@@ -1,8 +1,8 @@
 """tui_startup: opening the TUI on a long session, and showing the diff of a large file.
 
 The workspace (untimed set-up) is a git work tree with a session recorded through the engine
-(``rewind.recording``: ``begin``, ``track``, the edits, ``record_after``) in one process: 1,000
-turns of 5 files each out of 50 (5,000 file versions), the last of which also changes every
+(``rewind.history.recording``: ``begin``, ``track``, the edits, ``record_after``) in one process:
+1,000 turns of 5 files each out of 50 (5,000 file versions), the last of which also changes every
 third line of a 10,000-line Python file (so its diff is syntax highlighted).
 
 Each timed process is a small Python driver that opens ``rewind.tui.app.RewindApp`` on the
@@ -64,11 +64,11 @@ DIFF_TARGET = 0.3
 SETUP = f"""
 import sys
 from pathlib import Path
-from rewind.recording import begin, record_after, track
-from rewind.store import Store
+from rewind.history.recording import begin, record_after, track
+from rewind.store.repository import Store
 
 turns = int(sys.argv[1])
-store = Store.of_current_project(create=True)
+store = open_current_store(create=True)
 names = [f"src/mod{{i:02d}}.py" for i in range({SOURCES})]
 Path("src").mkdir()
 for name in names:
@@ -98,6 +98,7 @@ import time
 started = time.perf_counter()
 import asyncio, json, os, sys
 from rewind.tui.app import RewindApp
+from rewind.history.opening import open_current_store
 
 mode, project, session, launched, big = sys.argv[1:6]
 

@@ -1,11 +1,11 @@
 """turn_growth: what one ``track`` costs when the open turn already holds 3,000 files, against
 the same in a turn of 3 files.
 
-Hooks append each record to the open turn's journal (rewind.journal) instead of rewriting the
-turn, so a record's cost must not depend on how much the turn already holds. Two measures:
+Hooks append each record to the open turn's journal (rewind.history.journal) instead of rewriting
+the turn, so a record's cost must not depend on how much the turn already holds. Two measures:
 
-- in process: ``rewind.recording.track`` of a fresh 10 KB file, timed alone (the interpreter's
-  start-up would hide a few milliseconds of growth, so this is the strict measure);
+- in process: ``rewind.history.recording.track`` of a fresh 10 KB file, timed alone (the
+  interpreter's start-up would hide a few milliseconds of growth, so this is the strict measure);
 - as a process: ``rewind track FILE``, the whole process a hook starts.
 
 Each is taken in rotating order against a small turn (3 files recorded before) and a large one
@@ -22,6 +22,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from rewind.history.opening import open_store
 from tests.bench.harness import (
     Report,
     Sandbox,
@@ -69,10 +70,9 @@ def run(options: argparse.Namespace) -> Report:
 
 
 def _measure(box: Sandbox, report: Report, workspace: Path, runs: int) -> None:
-    from rewind.recording import begin, track
-    from rewind.store import Store
+    from rewind.history.recording import begin, track
 
-    store = Store.for_root(os.fsencode(os.path.realpath(workspace)), create=True)
+    store = open_store(os.fsencode(os.path.realpath(workspace)), create=True)
     counter = iter(range(1_000_000))
 
     def fresh_file() -> bytes:

@@ -8,7 +8,7 @@ measured against one stream doing the same number of events and printed (speed b
 benchmarks: nothing is asserted about it).
 
 ``REWIND_FAULTS=long`` runs 16 streams x 500 real hook processes; the default sample runs fewer
-hook processes, and 16 x 500 events through :mod:`rewind.recording` from 16 real processes.
+hook processes, and 16 x 500 events through :mod:`rewind.history.recording` from 16 real processes.
 """
 
 from __future__ import annotations
@@ -21,13 +21,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from rewind.entry import Entry
-from rewind.filestate import ABSENT, FileState
-from rewind.history import read_entries
-from rewind.recording import record_after_states, track
-from rewind.root import find_root
-from rewind.session import load_head
-from rewind.store import Store
+from rewind.history import opening
+from rewind.history.entry import Entry
+from rewind.history.filestate import ABSENT, FileState
+from rewind.history.recording import record_after_states, track
+from rewind.history.session import load_head
+from rewind.history.sessions import read_entries
+from rewind.store.repository import Store
+from rewind.store.root import find_root
 from tests.agent_payloads import ClaudeCode
 from tests.faults.fault_support import (
     LONG,
@@ -43,7 +44,7 @@ STREAMS = 16
 FILES_PER_STREAM = 5
 # Hook processes per stream (a PreToolUse and a PostToolUse per edit).
 HOOK_EVENTS = 500 if LONG else 8
-# Events per stream driven through rewind.recording from 16 processes (cheap: no interpreter
+# Events per stream driven through rewind.history.recording from 16 processes (cheap: no interpreter
 # start-up per event), in the sample too.
 RECORDING_EVENTS = 500
 
@@ -67,7 +68,7 @@ class Versions:
 
 
 def open_store(root: Path) -> Store:
-    return Store.for_root(find_root(os.fsencode(root)))
+    return opening.open_store(find_root(os.fsencode(root)))
 
 
 def content_of(store: Store, state: FileState | None) -> bytes | str | None:
@@ -202,12 +203,12 @@ def test_sixteen_hook_streams_in_one_session(project: Path) -> None:
     print(figure)
 
 
-# streams of real processes calling rewind.recording ------------------------------------------
+# streams of real processes calling rewind.history.recording ---------------------------
 
 
 def recording_stream(root: str, session: str, names: list[str], events: int, tag: str) -> None:
     """One process: ``track`` before each write and ``record_after_states`` after it."""
-    store = Store.for_root(find_root(os.fsencode(root)))
+    store = opening.open_store(find_root(os.fsencode(root)))
     for index in range(events // 2):
         name = names[index % len(names)]
         path = name.encode()
@@ -392,7 +393,7 @@ def test_a_turn_opened_while_a_restore_is_planned_is_closed_by_it(project: Path)
     to carry the plan out. A hook that opens a turn in between (the agent goes on working) must
     not leave that turn open under the restore, without the after-states of its files."""
     from rewind.api import Project
-    from rewind.restore import apply_plan
+    from rewind.history.restore import apply_plan
 
     (project / "restored.txt").write_text("one\n")
     (project / "edited.txt").write_text("edited one\n")

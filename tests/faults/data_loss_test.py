@@ -10,8 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from rewind.home import store_dir_for
-from rewind.objects import ObjectReader, ObjectWriter
+from rewind.store.home import store_dir_for
+from rewind.store.objects import ObjectReader, ObjectWriter
 from tests.agent_payloads import ClaudeCode, Payload
 from tests.conftest import error_line, log_json, ok, run_rewind, store_dir
 
@@ -273,7 +273,7 @@ class TestPendingShellRecords:
 
 def test_a_turn_opened_after_a_restore_was_planned_is_closed_before_it(project: Path) -> None:
     import rewind
-    from rewind.restore import apply_plan
+    from rewind.history.restore import apply_plan
 
     Path("a.txt").write_text("one\n")
     api = rewind.Project(project, session=SESSION)

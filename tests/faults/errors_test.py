@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rewind.objects import ObjectReader, ObjectWriter
+from rewind.store.objects import ObjectReader, ObjectWriter
 from tests.agent_payloads import ClaudeCode
 from tests.conftest import RewindResult, error_line, log_json, ok, run_rewind, store_dir
 

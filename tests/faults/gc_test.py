@@ -6,8 +6,8 @@ import fcntl
 import os
 from pathlib import Path
 
-from rewind.packing import GC_STARTED, needs_packing
-from rewind.store import Store
+from rewind.history.opening import open_current_store
+from rewind.store.packing import GC_STARTED, needs_packing
 from tests.conftest import ok, run_rewind, store_dir
 
 SESSION = "s1"
@@ -65,7 +65,7 @@ def test_what_a_killed_gc_left_is_cleared_by_the_next(project: Path) -> None:
 
 def test_begin_starts_no_gc_right_after_one(project: Path) -> None:
     record_turn("a.txt", "one")
-    store = Store.of_current_project()
+    store = open_current_store()
     fan_out = store_dir(project) / "objects" / "17"
     fan_out.mkdir(exist_ok=True)
     for index in range(40):  # as if some 10,000 loose objects had piled up

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from rewind.api import Project
-from rewind.journal import ORPHAN_DIR, SPOOL_MARK
+from rewind.history import opening
+from rewind.history.journal import ORPHAN_DIR, SPOOL_MARK
 from tests.agent_payloads import AGENTS, ClaudeCode, Codex, Cursor, Gemini, Payload
 from tests.conftest import (
     RewindResult,
@@ -69,15 +70,14 @@ def logged(project: Path) -> str:
 
 
 def open_store(project: Path) -> object:
-    from rewind.store import Store
 
-    return Store.for_root(os.fsencode(os.path.realpath(project)))
+    return opening.open_store(os.fsencode(os.path.realpath(project)))
 
 
 def recorded(project: Path) -> dict[bytes, object]:
     """What every session's newest entry holds: path -> the content of its before-state (or
     the state's kind when it has no content). Read in this process, journals merged."""
-    from rewind.history import list_sessions
+    from rewind.history.sessions import list_sessions
 
     if not (store_dir(project) / "HEAD").exists():
         return {}
@@ -579,7 +579,7 @@ def test_a_session_id_no_ref_may_have(world: World, kind: str) -> None:
 def test_a_prompt_of_five_megabytes_starts_the_turn(world: World, agent: str) -> None:
     prompt = "p" * 5_000_000
     world.hook(agent, AGENTS[AGENT_NAMES.index(agent)](world.root).prompt(prompt))
-    from rewind.history import list_sessions
+    from rewind.history.sessions import list_sessions
 
     [summary] = list_sessions(open_store(world.root))  # type: ignore[arg-type]
     assert summary.head.current is not None and summary.head.current.prompt == prompt

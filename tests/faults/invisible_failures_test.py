@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from rewind.failure_log import log_hook_problem
+from rewind.store.failure_log import log_hook_problem
 from tests.agent_payloads import ClaudeCode
 from tests.conftest import RewindResult
 
@@ -404,7 +404,7 @@ def test_a_failure_is_logged_without_raising_even_when_no_log_can_be_written(
 
 
 def test_a_large_log_is_renamed_before_the_next_line(isolated_home: Path) -> None:
-    from rewind.failure_log import ROTATE_AT
+    from rewind.store.failure_log import ROTATE_AT
 
     home = Path(os.environ["REWIND_HOME"])
     home.mkdir()

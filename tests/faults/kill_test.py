@@ -34,12 +34,13 @@ from pathlib import Path
 
 import pytest
 
-from rewind.entry import RESTORE, UNDO, Entry
-from rewind.filestate import ABSENT, FILE
-from rewind.history import read_entries
-from rewind.root import find_root
-from rewind.session import load_head
-from rewind.store import JOURNAL, Store
+from rewind.history import opening
+from rewind.history.entry import RESTORE, UNDO, Entry
+from rewind.history.filestate import ABSENT, FILE
+from rewind.history.session import load_head
+from rewind.history.sessions import read_entries
+from rewind.store.repository import JOURNAL, Store
+from rewind.store.root import find_root
 from tests.agent_payloads import ClaudeCode, Payload
 from tests.conftest import store_dir
 from tests.faults.fault_support import (
@@ -113,7 +114,7 @@ class World:
 
     def store(self) -> Store:
         assert not os.path.exists(store_dir(self.root) / "rewind" / JOURNAL), self.why
-        return Store.for_root(find_root(os.fsencode(self.root)))
+        return opening.open_store(find_root(os.fsencode(self.root)))
 
     def newest(self) -> Entry:
         entry = load_head(self.store(), SESSION).current
@@ -355,10 +356,10 @@ class World:
 # it has written its N-th file under the temporary name, before renaming it into place.
 KILL_AT_WRITE = """
 import os, signal, sys
-import rewind.restore
+import rewind.history.restore
 from rewind.cli import main
 
-original, count, at = rewind.restore.replace_file, [0], int(sys.argv[1])
+original, count, at = rewind.history.restore.replace_file, [0], int(sys.argv[1])
 
 def replace_file(*arguments):
     count[0] += 1
@@ -366,7 +367,7 @@ def replace_file(*arguments):
         os.replace = lambda *_: os.kill(os.getpid(), signal.SIGKILL)
     original(*arguments)
 
-rewind.restore.replace_file = replace_file
+rewind.history.restore.replace_file = replace_file
 sys.exit(main(sys.argv[2:]))
 """
 
@@ -419,7 +420,7 @@ def test_object_write_killed_before_its_rename(project: Path) -> None:
     store = store_dir(project)
     killer = (
         "import os, signal, sys\n"
-        "from rewind.objects import ObjectWriter\n"
+        "from rewind.store.objects import ObjectWriter\n"
         "os.replace = lambda *_: os.kill(os.getpid(), signal.SIGKILL)\n"
         "ObjectWriter(sys.argv[1]).write_blob(b'killed before its rename')\n"
     )
@@ -440,10 +441,10 @@ def test_object_write_killed_before_its_rename(project: Path) -> None:
 # committed a turn's journal records, just before it removes the journal.
 KILL_AT_RETIRE = """
 import os, signal, sys
-import rewind.journal
+import rewind.history.journal
 from rewind.cli import main
 
-rewind.journal.retire = lambda *_: os.kill(os.getpid(), signal.SIGKILL)
+rewind.history.journal.retire = lambda *_: os.kill(os.getpid(), signal.SIGKILL)
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from rewind import journal
-from rewind.objects import ObjectReader
-from rewind.recording import begin, record_after, track
-from rewind.session import journal_path_of
-from rewind.store import Store, StoreLock
+from rewind.history import journal
+from rewind.history.opening import open_current_store
+from rewind.history.recording import begin, record_after, track
+from rewind.history.session import journal_path_of
+from rewind.store.objects import ObjectReader
+from rewind.store.repository import Store, StoreLock
 from tests.agent_payloads import ClaudeCode
 from tests.conftest import log_json, ok, store_dir
 
@@ -58,7 +59,7 @@ class TestGcAndJournals:
         Path("a.txt").write_text("a\n")
         ok("track", "--session", SESSION, "a.txt")
         ok("end", "--session", SESSION)
-        store = Store.of_current_project()
+        store = open_current_store()
         journal_file(store).write_text('{"journal":"0123456789abcdef","entry":"000000000000"}\n')
         ok("begin", "--session", SESSION)  # sets it aside, in journal/_orphaned/
         assert (journal_file(store).parent / journal.ORPHAN_DIR).is_dir()
@@ -70,7 +71,7 @@ class TestGcAndJournals:
         Path("a.txt").write_text("a\n")
         ok("track", "--session", SESSION, "a.txt")
         ok("end", "--session", SESSION)
-        store = Store.of_current_project()
+        store = open_current_store()
         Path("b.txt").write_text("the only copy of b\n")
         # A hook that could not get the store lock to start a turn spools its record; there is
         # no journal until the next turn starts.
@@ -93,7 +94,7 @@ class TestGcAndJournals:
         Path("a.txt").write_text("a\n")
         ok("track", "--session", SESSION, "a.txt")
         ok("end", "--session", SESSION)
-        store = Store.of_current_project()
+        store = open_current_store()
         oid = store.writer.write_blob(b"named only by the stray journal\n")
         stray = {"path": "x.txt", "before": {"kind": "file", "oid": oid, "mode": 420}, "at": 1.0}
         journal_file(store).write_text(
@@ -119,7 +120,7 @@ class TestHooksDuringARestore:
             check=True,
             timeout=60,
         )
-        store = Store.of_current_project()
+        store = open_current_store()
         before, _ = agent.edit("a.txt", "one", "two")
         # A restore of another session is under way: it holds the store and its journal says
         # so, for as long as it writes files.
@@ -152,7 +153,7 @@ class TestSpooledRecords:
     def test_a_spool_file_a_commit_holds_is_not_applied_to_the_next_turn(
         self, project: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        store = Store.of_current_project(create=True)
+        store = open_current_store(create=True)
         Path("a.txt").write_text("before turn 1\n")
         begin(store, SESSION)
         spool_while_the_journal_is_held(store, monkeypatch, "a.txt")
@@ -178,7 +179,7 @@ class TestJournalLeftByAnInterruptedFold:
     def test_records_appended_after_an_interrupted_end_make_the_next_turn(
         self, project: Path
     ) -> None:
-        store = Store.of_current_project(create=True)
+        store = open_current_store(create=True)
         Path("a.txt").write_text("a\n")
         begin(store, SESSION)
         track(store, SESSION, [b"a.txt"])
@@ -197,7 +198,7 @@ class TestJournalLeftByAnInterruptedFold:
     def test_records_appended_after_an_interrupted_restore_make_the_next_turn(
         self, project: Path
     ) -> None:
-        store = Store.of_current_project(create=True)
+        store = open_current_store(create=True)
         Path("a.txt").write_text("a\n")
         begin(store, SESSION)
         track(store, SESSION, [b"a.txt"])
@@ -229,7 +230,7 @@ class TestSessionNames:
         Path("a.txt").write_text("a\n")
         ok("track", "--session", SESSION, "a.txt")
         ok("end", "--session", SESSION)
-        store = Store.of_current_project()
+        store = open_current_store()
         journal_file(store).write_text('{"journal":"0123456789abcdef","entry":"000000000000"}\n')
         ok("begin", "--session", SESSION)  # sets it aside
         Path("b.txt").write_text("b\n")

@@ -13,10 +13,11 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Label, Static
 
-from rewind.entry import SHELL
-from rewind.labels import labels_of
-from rewind.recording import begin, record_after, track
-from rewind.store import Store
+from rewind.history.entry import SHELL
+from rewind.history.labels import labels_of
+from rewind.history.opening import open_current_store
+from rewind.history.recording import begin, record_after, track
+from rewind.store.repository import Store
 from rewind.tui.app import RewindApp
 from rewind.tui.diff_view import DiffView
 from rewind.tui.file_list import FileList
@@ -103,7 +104,7 @@ class TestTimeline:
         run_app(project, scenario)
 
     def test_only_the_rows_in_view_are_counted_until_scrolled_to(self, project: Path) -> None:
-        store = Store.of_current_project(create=True)
+        store = open_current_store(create=True)
         for number in range(40):
             turn(store, f"turn {number}", {f"f{number}.txt": "a\nb\n"})
 
@@ -265,7 +266,7 @@ class TestDiffModes:
         run_app(project, scenario)
 
     def test_a_deleted_file_and_an_open_turn_say_so(self, recorded: Store, project: Path) -> None:
-        from rewind.recording import begin, track
+        from rewind.history.recording import begin, track
 
         begin(recorded, SESSION, prompt="Still working")
         track(recorded, SESSION, [b"calc.py"])
@@ -325,7 +326,7 @@ class TestKeys:
         from tests.tui.conftest import turn
 
         turn(recorded, "Other session's turn", {"other.txt": "x\n"})  # session demo again
-        from rewind.recording import begin
+        from rewind.history.recording import begin
 
         begin(recorded, "second", prompt="Second session", agent="codex")
 
@@ -410,7 +411,7 @@ class TestLiveUpdates:
 
 class TestLabels:
     def test_labels_given_later_show_and_follow_live(self, recorded: Store, project: Path) -> None:
-        from rewind.labels import add_label
+        from rewind.history.labels import add_label
 
         add_label(recorded, SESSION, "1", "first-draft")
 
@@ -488,7 +489,7 @@ class TestSideBySide:
 
 class TestOpenTurnGrows:
     def test_the_open_turns_counts_follow_its_files(self, recorded: Store, project: Path) -> None:
-        from rewind.recording import begin, record_after, track
+        from rewind.history.recording import begin, record_after, track
 
         begin(recorded, SESSION, prompt="Growing")
         track(recorded, SESSION, [b"calc.py"])

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from rewind.recording import begin, record_after, track
-from rewind.store import Store
+from rewind.history.opening import open_current_store
+from rewind.history.recording import begin, record_after, track
+from rewind.store.repository import Store
 
 SESSION = "demo"
 
@@ -32,7 +33,7 @@ def recorded(project: Path) -> Store:
 
 def record_demo() -> Store:
     """Turn 1 creates calc.py and notes.txt, turn 2 edits calc.py, turn 3 deletes notes.txt."""
-    store = Store.of_current_project(create=True)
+    store = open_current_store(create=True)
     turn(
         store,
         "Write a calculator\nwith add and sub",

@@ -11,7 +11,8 @@ from rich.color import Color
 from rich.segment import Segment
 from textual.pilot import Pilot
 
-from rewind.store import Store
+from rewind.history.opening import open_current_store
+from rewind.store.repository import Store
 from rewind.tui.app import RewindApp
 from rewind.tui.diff_view import CODE_BACKGROUNDS, STYLES, DiffView, diff_file_name
 from rewind.tui.file_list import FileList
@@ -28,7 +29,7 @@ RED = STYLES["removed"].color
 
 def record_edit(project: Path) -> Store:
     """Turn 1 writes calc.py and notes.unknownext; turn 2 changes a line of each."""
-    store = Store.of_current_project(create=True)
+    store = open_current_store(create=True)
     turn(
         store,
         "Write a calculator",
@@ -180,7 +181,7 @@ class TestDiffView:
         run_app(project, scenario)
 
     def test_only_the_lines_on_screen_are_tokenized(self, project: Path) -> None:
-        store = Store.of_current_project(create=True)
+        store = open_current_store(create=True)
         lines = 10_000
         turn(store, "big", {"big.py": "".join(f"x{i} = {i}\n" for i in range(lines))})
         changed = "".join(f"x{i} = {i * (i % 3 == 0) + 1}\n" for i in range(lines))

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import pytest
 from textual.pilot import Pilot
 
-import rewind.recording
+import rewind.history.recording
 from rewind.tui.app import RewindApp
 from tests.tui.conftest import SESSION, record_demo
 
@@ -27,7 +27,7 @@ FROZEN = 1_768_471_200.0  # 2026-01-15 10:00:00 UTC
 def frozen_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The demo session recorded at fixed times, a minute apart, shown in UTC."""
     ticks = iter(FROZEN + 20.0 * step for step in range(1000))
-    monkeypatch.setattr(rewind.recording, "time", SimpleNamespace(time=lambda: next(ticks)))
+    monkeypatch.setattr(rewind.history.recording, "time", SimpleNamespace(time=lambda: next(ticks)))
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
     record_demo()

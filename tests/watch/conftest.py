@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from rewind.entry import Entry, FileChange
-from rewind.history import read_entries
-from rewind.session import load_head
-from rewind.store import Store
+from rewind.history.entry import Entry, FileChange
+from rewind.history.opening import open_store
+from rewind.history.session import load_head
+from rewind.history.sessions import read_entries
 from tests.conftest import ok, store_dir
 
 DEADLINE = 60.0  # seconds: generous, the machine is shared
@@ -41,7 +41,7 @@ def wait_for(condition: Callable[[], object], what: str, timeout: float = DEADLI
 
 
 def entries(project: Path, session: str = SESSION) -> list[Entry]:
-    store = Store.for_root(os.fsencode(os.path.realpath(project)))
+    store = open_store(os.fsencode(os.path.realpath(project)))
     return read_entries(store, load_head(store, session))
 
 
@@ -57,7 +57,7 @@ def external(project: Path, session: str = SESSION) -> dict[bytes, FileChange]:
 
 def recorded_with(project: Path, path: str, content: bytes | None, session: str = SESSION) -> bool:
     """Whether an external change of ``path`` now records ``content`` (None: absent)."""
-    from rewind.filestate import fingerprint
+    from rewind.history.filestate import fingerprint
 
     try:
         change = external(project, session).get(path.encode())

@@ -14,7 +14,7 @@ import errno
 import os
 from dataclasses import dataclass
 
-from rewind.failure_log import nearest_existing, storage_advice
+from rewind.store.failure_log import nearest_existing, storage_advice
 
 PROBE_BYTES = 4096
 LOW_SPACE = 64 * 1024 * 1024  # bytes free under which a warning is given

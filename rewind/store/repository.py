@@ -19,17 +19,13 @@ import os
 import sys
 import time
 
-from rewind.atomic import replace_file, write_text_atomically
-from rewind.config import Config, load_config
-from rewind.errors import DamagedEntry, StoreError, UserError
-from rewind.fastjson import dumps
-from rewind.home import store_dir_for
-from rewind.objects import MODE_FILE, MODE_TREE, ObjectReader, ObjectWriter
-from rewind.root import Root, find_root
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from rewind.entry import Entry
+from rewind.errors import StoreError, UserError
+from rewind.store.atomic import replace_file, write_text_atomically
+from rewind.store.config import Config, load_config
+from rewind.store.fastjson import dumps
+from rewind.store.home import store_dir_for
+from rewind.store.objects import ObjectReader, ObjectWriter
+from rewind.store.root import Root
 
 SESSIONS_REF_PREFIX = "refs/rewind/sessions/"
 LABELS_REF_PREFIX = "refs/rewind/labels/"
@@ -160,9 +156,8 @@ class Store:
         cls, root_path: bytes, create: bool = False, lock_timeout: float | None = None
     ) -> Store:
         """The store of the project at ``root_path``. ``lock_timeout`` is how long its writers
-        wait for the store lock (None: as long as it takes); with one (a hook), a restore whose
-        journal is there is finished only when the store is free, since one that holds the
-        store is a restore under way, which its own process finishes."""
+        wait for the store lock (None: as long as it takes). Commands open it through
+        :mod:`rewind.history.opening`, which first finishes a restore that was interrupted."""
         git_dir = store_dir_for(root_path)
         config = load_config(root_path, git_dir)
         store = cls(git_dir, Root(root_path, config.extra_roots), config)
@@ -174,19 +169,7 @@ class Store:
                 f"rewind has recorded nothing for {os.fsdecode(root_path)} yet; "
                 "start with 'rewind begin' or 'rewind track PATH'."
             )
-        if os.path.exists(store.state_path(JOURNAL)):
-            from rewind.restore import finish_interrupted_restore
-
-            try:
-                finish_interrupted_restore(store, wait=lock_timeout is None)
-            except StoreBusy:
-                pass
         return store
-
-    @classmethod
-    def of_current_project(cls, create: bool = False) -> Store:
-        """The store of the project that holds the current directory."""
-        return cls.for_root(find_root(os.getcwdb()), create=create)
 
     def state_path(self, *names: str) -> str:
         return os.path.join(self.git_dir, STATE_DIR, *names)
@@ -288,40 +271,6 @@ class Store:
             names.update(prefix + inside + name for name in files if not name.startswith("."))
         return sorted(names)
 
-    # entries ------------------------------------------------------------------------------
-
-    def commit_entry(self, entry: Entry, parent: str | None) -> str:
-        """Writes ``entry`` as a commit whose tree holds turn.json and every stored state."""
-        stored = []
-        for index, change in enumerate(entry.files):
-            for side, state in (("before", change.before), ("after", change.after)):
-                if state is not None and state.oid:
-                    stored.append((f"{index}.{side}".encode(), state.git_mode, state.oid))
-        record = dumps(entry.to_json()).encode()
-        tree = [(b"turn.json", MODE_FILE, self.writer.write_blob(record))]
-        if stored:
-            tree.append((b"files", MODE_TREE, self.writer.write_tree(stored)))
-        return self.writer.write_commit(
-            self.writer.write_tree(tree), parent, entry.commit_message(), time.time()
-        )
-
-    def read_entry(self, commit: str) -> tuple[Entry, str | None]:
-        """The entry recorded in ``commit``, and the commit's parent.
-
-        An entry that cannot be read raises :class:`DamagedEntry`, which still names the parent:
-        the history goes on past it.
-        """
-        from rewind.entry import entry_from_record
-
-        tree, parent = self.reader.read_commit(commit)
-        try:
-            found = [oid for name, _, oid in self.reader.read_tree(tree) if name == b"turn.json"]
-            if not found:
-                raise ValueError("it has no turn.json")
-            return entry_from_record(self.reader.read_blob(found[0])), parent
-        except (StoreError, ValueError) as error:
-            raise DamagedEntry(commit, parent, str(error).split(";")[0].rstrip(".")) from None
-
     def disk_usage(self) -> int:
         """Bytes the store takes on disk."""
         total = 0
@@ -335,7 +284,7 @@ class Store:
 
     def log_problem(self, message: str) -> None:
         """Appends to the store's log, which 'rewind status' points at; when it cannot be
-        written, to the first fallback log that can (rewind.failure_log). Never raises."""
-        from rewind.failure_log import STORE_LOG, log_hook_problem
+        written, to the first fallback log that can (rewind.store.failure_log). Never raises."""
+        from rewind.store.failure_log import STORE_LOG, log_hook_problem
 
         log_hook_problem(message, self.state_path(STORE_LOG))

@@ -16,12 +16,12 @@ from __future__ import annotations
 import fcntl
 import os
 import time
+from collections.abc import Callable
 
-from rewind import journal
 from rewind.errors import UserError
-from rewind.objects import MODE_TREE, TEMP_PREFIX
-from rewind.packed import open_repository
-from rewind.store import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store
+from rewind.store.objects import MODE_TREE, TEMP_PREFIX
+from rewind.store.packed import open_repository
+from rewind.store.repository import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store
 
 GRACE_SECONDS = 2 * 60 * 60
 # Like git's gc.auto: pack once about this many loose objects have piled up, judged (as git
@@ -35,6 +35,10 @@ GC_STARTED = "gc.started"  # its time is when the last gc (or automatic start) b
 INCOMING = ".incoming-"  # a pack being written, in a folder of its own under objects/pack
 TRASH = ".gc-trash"  # a loose object being deleted, until its time is checked once more
 OLD_TEMP_PREFIX = ".tmp-"  # what objects.TEMP_PREFIX was before it took git's name
+
+
+# The objects that something other than a ref names, read when asked (rewind.history.upkeep).
+NamedElsewhere = Callable[[], set[str]]
 
 
 class GcBusy(UserError):
@@ -51,9 +55,12 @@ class PackReport:
         self.size_after = size_after
 
 
-def reachable_objects(store: Store, seen: set[str] | None = None) -> set[str]:
-    """Every commit, tree and blob the sessions' refs, the labels' refs and the open turns'
-    journals lead to. Given the set an earlier call returned, only what is new is walked."""
+def reachable_objects(
+    store: Store, named_elsewhere: NamedElsewhere, seen: set[str] | None = None
+) -> set[str]:
+    """Every commit, tree and blob the sessions' refs and the labels' refs lead to, and those
+    ``named_elsewhere`` gives (the open turns' journals). Given the set an earlier call
+    returned, only what is new is walked."""
     seen = set() if seen is None else seen
     refs = store.ref_names(SESSIONS_REF_PREFIX) + store.all_ref_names(LABELS_REF_PREFIX)
     for ref in refs:
@@ -63,29 +70,8 @@ def reachable_objects(store: Store, seen: set[str] | None = None) -> set[str]:
             tree, parent = store.reader.read_commit(commit)
             _add_tree(store, tree, seen)
             commit = parent
-    seen.update(_journal_objects(store))
+    seen.update(named_elsewhere())
     return seen
-
-
-def _journal_objects(store: Store) -> set[str]:
-    """The objects that the open turns' journals, spooled records and the journals set aside
-    name: no commit does yet (or ever will, for those set aside, which are kept for people)."""
-    folder = store.state_path(journal.JOURNAL_DIR)
-    found: set[str] = set()
-    for directory in (folder, os.path.join(folder, journal.ORPHAN_DIR)):
-        try:
-            names = os.listdir(directory)
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        # A spool file is read with its journal, which need not exist (no turn was open).
-        for name in {name.split(journal.SPOOL_MARK, 1)[0] for name in names}:
-            path = os.path.join(directory, name)
-            if name.endswith(".why") or os.path.isdir(path):
-                continue
-            records = journal.read(path)
-            if records is not None:
-                found |= journal.object_ids(records)
-    return found
 
 
 def _add_tree(store: Store, tree: str, seen: set[str]) -> None:
@@ -99,9 +85,10 @@ def _add_tree(store: Store, tree: str, seen: set[str]) -> None:
             seen.add(oid)
 
 
-def pack_store(store: Store) -> PackReport:
-    """Packs what the history needs and removes what it does not. One gc runs at a time: a
-    second one raises :class:`GcBusy` at once instead of waiting."""
+def pack_store(store: Store, named_elsewhere: NamedElsewhere) -> PackReport:
+    """Packs what the history needs and removes what it does not; ``named_elsewhere`` gives
+    the objects that files other than refs name (they are read again after packing). One gc
+    runs at a time: a second one raises :class:`GcBusy` at once instead of waiting."""
     fd = os.open(store.state_path(GC_LOCK), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
@@ -112,17 +99,17 @@ def pack_store(store: Store) -> PackReport:
                 "one would, so there is nothing to do."
             ) from None
         _touch(store.state_path(GC_STARTED))
-        return _pack_locked(store)
+        return _pack_locked(store, named_elsewhere)
     finally:
         os.close(fd)
 
 
-def _pack_locked(store: Store) -> PackReport:
+def _pack_locked(store: Store, named_elsewhere: NamedElsewhere) -> PackReport:
     objects_dir = os.path.join(store.git_dir, "objects")
     pack_dir = os.path.join(objects_dir, "pack")
     _clear_leftovers(objects_dir, pack_dir)
     size_before = store.disk_usage()
-    reachable = reachable_objects(store)
+    reachable = reachable_objects(store, named_elsewhere)
     packed = set(reachable)
     kept_pack = _write_pack(store, pack_dir, reachable)
     for name in _packs(pack_dir):
@@ -130,7 +117,7 @@ def _pack_locked(store: Store) -> PackReport:
             for suffix in (".idx", ".pack", ".rev"):  # the index first: readers then skip it
                 _remove(os.path.join(pack_dir, name + suffix))
     # Whatever was recorded while the pack was written is kept too (re-read, not assumed).
-    reachable = reachable_objects(store, reachable)
+    reachable = reachable_objects(store, named_elsewhere, reachable)
     removed = _remove_loose(objects_dir, packed, reachable, time.time() - GRACE_SECONDS)
     return PackReport(len(packed), removed, size_before, store.disk_usage())
 

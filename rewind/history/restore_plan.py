@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 
-from rewind.checkpoint import checkpoint_states, latest_states
-from rewind.entry import RESTORE, UNDO, Entry, FileChange
 from rewind.errors import UserError
-from rewind.filestate import (
+from rewind.history.checkpoint import checkpoint_states, latest_states
+from rewind.history.entry import RESTORE, UNDO, Entry, FileChange
+from rewind.history.filestate import (
     ABSENT,
     DIRECTORY,
     SPECIAL,
@@ -21,8 +21,8 @@ from rewind.filestate import (
     FileState,
     capture,
 )
-from rewind.history import changes_by_other_sessions, refuse_damaged
-from rewind.store import Store
+from rewind.history.sessions import changes_by_other_sessions, refuse_damaged
+from rewind.store.repository import Store
 
 RESTORE_FILE = "restore"
 DELETE = "delete"

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import os
 
-from rewind.atomic import write_text_atomically
-from rewind.checkpoint import latest_states
-from rewind.entry import Entry
-from rewind.fastjson import dumps, load_object
-from rewind.filestate import ABSENT, FILE, LINK, TOO_LARGE, FileState, capture
-from rewind.history import read_entry
-from rewind.session import SessionHead
-from rewind.store import Store
+from rewind.history.checkpoint import latest_states
+from rewind.history.entry import Entry
+from rewind.history.filestate import ABSENT, FILE, LINK, TOO_LARGE, FileState, capture
+from rewind.history.session import SessionHead
+from rewind.history.sessions import read_entry
+from rewind.store.atomic import write_text_atomically
+from rewind.store.fastjson import dumps, load_object
+from rewind.store.repository import Store
 
 # Kinds a comparison with the disk means something for (an unknown or unreadable record never
 # matches anything, and directories or special files are never recorded as content).

@@ -7,11 +7,11 @@ import stat
 
 import xxhash
 
-from rewind.objects import MODE_EXECUTABLE, MODE_FILE, MODE_LINK
+from rewind.store.objects import MODE_EXECUTABLE, MODE_FILE, MODE_LINK
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from rewind.objects import ObjectWriter
+    from rewind.store.objects import ObjectWriter
 
 FILE = "file"
 LINK = "link"

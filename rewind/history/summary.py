@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from rewind.diffs import FileDiff, diff_states
-from rewind.entry import Entry
-from rewind.render import iso_time
-from rewind.store import Store
+import time
+
+from rewind.history.diffs import FileDiff, diff_states
+from rewind.history.entry import Entry
+from rewind.store.repository import Store
+
+
+def iso_time(stamp: float | None) -> str | None:
+    """A time as ISO 8601 in UTC, as the --json outputs give times."""
+    return None if stamp is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
 
 
 def entry_diffs(store: Store, entry: Entry, with_text: bool = False) -> list[FileDiff]:

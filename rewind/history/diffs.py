@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from rewind.filestate import ABSENT, FILE, LINK, UNKNOWN, FileState, capture
-from rewind.store import Store
+from rewind.history.filestate import ABSENT, FILE, LINK, UNKNOWN, FileState, capture
+from rewind.store.repository import Store
 
 ADDED = "added"
 DELETED = "deleted"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rewind.entry import Entry
-from rewind.filestate import UNKNOWN, FileState
+from rewind.history.entry import Entry
+from rewind.history.filestate import UNKNOWN, FileState
 
 
 def checkpoint_states(entries: list[Entry], index: int) -> dict[bytes, FileState]:

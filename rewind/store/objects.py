@@ -3,7 +3,7 @@
 The hook path runs once per agent tool call, so it cannot pay for importing pygit2 (about
 100 ms). A loose git object is ``zlib(b"<type> <size>\\0" + body)`` stored under its SHA-1;
 writing one takes a few microseconds. Objects that are no longer loose (after ``rewind gc``
-packed them) are read through pygit2 in :mod:`rewind.packed`.
+packed them) are read through pygit2 in :mod:`rewind.store.packed`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 import zlib
 
-from rewind.digest import sha1_hex
 from rewind.errors import StoreError
+from rewind.store.digest import sha1_hex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ MODE_LINK = 0o120000
 
 # An object is written under a temporary name first. git's own prefix: a writer killed before
 # its rename leaves a file that git's fsck knows not to report, and 'rewind gc' removes it once
-# it is old (see rewind.packing).
+# it is old (see rewind.store.packing).
 TEMP_PREFIX = "tmp_obj_"
 _counter = 0
 
@@ -54,7 +54,7 @@ class ObjectWriter:
 
         Freshening (as git does) tells a concurrent ``rewind gc`` that the object is in use
         again: gc deletes only unreferenced loose objects older than its grace period, and
-        re-checks the time of each one just before deleting it (see :mod:`rewind.packing`).
+        re-checks the time of each one just before deleting it (see :mod:`rewind.store.packing`).
         An existing object that is damaged is written again.
         """
         raw = b"%s %d\0%s" % (kind, len(body), body)
@@ -163,7 +163,7 @@ class ObjectReader:
             with open(os.path.join(self.objects_dir, oid[:2], oid[2:]), "rb") as handle:
                 compressed = handle.read()
         except FileNotFoundError:
-            from rewind.packed import read_packed_object
+            from rewind.store.packed import read_packed_object
 
             kind, body = read_packed_object(self.git_dir, oid)
         else:

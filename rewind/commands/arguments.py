@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, NoReturn
 
+from rewind.commands.quick_arguments import HOOK_COMMANDS, CommandGrammar
 from rewind.errors import UserError
-from rewind.quick_arguments import HOOK_COMMANDS, CommandGrammar
 
 DESCRIPTION = "Per-turn undo history for files changed by coding agents."
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import time
 
-from rewind import journal
-from rewind.drift import changed_outside, recorded_states
-from rewind.entry import DRIFT_PROMPT, EDIT, EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
 from rewind.errors import UserError
-from rewind.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
-from rewind.packing import needs_packing, pack_in_background
-from rewind.session import SessionHead, Settled, journal_path_of, new_entry_id, save_entry
-from rewind.store import Store
+from rewind.history import journal
+from rewind.history.drift import changed_outside, recorded_states
+from rewind.history.entry import DRIFT_PROMPT, EDIT, EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
+from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
+from rewind.history.session import SessionHead, Settled, journal_path_of, new_entry_id, save_entry
+from rewind.store.packing import needs_packing, pack_in_background
+from rewind.store.repository import Store
 
 NOT_TRACKABLE = frozenset({DIRECTORY, SPECIAL})
 # What to tell a person about a path whose state could not be recorded in full.

@@ -23,7 +23,7 @@ import os
 from typing import NamedTuple
 
 from rewind.errors import UserError
-from rewind.git_hook import (
+from rewind.installers.precommit_hook import (
     HOOK,
     WHAT_IT_DOES,
     Outcome,
@@ -319,7 +319,7 @@ def read_state(private: str) -> list[str]:
 
 
 def _write_state(private: str, previous: list[str]) -> None:
-    from rewind.atomic import write_text_atomically
+    from rewind.store.atomic import write_text_atomically
 
     write_text_atomically(os.path.join(private, STATE), json.dumps({KEY: previous}) + "\n")
 

@@ -11,8 +11,8 @@ first line names the journal and the open turn's entry; every later line is one 
 Appending holds an exclusive ``flock`` on the file for one ``write``: writers never rewrite the
 turn, so a hook's time does not depend on the turn's size or on other hooks. Readers merge the
 lines into the turn's commit in memory; writers that hold the store lock fold them into it
-(:mod:`rewind.session`), recording in the entry how many lines it has absorbed, so that a fold
-interrupted before the journal is removed is never applied twice. A journal whose turn has
+(:mod:`rewind.history.session`), recording in the entry how many lines it has absorbed, so that a
+fold interrupted before the journal is removed is never applied twice. A journal whose turn has
 ended is removed under the same exclusive lock, and an appender that then gets the lock sees
 that the file it opened is gone and starts again.
 
@@ -28,11 +28,11 @@ import fcntl
 import os
 import time
 
-from rewind.atomic import write_text_atomically
-from rewind.entry import Entry, FileChange
 from rewind.errors import UserError
-from rewind.fastjson import dumps, load_object
-from rewind.filestate import FileState
+from rewind.history.entry import Entry, FileChange
+from rewind.history.filestate import FileState
+from rewind.store.atomic import write_text_atomically
+from rewind.store.fastjson import dumps, load_object
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -326,3 +326,24 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+def objects_named(folder: str) -> set[str]:
+    """The objects that the journals in ``folder`` (the open turns'), their spooled records and
+    the journals set aside name: no commit does yet (or ever will, for those set aside, which
+    are kept for people)."""
+    found: set[str] = set()
+    for directory in (folder, os.path.join(folder, ORPHAN_DIR)):
+        try:
+            names = os.listdir(directory)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        # A spool file is read with its journal, which need not exist (no turn was open).
+        for name in {name.split(SPOOL_MARK, 1)[0] for name in names}:
+            path = os.path.join(directory, name)
+            if name.endswith(".why") or os.path.isdir(path):
+                continue
+            records = read(path)
+            if records is not None:
+                found |= object_ids(records)
+    return found

@@ -9,7 +9,7 @@ rewind), ignores how that went, then hands over to the hook that was there befor
 Only the hooks directory is written: ``core.hooksPath`` when set, else ``.git/hooks`` of the
 repository (the common one for a linked work tree), as ``git rev-parse --git-path hooks`` says.
 A directory that git tracks (the team's ``.githooks``) is refused: writing there would change or
-litter what the team commits; :mod:`rewind.git_hook_private` installs beside it instead.
+litter what the team commits; :mod:`rewind.installers.precommit_private` installs beside it instead.
 """
 
 from __future__ import annotations
@@ -293,7 +293,7 @@ def read_text(path: str) -> str:
 
 def write_hook(path: str, script: str) -> None:
     """Writes the hook executable, atomically (a commit running meanwhile sees old or new)."""
-    from rewind.atomic import replace_file
+    from rewind.store.atomic import replace_file
 
     try:
         replace_file(os.fsencode(path), script.encode("utf-8"), 0o755)

@@ -11,17 +11,17 @@ from __future__ import annotations
 import os
 import time
 
-from rewind import journal
-from rewind.atomic import write_text_atomically
-from rewind.digest import sha1_hex
-from rewind.entry import TURN, Entry, valid_text
 from rewind.errors import UserError
-from rewind.fastjson import dumps, load_object
-from rewind.store import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store
+from rewind.history import commits, journal
+from rewind.history.entry import TURN, Entry
+from rewind.store.atomic import write_text_atomically
+from rewind.store.digest import sha1_hex
+from rewind.store.fastjson import dumps, load_object
+from rewind.store.repository import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from rewind.journal import JournalRecords
+    from rewind.history.journal import JournalRecords
 
 _REF_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 
@@ -65,7 +65,7 @@ STRAY = "stray"  # it holds records no open turn can take: it is set aside, neve
 
 class SessionHead:
     """The tip commit of a session, its parent, and the entry the tip records, with the open
-    turn's journal merged in (see :mod:`rewind.journal`)."""
+    turn's journal merged in (see :mod:`rewind.history.journal`)."""
 
     __slots__ = (
         "absorbed",
@@ -133,7 +133,7 @@ def _load_tip(store: Store, session_id: str) -> SessionHead:
             return SessionHead(session_id, ref, tip, parent, Entry.from_json(current))
     except (OSError, ValueError, KeyError, TypeError, RecursionError):
         pass  # no cache, or a stale or damaged one: read the tip commit instead
-    current, parent = store.read_entry(tip)
+    current, parent = commits.read_entry(store, tip)
     head = SessionHead(session_id, ref, tip, parent, current)
     try:
         _write_cache(store, head)
@@ -261,7 +261,7 @@ def _appended_after_its_fold(store: Store, head: SessionHead) -> dict[str, objec
     if records is None or owner is None:
         return None
     if records.entry != owner.id and head.parent is not None:
-        owner = store.read_entry(head.parent)[0]
+        owner = commits.read_entry(store, head.parent)[0]
     if records.entry != owner.id or not owner.journal:
         return None
     if owner.journal.get("id") != records.journal:
@@ -329,7 +329,7 @@ def _absorbing(head: SessionHead, entry: Entry) -> Entry:
 
 def _commit(store: Store, head: SessionHead, entry: Entry, replace_tip: bool) -> None:
     parent = head.parent if replace_tip else head.tip
-    commit = store.commit_entry(entry, parent)
+    commit = commits.write_entry(store, entry, parent)
     store.write_ref(head.ref, commit)
     head.tip, head.parent, head.current = commit, parent, entry
     _write_cache(store, head)
@@ -387,21 +387,6 @@ def recent_session(store: Store) -> str | None:
             return handle.read() or None
     except FileNotFoundError:
         return None
-
-
-def resolve_session(store: Store, requested: str | None, create: bool = False) -> str:
-    """``--session``, else ``$REWIND_SESSION``, else the project's most recent session."""
-    chosen = requested or os.environ.get("REWIND_SESSION") or recent_session(store)
-    if chosen:
-        return valid_text(chosen)  # bytes that are not UTF-8 cannot be written as its name
-    from rewind.history import list_sessions  # only when the recent session was forgotten
-
-    sessions = list_sessions(store)
-    if sessions:
-        return sessions[-1].head.session_id
-    if create:
-        return new_session_id()
-    raise UserError("this project has no sessions yet; start one with 'rewind begin'.")
 
 
 def require_existing(store: Store, session_id: str) -> SessionHead:

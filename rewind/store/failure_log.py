@@ -22,7 +22,7 @@ import os
 import stat
 import time
 
-from rewind.home import rewind_home, state_log_dir, temporary_log_dir
+from rewind.store.home import rewind_home, state_log_dir, temporary_log_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -6,10 +6,10 @@ import os
 import sys
 import time
 
-from rewind.diffs import ADDED, DELETED, MODE, MODIFIED, NO_PRE_IMAGE, PENDING, FileDiff
-from rewind.entry import EDIT, EXTERNAL, SHELL
-from rewind.restore_plan import CANNOT, DELETE, RECREATE, RESTORE_FILE, RestorePlan
-from rewind.store import Store
+from rewind.history.diffs import ADDED, DELETED, MODE, MODIFIED, NO_PRE_IMAGE, PENDING, FileDiff
+from rewind.history.entry import EDIT, EXTERNAL, SHELL
+from rewind.history.restore_plan import CANNOT, DELETE, RECREATE, RESTORE_FILE, RestorePlan
+from rewind.store.repository import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,10 +38,6 @@ def paint(text: str, colour: str, enabled: bool) -> str:
 
 def local_time(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
-
-
-def iso_time(stamp: float | None) -> str | None:
-    return None if stamp is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
 
 
 def first_line(text: str, width: int = 72) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 
-from rewind.fastjson import load_object
-from rewind.filestate import FileState
+from rewind.history.filestate import FileState
+from rewind.store.fastjson import load_object
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,7 +20,8 @@ FORMAT = 1
 TURN = "turn"
 RESTORE = "restore"
 UNDO = "undo"
-# The kind of the stand-in rewind.history gives for an entry whose turn.json cannot be read.
+# The kind of the stand-in rewind.history.sessions gives for an entry whose turn.json cannot be
+# read.
 DAMAGED = "damaged"
 
 # How rewind learnt that a file was about to change (FileChange.source).
@@ -30,7 +31,8 @@ EXTERNAL = "external"  # watch mode: changed outside the tracked tools
 SOURCES = (EDIT, SHELL, EXTERNAL)
 # The agent of the turns watch mode opens when no turn is open (rewind.watch.recorder).
 WATCH_AGENT = "watch"
-# The prompt of the entry 'rewind begin' makes of files changed outside rewind (rewind.drift).
+# The prompt of the entry 'rewind begin' makes of files changed outside rewind
+# (rewind.history.drift).
 DRIFT_PROMPT = "changed outside rewind since it last recorded them"
 
 
@@ -135,7 +137,7 @@ class Entry:
         # Storms watch mode saw but did not record file by file (rewind.watch.bursts): each
         # {"at": seconds, "files": count, "directories": {top-level directory: count}}.
         self.unrecorded = unrecorded or []
-        # How much of the open turn's journal this entry has absorbed (rewind.journal):
+        # How much of the open turn's journal this entry has absorbed (rewind.history.journal):
         # {"id": the journal's id, "lines": how many of its lines, "spooled": the names of the
         # spool files it took in, if any}.
         self.journal = journal

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import os
 
-from rewind.entry import Entry
 from rewind.errors import UserError
-from rewind.history import find_entry, labels_of, read_entries_with_commits
-from rewind.session import label_ref_prefix, require_existing, usable_as_ref
-from rewind.store import Store
+from rewind.history import commits
+from rewind.history.entry import Entry
+from rewind.history.session import label_ref_prefix, require_existing, usable_as_ref
+from rewind.history.sessions import find_entry, labels_of, read_entries_with_commits
+from rewind.store.repository import Store
 
 __all__ = ["add_label", "check_label_name", "label_ref", "labels_of", "remove_label"]
 
@@ -74,7 +75,7 @@ def add_label(store: Store, session_id: str, entry: Entry | str, name: str) -> E
         if existing == commit:
             return chosen
         if existing is not None:
-            other, _ = store.read_entry(existing)
+            other, _ = commits.read_entry(store, existing)
             raise UserError(
                 f"label {name!r} already names {_describe(other)} of session {session_id}; "
                 f"'rewind label --remove {other.number} {name}' frees it."
@@ -98,7 +99,7 @@ def remove_label(store: Store, session_id: str, entry: Entry | str, name: str) -
             raise UserError(
                 f"{_describe(chosen)} has no label {name!r}; 'rewind log' shows the labels."
             )
-        labelled, _ = store.read_entry(existing)
+        labelled, _ = commits.read_entry(store, existing)
         if labelled.id != chosen.id:
             raise UserError(
                 f"label {name!r} is on {_describe(labelled)}, not on {_describe(chosen)}."

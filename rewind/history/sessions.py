@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import os
 
-from rewind.entry import Entry, FileChange, damaged_entry
 from rewind.errors import DamagedEntry, StoreError, UserError
-from rewind.session import SessionHead, label_ref_prefix, merge_journal, recent_session
-from rewind.store import SESSIONS_REF_PREFIX, DamagedRef, Store
+from rewind.history import commits
+from rewind.history.entry import Entry, FileChange, damaged_entry, valid_text
+from rewind.history.session import (
+    SessionHead,
+    label_ref_prefix,
+    merge_journal,
+    new_session_id,
+    recent_session,
+)
+from rewind.store.repository import SESSIONS_REF_PREFIX, DamagedRef, Store
 
 
 def read_entries(store: Store, head: SessionHead) -> list[Entry]:
@@ -37,7 +44,7 @@ def read_entries_with_commits(store: Store, head: SessionHead) -> list[tuple[Ent
 def read_entry(store: Store, commit: str, session: str) -> tuple[Entry, str | None]:
     """The entry of ``commit`` and its parent; a stand-in (numbered 0) when it is damaged."""
     try:
-        return store.read_entry(commit)
+        return commits.read_entry(store, commit)
     except DamagedEntry as damage:
         return damaged_entry(session, commit, damage.reason), damage.parent
 
@@ -81,7 +88,7 @@ def labels_of(store: Store, session_id: str) -> dict[str, list[str]]:
         if commit is None:
             continue
         try:
-            entry, _ = store.read_entry(commit)
+            entry, _ = commits.read_entry(store, commit)
         except DamagedEntry:
             continue  # a label on a damaged entry: 'rewind check' reports the entry
         found.setdefault(entry.id, []).append(ref[len(prefix) :])
@@ -163,7 +170,7 @@ def list_sessions(store: Store, damaged: list[DamagedRef] | None = None) -> list
         if tip is None:
             continue
         try:
-            entry, parent = store.read_entry(tip)
+            entry, parent = commits.read_entry(store, tip)
         except DamagedEntry as damage:  # the session's id is in its ref name, mostly
             entry = damaged_entry(ref.rsplit("/", 1)[1], tip, damage.reason)
             parent = damage.parent
@@ -176,3 +183,16 @@ def list_sessions(store: Store, damaged: list[DamagedRef] | None = None) -> list
         summaries.append(SessionSummary(head, mtime, entry.session == recent))
     summaries.sort(key=lambda summary: summary.mtime)
     return summaries
+
+
+def resolve_session(store: Store, requested: str | None, create: bool = False) -> str:
+    """``--session``, else ``$REWIND_SESSION``, else the project's most recent session."""
+    chosen = requested or os.environ.get("REWIND_SESSION") or recent_session(store)
+    if chosen:
+        return valid_text(chosen)  # bytes that are not UTF-8 cannot be written as its name
+    sessions = list_sessions(store)
+    if sessions:
+        return sessions[-1].head.session_id
+    if create:
+        return new_session_id()
+    raise UserError("this project has no sessions yet; start one with 'rewind begin'.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from rewind.digest import sha1_hex
+from rewind.store.digest import sha1_hex
 
 
 def rewind_home() -> str:
@@ -42,7 +42,7 @@ def state_log_dir() -> str:
 
 def temporary_log_dir() -> str:
     """The last place hooks log: ``rewind-UID`` in ``$TMPDIR`` (else ``/tmp``), a directory only
-    this user may enter (rewind.failure_log checks its owner and mode before using it)."""
+    this user may enter (rewind.store.failure_log checks its owner and mode before using it)."""
     temporary = os.environ.get("TMPDIR", "").strip()
     if not temporary or not os.path.isabs(temporary):
         temporary = "/tmp"

@@ -18,20 +18,20 @@ import os
 import sys
 import time
 
-from rewind.atomic import (
+from rewind.errors import ConflictError, UserError
+from rewind.history.entry import RESTORE, UNDO, Entry, FileChange
+from rewind.history.filestate import ABSENT, LINK, FileState, capture
+from rewind.history.recording import close_open_turn
+from rewind.history.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
+from rewind.history.session import SessionHead, Settled, load_head, new_entry_id, save_entry
+from rewind.store.atomic import (
     remove_temporary_siblings,
     replace_file,
     replace_link,
     write_text_atomically,
 )
-from rewind.entry import RESTORE, UNDO, Entry, FileChange
-from rewind.errors import ConflictError, UserError
-from rewind.fastjson import dumps, load_object
-from rewind.filestate import ABSENT, LINK, FileState, capture
-from rewind.recording import close_open_turn
-from rewind.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
-from rewind.session import SessionHead, Settled, load_head, new_entry_id, save_entry
-from rewind.store import JOURNAL, Store, StoreLock
+from rewind.store.fastjson import dumps, load_object
+from rewind.store.repository import JOURNAL, Store, StoreLock
 
 
 class RestoreResult:

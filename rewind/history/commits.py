@@ -1,0 +1,47 @@
+"""An entry as a git commit: ``turn.json`` and every stored file state in the commit's tree.
+
+This is the only place that knows how an entry is laid out in the object database (see
+docs/store.md); everything above reads and writes entries through it.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rewind.errors import DamagedEntry, StoreError
+from rewind.history.entry import Entry, entry_from_record
+from rewind.store.fastjson import dumps
+from rewind.store.objects import MODE_FILE, MODE_TREE
+from rewind.store.repository import Store
+
+
+def write_entry(store: Store, entry: Entry, parent: str | None) -> str:
+    """Writes ``entry`` as a commit on ``parent``; returns the commit's id."""
+    stored = []
+    for index, change in enumerate(entry.files):
+        for side, state in (("before", change.before), ("after", change.after)):
+            if state is not None and state.oid:
+                stored.append((f"{index}.{side}".encode(), state.git_mode, state.oid))
+    record = dumps(entry.to_json()).encode()
+    tree = [(b"turn.json", MODE_FILE, store.writer.write_blob(record))]
+    if stored:
+        tree.append((b"files", MODE_TREE, store.writer.write_tree(stored)))
+    return store.writer.write_commit(
+        store.writer.write_tree(tree), parent, entry.commit_message(), time.time()
+    )
+
+
+def read_entry(store: Store, commit: str) -> tuple[Entry, str | None]:
+    """The entry recorded in ``commit``, and the commit's parent.
+
+    An entry that cannot be read raises :class:`DamagedEntry`, which still names the parent:
+    the history goes on past it.
+    """
+    tree, parent = store.reader.read_commit(commit)
+    try:
+        found = [oid for name, _, oid in store.reader.read_tree(tree) if name == b"turn.json"]
+        if not found:
+            raise ValueError("it has no turn.json")
+        return entry_from_record(store.reader.read_blob(found[0])), parent
+    except (StoreError, ValueError) as error:
+        raise DamagedEntry(commit, parent, str(error).split(";")[0].rstrip(".")) from None

@@ -1,0 +1,32 @@
+"""Opening a project's store for use: the store, with any interrupted restore finished first.
+
+A restore killed halfway leaves its journal in the store (see :mod:`rewind.history.restore`);
+whoever opens the store next completes it before reading or recording anything, so that no
+command sees a work tree half put back.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rewind.history.restore import finish_interrupted_restore
+from rewind.store.repository import JOURNAL, Store, StoreBusy
+from rewind.store.root import find_root
+
+
+def open_store(root_path: bytes, create: bool = False, lock_timeout: float | None = None) -> Store:
+    """The store of the project at ``root_path`` (see :meth:`Store.for_root`). With a
+    ``lock_timeout`` (a hook), a restore whose journal is there is finished only when the store
+    is free: one that holds the store is a restore under way, which its own process finishes."""
+    store = Store.for_root(root_path, create=create, lock_timeout=lock_timeout)
+    if os.path.exists(store.state_path(JOURNAL)):
+        try:
+            finish_interrupted_restore(store, wait=lock_timeout is None)
+        except StoreBusy:
+            pass
+    return store
+
+
+def open_current_store(create: bool = False) -> Store:
+    """The store of the project that holds the current directory."""
+    return open_store(find_root(os.getcwdb()), create=create)

@@ -1,0 +1,27 @@
+"""Keeping a project's store small: gc, with what the history needs that no ref reaches.
+
+:mod:`rewind.store.packing` packs objects and removes those nothing needs; it knows refs but
+not journals. This module tells it which objects the open turns' journals (and their spool
+files, and the journals set aside) name, so that a record not yet folded into a commit is
+never taken for garbage.
+"""
+
+from __future__ import annotations
+
+from rewind.history import journal
+from rewind.store import packing
+from rewind.store.repository import Store
+
+
+def named_by_journals(store: Store) -> set[str]:
+    return journal.objects_named(store.state_path(journal.JOURNAL_DIR))
+
+
+def reachable_objects(store: Store, seen: set[str] | None = None) -> set[str]:
+    """Every object the history needs: reached from a ref, or named by a journal."""
+    return packing.reachable_objects(store, lambda: named_by_journals(store), seen)
+
+
+def collect(store: Store) -> packing.PackReport:
+    """One gc of the store (see :func:`rewind.store.packing.pack_store`)."""
+    return packing.pack_store(store, lambda: named_by_journals(store))

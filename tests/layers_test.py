@@ -1,0 +1,110 @@
+"""The package's layers: rewind.store at the bottom, rewind.history on it, the interfaces on top.
+
+Imports go only downward, and no module imports itself through others (an import inside a
+function counts: it is a dependency all the same; one under ``if TYPE_CHECKING:`` does not).
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "rewind"
+# What each lower layer may import, besides itself.
+ALLOWED = {
+    "rewind.errors": (),
+    "rewind.store": ("rewind.errors",),
+    "rewind.history": ("rewind.errors", "rewind.store"),
+}
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    return isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+
+
+def _imports(tree: ast.AST, modules: set[str]) -> set[str]:
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for branch in node.orelse:
+                visit(branch)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("rewind"))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rewind"):
+            for alias in node.names:
+                candidate = f"{node.module}.{alias.name}"
+                found.add(candidate if candidate in modules else node.module)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    paths = sorted(PACKAGE.rglob("*.py"))
+    modules = {_module_name(path) for path in paths}
+    return {
+        _module_name(path): _imports(ast.parse(path.read_text(encoding="utf-8")), modules)
+        for path in paths
+    }
+
+
+GRAPH = _graph()
+
+
+def _layer(module: str) -> str | None:
+    for layer in ALLOWED:
+        if module == layer or module.startswith(layer + "."):
+            return layer
+    return None
+
+
+@pytest.mark.parametrize("module", sorted(name for name in GRAPH if _layer(name)))
+def test_a_lower_layer_imports_nothing_above_it(module: str) -> None:
+    layer = _layer(module)
+    assert layer is not None
+    allowed = (layer, *ALLOWED[layer])
+    upward = sorted(
+        imported
+        for imported in GRAPH[module]
+        if imported != "rewind"
+        and not any(imported == ok or imported.startswith(ok + ".") for ok in allowed)
+    )
+    assert not upward, f"{module} imports {upward}, above its layer"
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    cycles: list[list[str]] = []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for imported in sorted(GRAPH.get(module, ())):
+            if imported not in GRAPH or imported == "rewind" or imported == module:
+                continue
+            if state.get(imported) == 1:
+                cycles.append([*path[path.index(imported) :], imported])
+            elif imported not in state:
+                visit(imported, [*path, imported])
+        state[module] = 2
+
+    for module in sorted(GRAPH):
+        if module not in state:
+            visit(module, [module])
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(cycle) for cycle in cycles)
+
+
+def test_the_graph_is_read_at_all() -> None:
+    # A test that cannot fail is a defect: the graph must see the imports it judges.
+    assert "rewind.store.objects" in GRAPH["rewind.store.repository"]
+    assert "rewind.history.session" in GRAPH["rewind.history.sessions"]
