@@ -23,6 +23,7 @@ import warnings
 from rewind.errors import ConflictError, UserError
 from rewind.history.entry import Entry
 from rewind.history.filestate import FileState
+from rewind.history.lookup import entries_from, entries_to_undo, newest
 from rewind.history.opening import open_store
 from rewind.history.recording import (
     NOT_TRACKABLE,
@@ -35,7 +36,6 @@ from rewind.history.recording import (
 from rewind.history.restore import RestoreResult, apply_plan
 from rewind.history.restore_plan import RestorePlan, plan_restore, plan_undo
 from rewind.history.session import SessionHead, load_head, new_session_id
-from rewind.history.sessions import find_entry, read_entries
 from rewind.store.atomic import replace_file
 from rewind.store.root import find_root
 
@@ -102,13 +102,12 @@ class Project:
 
     def log(self) -> list[Entry]:
         """Every entry of the session, oldest first."""
-        head = load_head(self.store, self.session)
-        return read_entries(self.store, head)
+        return newest(self.store, load_head(self.store, self.session), None)
 
     def plan_restore(self, turn: int | str, paths: list[PathLike] | None = None) -> RestorePlan:
-        entries = read_entries(self.store, self._settled_head())
+        chosen, entries = entries_from(self.store, self._settled_head(), str(turn))
         only = [self._name(path) for path in paths] if paths else None
-        return plan_restore(self.store, entries, find_entry(entries, str(turn)), only)
+        return plan_restore(self.store, entries, chosen, only)
 
     def restore(
         self, turn: int | str, paths: list[PathLike] | None = None, force: bool = False
@@ -122,7 +121,7 @@ class Project:
 
     def undo(self, force: bool = False) -> RestoreResult:
         """Reverses the last restore (or undo) of the session, exactly."""
-        plan = plan_undo(self.store, read_entries(self.store, self._settled_head()))
+        plan = plan_undo(self.store, entries_to_undo(self.store, self._settled_head()))
         return apply_plan(self.store, plan, force=force)
 
     def _settled_head(self) -> SessionHead:

@@ -148,6 +148,22 @@ but did not record file by file is one more line under the entry:
 `+ 49,000 more files changed outside the agent, not recorded (watch_storm_files is 1000): node_modules/ 49,000`.
 
 `--json` prints the same history as data; see [its shape](#output-of-rewind-log---json).
+
+Filters, which combine:
+
+- `-n N` / `--max-count N`: only the newest N entries (still printed oldest first).
+- `--since WHEN`: only entries started since WHEN: a local date (`2026-11-30`), a date and time
+  (`'2026-11-30 14:05'`), an age (`3d`, `12h`, `30m`, `1w`, `'2 weeks ago'`), `today` or
+  `yesterday`.
+- `--grep TEXT`: only entries whose prompt (a restore's or undo's description) or labels contain
+  TEXT, ignoring case.
+- `--path PATH`: the file's history: every entry, of every session of the project, that recorded
+  PATH, oldest first, each with its session and only that file's line. Sessions interleave by
+  time.
+
+`log` reads the store's index (see [store](store.md#the-index)), not every commit: `-n 20` of a
+session of 10,000 entries costs what it costs for 20 entries. Line counts are counted the first
+time any reader needs them and kept in the index.
 """,
     "show": """\
 Prints `KIND N (ENTRY-ID)  TIME  PROMPT [LABELS]`, then a git-style unified diff of every file

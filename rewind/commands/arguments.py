@@ -90,6 +90,13 @@ def _add_hook_command(commands: Any, name: str, grammar: CommandGrammar) -> None
         )
 
 
+def _count(value: str) -> int:
+    """A positive number of entries (``-n 20``)."""
+    if not value.strip().isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a positive whole number")
+    return int(value)
+
+
 def _turn(value: str) -> str:
     """A TURN argument; an empty one would be a prefix of every entry's id."""
     if not value.strip():
@@ -127,6 +134,26 @@ def build_parser() -> argparse.ArgumentParser:
         dest="as_json",
         action="store_true",
         help="print a JSON list (see docs/cli.md for its shape)",
+    )
+    log.add_argument(
+        "-n",
+        "--max-count",
+        type=_count,
+        metavar="N",
+        help="only the newest N entries (still oldest first)",
+    )
+    log.add_argument(
+        "--since",
+        metavar="WHEN",
+        help="only entries started since WHEN: 2026-11-30, '2026-11-30 14:05', 3d, 12h, 30m",
+    )
+    log.add_argument(
+        "--grep", metavar="TEXT", help="only entries whose prompt or labels contain TEXT"
+    )
+    log.add_argument(
+        "--path",
+        metavar="PATH",
+        help="every entry, of every session of the project, that recorded PATH",
     )
 
     show = commands.add_parser("show", help="what a turn changed, as a diff")

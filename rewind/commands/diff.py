@@ -3,17 +3,23 @@ from __future__ import annotations
 from rewind.commands.render import colour_diff, use_colour
 from rewind.history.checkpoint import states_between
 from rewind.history.diffs import FileDiff, diff_states, diff_to_disk
+from rewind.history.lookup import entries_between, find
 from rewind.history.opening import open_current_store
 from rewind.history.session import require_existing
-from rewind.history.sessions import find_entry, read_entries, refuse_damaged, resolve_session
+from rewind.history.sessions import refuse_damaged, resolve_session
 from rewind.store.repository import Store
 
 
 def run(*, session: str | None, turn: str | None, turn2: str | None) -> int:
     store = open_current_store()
     head = require_existing(store, resolve_session(store, session))
-    entries = read_entries(store, head)
-    start = entries.index(find_entry(entries, turn)) if turn else len(entries) - 1
+    assert head.current is not None
+    newest = head.current.number
+    first = find(store, head, turn).number if turn else newest
+    second = find(store, head, turn2).number if turn2 is not None else first
+    entries = entries_between(store, head, min(first, second), newest)
+    numbers = [entry.number for entry in entries]
+    start = numbers.index(first)
     if turn2 is None:
         refuse_damaged(entries, start, "this diff")
         diffs = [
@@ -21,7 +27,7 @@ def run(*, session: str | None, turn: str | None, turn2: str | None) -> int:
             for path, (old, _) in states_between(entries, start, len(entries)).items()
         ]
     else:
-        stop = entries.index(find_entry(entries, turn2))
+        stop = numbers.index(second)
         start, stop = min(start, stop), max(start, stop)
         refuse_damaged(entries, start, "this diff")
         diffs = [

@@ -2,55 +2,179 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 
 from rewind.commands.render import file_summary, first_line, local_time, paint, use_colour
-from rewind.history.entry import TURN, WATCH_AGENT
+from rewind.commands.when import parse_since
+from rewind.history.entry import TURN, WATCH_AGENT, Entry
+from rewind.history.index import EntryIndex
+from rewind.history.line_counts import LineCounts
 from rewind.history.opening import open_current_store
 from rewind.history.session import require_existing
-from rewind.history.sessions import all_labels, labels_of, read_entries, resolve_session
-from rewind.history.summary import entry_diffs, entry_json
+from rewind.history.sessions import all_labels, labels_of, resolve_session
+from rewind.history.summary import entry_json
+from rewind.store.repository import Store
 from rewind.watch.bursts import describe_unrecorded
 
+# Above this many entries, every known line count is read from the index at once.
+PRELOAD_COUNTS_FROM = 200
 
-def run(*, session: str | None, as_json: bool) -> int:
+
+def run(
+    *,
+    session: str | None,
+    as_json: bool,
+    max_count: int | None = None,
+    since: str | None = None,
+    grep: str | None = None,
+    path: str | None = None,
+) -> int:
     store = open_current_store()
-    head = require_existing(store, resolve_session(store, session))
-    entries = read_entries(store, head)
-    attached = labels_of(store, head.session_id)
-    damaged = [str(entry.number) for entry in entries if entry.is_damaged]
+    after = parse_since(since) if since is not None else None
+    entries: Iterable[Entry]
+    with EntryIndex(store) as index:
+        labels = _Labels(store)
+        if path is not None:
+            name = store.root.stored_name(path)
+            entries = _path_history(index, labels, name, after, grep, max_count)
+            title = f"every entry that recorded {store.root.display(name)}"
+            only: bytes | None = name
+        else:
+            head = require_existing(store, resolve_session(store, session))
+            index.sync(head)
+            _warn_damaged(index, head.session_id, index.damaged_numbers(head, -(2**62)))
+            current = head.current
+            assert current is not None
+            ids = labels.matching(head.session_id, grep) if grep is not None else ()
+            rows = index.query([head.session_id], since=after, grep=grep, ids=ids, newest=max_count)
+            entries = (current if entry.number == current.number else entry for entry in rows)
+            title = f"session {head.session_id}{_agent(current)}"
+            only = None
+        preload = max_count is None or max_count > PRELOAD_COUNTS_FROM
+        counts = LineCounts(store, index, preload=preload)
+        try:
+            if as_json:
+                _print_json(entries, counts, labels)
+            else:
+                _print_text(store, title, entries, counts, labels, only)
+        finally:
+            counts.save()
+    return 0
+
+
+class _Labels:
+    """The labels given with 'rewind label', read once per session."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.by_session: dict[str, dict[str, list[str]]] = {}
+
+    def attached(self, session: str) -> dict[str, list[str]]:
+        if session not in self.by_session:
+            self.by_session[session] = labels_of(self.store, session)
+        return self.by_session[session]
+
+    def of(self, entry: Entry) -> list[str]:
+        return all_labels(entry, self.attached(entry.session))
+
+    def matching(self, session: str, text: str) -> list[str]:
+        wanted = text.lower()
+        return [
+            entry_id
+            for entry_id, names in self.attached(session).items()
+            if any(wanted in name.lower() for name in names)
+        ]
+
+
+def _path_history(
+    index: EntryIndex,
+    labels: _Labels,
+    name: bytes,
+    since: float | None,
+    grep: str | None,
+    count: int | None,
+) -> list[Entry]:
+    """Every entry of every session that recorded ``name``, oldest first; open turns as their
+    journals have them."""
+    open_turns = {(entry.session, entry.number): entry for entry in index.sync_all()}
+    found = {
+        (entry.session, entry.number): entry
+        for entry in index.query(None, since=since, grep=grep, path=name)
+    }
+    for key, entry in open_turns.items():
+        if key in found or entry.file(name) is not None:
+            found[key] = entry
+    entries = [
+        entry
+        for entry in found.values()
+        if entry.file(name) is not None
+        and (since is None or entry.started >= since)
+        and (grep is None or _matches(entry, grep, labels))
+    ]
+    entries.sort(key=lambda entry: (entry.started, entry.session, entry.number))
+    return entries[-count:] if count is not None else entries
+
+
+def _matches(entry: Entry, grep: str, labels: _Labels) -> bool:
+    wanted = grep.lower()
+    return wanted in entry.prompt.lower() or any(
+        wanted in label.lower() for label in labels.of(entry)
+    )
+
+
+def _warn_damaged(index: EntryIndex, session: str, damaged: list[int]) -> None:
     if damaged:
+        numbers = ", ".join(str(number) for number in damaged)
         print(
-            f"rewind: entr{'y' if len(damaged) == 1 else 'ies'} {', '.join(damaged)} of session "
-            f"{head.session_id} cannot be read; 'rewind check' says why.",
+            f"rewind: entr{'y' if len(damaged) == 1 else 'ies'} {numbers} of session "
+            f"{session} cannot be read; 'rewind check' says why.",
             file=sys.stderr,
         )
-    if as_json:
-        data = [
-            entry_json(entry, entry_diffs(store, entry), all_labels(entry, attached))
-            for entry in entries
-        ]
-        print(json.dumps(data, indent=2))
-        return 0
-    colour = use_colour()
-    agents = [
-        entry.agent
-        for entry in entries
-        if entry.kind == TURN and entry.agent and entry.agent != WATCH_AGENT
-    ]
-    agent = f" ({agents[-1]})" if agents else ""
-    print(paint(f"session {head.session_id}{agent}", "bold", colour))
+
+
+def _agent(entry: Entry) -> str:
+    """The agent of the session, as its newest entry names it."""
+    if entry.kind == TURN and entry.agent and entry.agent != WATCH_AGENT:
+        return f" ({entry.agent})"
+    return ""
+
+
+def _print_json(entries: Iterable[Entry], counts: LineCounts, labels: _Labels) -> None:
+    """The list ``json.dumps(..., indent=2)`` would print, one element at a time."""
+    write = sys.stdout.write
+    separator = "[\n"
     for entry in entries:
-        title = first_line(entry.prompt) if entry.kind == TURN else entry.prompt
+        element = json.dumps(entry_json(entry, counts.diffs(entry), labels.of(entry)), indent=2)
+        write(separator + "  " + element.replace("\n", "\n  "))
+        separator = ",\n"
+    write("[]\n" if separator == "[\n" else "\n]\n")
+
+
+def _print_text(
+    store: Store,
+    title: str,
+    entries: Iterable[Entry],
+    counts: LineCounts,
+    labels: _Labels,
+    only: bytes | None,
+) -> None:
+    colour = use_colour()
+    print(paint(title, "bold", colour))
+    for entry in entries:
+        text = first_line(entry.prompt) if entry.kind == TURN else entry.prompt
         state = " (open)" if entry.is_open else ""
-        names = all_labels(entry, attached)
-        labels = f" [{', '.join(names)}]" if names else ""
+        names = labels.of(entry)
+        tags = f" [{', '.join(names)}]" if names else ""
         started = local_time(entry.started) if not entry.is_damaged else "?".ljust(19)
         heading = f"{entry.number:>4}  {entry.id}  {started}  "
+        if only is not None:
+            heading += f"{entry.session}  "
         if entry.kind != TURN:
-            title = paint(title, "yellow", colour)
-        print(paint(heading, "cyan", colour) + title + labels + state)
-        for change, diff in zip(entry.files, entry_diffs(store, entry), strict=True):
-            print("        " + file_summary(store, diff, change.source))
-        for storm in entry.unrecorded:
+            text = paint(text, "yellow", colour)
+        print(paint(heading, "cyan", colour) + text + tags + state)
+        for change in entry.files:
+            if only is None or change.path == only:
+                diff = counts.diff(change.path, change.before, change.after)
+                print("        " + file_summary(store, diff, change.source))
+        for storm in entry.unrecorded if only is None else ():
             print("        " + paint(describe_unrecorded(storm), "yellow", colour))
-    return 0

@@ -5,12 +5,13 @@ import sys
 from rewind.commands.render import paint, plan_text, use_colour
 from rewind.errors import ConflictError, UserError
 from rewind.history.entry import UNDO
+from rewind.history.lookup import entries_from
 from rewind.history.opening import open_current_store
 from rewind.history.recording import closed_head
 from rewind.history.restore import apply_plan, conflict_message
 from rewind.history.restore_plan import RestorePlan, plan_restore
 from rewind.history.session import SessionHead
-from rewind.history.sessions import find_entry, read_entries, resolve_session
+from rewind.history.sessions import resolve_session
 from rewind.store.repository import Store
 
 
@@ -25,8 +26,7 @@ def run(
 ) -> int:
     store = open_current_store()
     head = settled_head(store, session)
-    entries = read_entries(store, head)
-    chosen = find_entry(entries, turn)
+    chosen, entries = entries_from(store, head, turn)
     only = [store.root.stored_name(path) for path in paths] if paths else None
     plan = plan_restore(store, entries, chosen, only)
     return carry_out(store, plan, dry_run=dry_run, force=force, yes=yes)

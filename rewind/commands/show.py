@@ -2,16 +2,17 @@ from __future__ import annotations
 
 from rewind.commands.render import colour_diff, first_line, local_time, paint, use_colour
 from rewind.errors import StoreError
+from rewind.history.lookup import find
 from rewind.history.opening import open_current_store
 from rewind.history.session import require_existing
-from rewind.history.sessions import all_labels, find_entry, labels_of, read_entries, resolve_session
+from rewind.history.sessions import all_labels, labels_of, resolve_session
 from rewind.history.summary import entry_diffs
 
 
 def run(*, session: str | None, turn: str) -> int:
     store = open_current_store()
     head = require_existing(store, resolve_session(store, session))
-    entry = find_entry(read_entries(store, head), turn)
+    entry = find(store, head, turn)
     if entry.is_damaged:
         raise StoreError(
             f"entry {entry.number} of session {entry.session} cannot be shown, it is a "

@@ -1,13 +1,13 @@
 from __future__ import annotations
 
 from rewind.commands.restore import carry_out, settled_head
+from rewind.history.lookup import entries_to_undo
 from rewind.history.opening import open_current_store
 from rewind.history.restore_plan import plan_undo
-from rewind.history.sessions import read_entries
 
 
 def run(*, session: str | None, dry_run: bool, force: bool, yes: bool) -> int:
     store = open_current_store()
     head = settled_head(store, session)
-    plan = plan_undo(store, read_entries(store, head))
+    plan = plan_undo(store, entries_to_undo(store, head))
     return carry_out(store, plan, dry_run=dry_run, force=force, yes=yes)

@@ -21,7 +21,8 @@ from rewind.history.filestate import (
     FileState,
     capture,
 )
-from rewind.history.sessions import changes_by_other_sessions, refuse_damaged
+from rewind.history.lookup import changes_by_other_sessions
+from rewind.history.sessions import refuse_damaged
 from rewind.store.repository import Store
 
 RESTORE_FILE = "restore"

@@ -6,7 +6,7 @@ import os
 
 from rewind.errors import DamagedEntry, StoreError, UserError
 from rewind.history import commits
-from rewind.history.entry import Entry, FileChange, damaged_entry, valid_text
+from rewind.history.entry import Entry, damaged_entry, valid_text
 from rewind.history.session import (
     SessionHead,
     label_ref_prefix,
@@ -123,23 +123,6 @@ def find_entry(entries: list[Entry], wanted: str) -> Entry:
         f"there is no turn {wanted!r} in session {entries[0].session}; "
         f"turns go from {first} to {last} ('rewind log' lists them)."
     )
-
-
-def changes_by_other_sessions(
-    store: Store, session: str, paths: set[bytes]
-) -> dict[bytes, tuple[str, FileChange]]:
-    """For each path, the newest change any other session of the project recorded for it."""
-    newest: dict[bytes, tuple[str, FileChange]] = {}
-    for summary in list_sessions(store):
-        if summary.head.session_id == session:
-            continue
-        for entry in read_entries(store, summary.head):
-            for change in entry.files:
-                if change.path in paths and (
-                    change.path not in newest or change.at > newest[change.path][1].at
-                ):
-                    newest[change.path] = (entry.session, change)
-    return newest
 
 
 class SessionSummary:

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from rewind.commands.restore import settled_head
 from rewind.errors import UserError
 from rewind.history.entry import UNDO
+from rewind.history.lookup import entries_from, entries_to_undo
 from rewind.history.restore import RestoreResult, apply_plan
 from rewind.history.restore_plan import RestorePlan, plan_restore, plan_undo
-from rewind.history.sessions import find_entry, read_entries
 from rewind.store.repository import Store
 
 
@@ -30,8 +30,7 @@ def plan_for(
 ) -> RestorePlan:
     """The plan for restoring ``paths`` (all by default) to before a turn, after closing the
     session's open turn as ``rewind restore`` does. Raises UserError as the CLI would."""
-    entries = read_entries(store, settled_head(store, session_id))
-    chosen = find_entry(entries, str(entry_number_or_id))
+    chosen, entries = entries_from(store, settled_head(store, session_id), str(entry_number_or_id))
     return plan_restore(store, entries, chosen, paths)
 
 
@@ -67,7 +66,7 @@ def restore(
 def undo_last(store: Store, session_id: str) -> RestoreOutcome:
     """Undoes the session's last restore or undo, as ``rewind undo --yes`` does."""
     try:
-        plan = plan_undo(store, read_entries(store, settled_head(store, session_id)))
+        plan = plan_undo(store, entries_to_undo(store, settled_head(store, session_id)))
         result = apply_plan(store, plan)
     except UserError as error:
         return RestoreOutcome(_sentence(str(error)))
@@ -78,8 +77,8 @@ def _replan(store: Store, plan: RestorePlan, kept: list[bytes]) -> RestorePlan:
     """The plan again, for ``kept`` only, from what is on disk now."""
     if plan.kind == UNDO:
         return plan  # an undo plan is carried out whole (undo_last makes it)
-    entries = read_entries(store, settled_head(store, plan.session))
-    return plan_restore(store, entries, find_entry(entries, plan.subject.id), kept)
+    chosen, entries = entries_from(store, settled_head(store, plan.session), plan.subject.id)
+    return plan_restore(store, entries, chosen, kept)
 
 
 def _outcome(

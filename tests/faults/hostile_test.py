@@ -1002,11 +1002,6 @@ def test_a_ref_pointing_at_no_commit_is_named(history: Path, points_at: str) -> 
     unchanged(history)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a restore of any session reads every session's history (to spot changes by "
-    "others), so one session whose ref names no commit stops the restores of all",
-)
 @pytest.mark.parametrize("points_at", REF_MESSAGES)
 def test_a_ref_pointing_at_no_commit_spares_other_sessions(history: Path, points_at: str) -> None:
     point_ref_at(history, points_at)

@@ -1,0 +1,67 @@
+"""+/- line counts of recorded changes, counted once and kept in the index.
+
+Counting a change means reading both contents and diffing them; ``log`` shows counts for every
+file of every entry it prints, so they are looked up by the pair of contents
+(:meth:`rewind.history.index.EntryIndex.diffstat`) and counted only the first time any reader
+needs them. The hook path never counts (it would need pygit2).
+"""
+
+from __future__ import annotations
+
+from rewind.history.diffs import ADDED, DELETED, MODE, MODIFIED, FileDiff, diff_states
+from rewind.history.entry import Entry
+from rewind.history.filestate import FileState
+from rewind.history.index import EntryIndex
+from rewind.store.repository import Store
+
+COUNTED = frozenset({ADDED, DELETED, MODIFIED, MODE})
+Key = tuple[str, str]
+Counts = tuple[int, int, bool]
+
+
+def _key(state: FileState | None) -> str:
+    if state is None:
+        return "-"
+    return state.oid or f"-{state.kind}"
+
+
+class LineCounts:
+    """Diffs without text for entries, their counts from the index when it has them.
+
+    With ``preload`` every count the index holds is read at once (for a reader that goes
+    through many entries); otherwise each is looked up as needed. :meth:`save` keeps the
+    counts made meanwhile.
+    """
+
+    def __init__(self, store: Store, index: EntryIndex, preload: bool = False) -> None:
+        self.store = store
+        self.index = index
+        self.known: dict[Key, Counts] = index.all_diffstats() if preload else {}
+        self.preloaded = preload
+        self.counted: dict[Key, Counts] = {}
+
+    def diffs(self, entry: Entry) -> list[FileDiff]:
+        return [self.diff(change.path, change.before, change.after) for change in entry.files]
+
+    def diff(self, path: bytes, old: FileState | None, new: FileState | None) -> FileDiff:
+        result = FileDiff(path, old, new)
+        if result.status not in COUNTED:
+            return result
+        key = (_key(old), _key(new))
+        counts = self.known.get(key)
+        if counts is None and not self.preloaded:
+            counts = self.index.diffstat(*key)
+        if counts is None:
+            made = diff_states(self.store, path, old, new, with_text=False)
+            counts = (made.added, made.removed, made.binary)
+            self.counted[key] = counts
+        self.known[key] = counts
+        result.added, result.removed, result.binary = counts
+        return result
+
+    def save(self) -> None:
+        try:
+            self.index.remember_diffstats(self.counted)
+        except Exception as error:  # only a cache: the counts are made again next time
+            self.store.log_problem(f"could not keep line counts in the index: {error}")
+        self.counted = {}

@@ -1,0 +1,75 @@
+"""Finding the entries a command needs through the index, without reading whole histories.
+
+``show N`` reads one entry, ``restore N`` the entries from N on, ``undo`` those from the last
+restore on, and the conflict check of either one row per path of the plan
+(:mod:`rewind.history.index`).
+"""
+
+from __future__ import annotations
+
+from rewind.errors import UserError
+from rewind.history.entry import RESTORE, UNDO, Entry, FileChange
+from rewind.history.index import EntryIndex, newest_change_by_others
+from rewind.history.session import SessionHead
+from rewind.store.repository import Store
+
+
+def find(store: Store, head: SessionHead, wanted: str) -> Entry:
+    """An entry of the session by number (``3``) or by id or a unique prefix of it."""
+    with EntryIndex(store) as index:
+        return _find(index, head, wanted)
+
+
+def _find(index: EntryIndex, head: SessionHead, wanted: str) -> Entry:
+    if not wanted.strip():
+        raise UserError("TURN is empty; give a turn's number or id ('rewind log' lists them).")
+    if head.current is None:
+        raise UserError("this session has no turns yet.")
+    found = index.find(head, wanted.strip())
+    if found is not None:
+        return found
+    first = index.first_number(head)
+    raise UserError(
+        f"there is no turn {wanted!r} in session {head.session_id}; "
+        f"turns go from {first} to {head.current.number} ('rewind log' lists them)."
+    )
+
+
+def entries_from(store: Store, head: SessionHead, wanted: str) -> tuple[Entry, list[Entry]]:
+    """The entry ``wanted`` names and the session's entries from it on, oldest first."""
+    with EntryIndex(store) as index:
+        entries = index.entries(head, _find(index, head, wanted).number)
+        return entries[0], entries
+
+
+def entries_between(store: Store, head: SessionHead, start: int, stop: int) -> list[Entry]:
+    with EntryIndex(store) as index:
+        return index.entries(head, start, stop)
+
+
+def entries_to_undo(store: Store, head: SessionHead) -> list[Entry]:
+    """The entries from the session's last restore or undo on (from its first damaged entry
+    when it has none: that one may be the restore; only the newest when it has neither)."""
+    with EntryIndex(store) as index:
+        start = index.last_of_kinds(head, (RESTORE, UNDO))
+        if start is None:
+            damaged = index.damaged_numbers(head, -(2**62))
+            start = min(damaged) if damaged else None
+        if start is None:
+            return [head.current] if head.current is not None else []
+        return index.entries(head, start)
+
+
+def newest(store: Store, head: SessionHead, count: int | None) -> list[Entry]:
+    """The session's newest ``count`` entries (all when None), oldest first."""
+    with EntryIndex(store) as index:
+        return index.entries(head) if count is None else index.newest(head, count)
+
+
+def changes_by_other_sessions(
+    store: Store, session: str, paths: set[bytes]
+) -> dict[bytes, tuple[str, FileChange]]:
+    """For each path, the newest change any other session of the project recorded for it."""
+    with EntryIndex(store) as index:
+        open_turns = index.sync_all()
+        return newest_change_by_others(index, session, paths, open_turns)
