@@ -48,7 +48,8 @@ def run(
             ids = labels.matching(head.session_id, grep) if grep is not None else ()
             rows = index.query([head.session_id], since=after, grep=grep, ids=ids, newest=max_count)
             entries = (current if entry.number == current.number else entry for entry in rows)
-            title = f"session {head.session_id}{_agent(current)}"
+            agent = index.agent(head, WATCH_AGENT)
+            title = f"session {head.session_id}" + (f" ({agent})" if agent else "")
             only = None
         preload = max_count is None or max_count > PRELOAD_COUNTS_FROM
         counts = LineCounts(store, index, preload=preload)
@@ -130,13 +131,6 @@ def _warn_damaged(index: EntryIndex, session: str, damaged: list[int]) -> None:
             f"{session} cannot be read; 'rewind check' says why.",
             file=sys.stderr,
         )
-
-
-def _agent(entry: Entry) -> str:
-    """The agent of the session, as its newest entry names it."""
-    if entry.kind == TURN and entry.agent and entry.agent != WATCH_AGENT:
-        return f" ({entry.agent})"
-    return ""
 
 
 def _print_json(entries: Iterable[Entry], counts: LineCounts, labels: _Labels) -> None:

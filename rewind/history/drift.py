@@ -83,6 +83,17 @@ def recorded_states(store: Store, head: SessionHead) -> dict[bytes, FileState]:
     return states
 
 
+def recorded_before_open_turn(store: Store, head: SessionHead) -> dict[bytes, FileState]:
+    """The last state the session recorded for each path in its closed entries (all of them
+    when no turn is open): :func:`recorded_states` of the entry under the open turn."""
+    current = head.current
+    if current is None or not current.is_open:
+        return recorded_states(store, head)
+    if head.parent is None:
+        return {}
+    return recorded_states(store, SessionHead(head.session_id, head.ref, head.parent))
+
+
 def changed_outside(
     store: Store, recorded: dict[bytes, FileState], skip: set[bytes] | None = None
 ) -> dict[bytes, FileState]:

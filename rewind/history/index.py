@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS entries (
     kind TEXT NOT NULL,
     started REAL NOT NULL,
     prompt TEXT NOT NULL,
+    agent TEXT NOT NULL,
     labels TEXT NOT NULL,
     record TEXT NOT NULL,
     PRIMARY KEY (session, number)
@@ -223,7 +224,7 @@ class EntryIndex:
 
     def _insert(self, entry: Entry, commit: str) -> None:
         self.db.execute(
-            "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 entry.session,
                 entry.number,
@@ -232,6 +233,7 @@ class EntryIndex:
                 entry.kind,
                 entry.started,
                 entry.prompt,
+                entry.agent,
                 "\n".join(entry.labels),
                 dumps(entry.to_json()),
             ),
@@ -402,6 +404,42 @@ class EntryIndex:
         yield from self.db.execute(
             "SELECT session, number, at FROM touches WHERE path = ?", (path,)
         )
+
+    def agent(self, head: SessionHead, skip: str) -> str:
+        """The agent of the session's newest turn that names one other than ``skip``."""
+        self.sync(head)
+        row = self.db.execute(
+            "SELECT agent FROM entries WHERE session = ? AND kind = 'turn' AND agent NOT IN "
+            "('', ?) ORDER BY number DESC LIMIT 1",
+            (head.session_id, skip),
+        ).fetchone()
+        return row[0] if row is not None else ""
+
+    def started_and_paths(self, head: SessionHead) -> tuple[float, int]:
+        """When the session's first kept entry started, and how many paths it recorded."""
+        self.sync(head)
+        started = self.db.execute(
+            "SELECT started FROM entries WHERE session = ? ORDER BY number LIMIT 1",
+            (head.session_id,),
+        ).fetchone()
+        paths = {
+            row[0]
+            for row in self.db.execute(
+                "SELECT DISTINCT path FROM touches WHERE session = ?", (head.session_id,)
+            )
+        }
+        if head.current is not None:  # its open turn's journal is in no commit yet
+            paths.update(head.current.paths())
+        return (started[0] if started else 0.0), len(paths)
+
+    def commit_of(self, head: SessionHead, number: int) -> str | None:
+        """The commit that records entry ``number`` of the session (the tip for the newest)."""
+        self.sync(head)
+        row = self.db.execute(
+            "SELECT commit_id FROM entries WHERE session = ? AND number = ?",
+            (head.session_id, number),
+        ).fetchone()
+        return row[0] if row is not None else None
 
     def entry(self, session: str, number: int) -> Entry | None:
         row = self.db.execute(

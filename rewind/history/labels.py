@@ -17,8 +17,9 @@ import os
 from rewind.errors import UserError
 from rewind.history import commits
 from rewind.history.entry import Entry
+from rewind.history.lookup import locate
 from rewind.history.session import label_ref_prefix, require_existing, usable_as_ref
-from rewind.history.sessions import find_entry, labels_of, read_entries_with_commits
+from rewind.history.sessions import labels_of
 from rewind.store.repository import Store
 
 __all__ = ["add_label", "check_label_name", "label_ref", "labels_of", "remove_label"]
@@ -40,16 +41,7 @@ def label_ref(session_id: str, name: str) -> str:
 def _locate(store: Store, session_id: str, entry: Entry | str) -> tuple[Entry, str]:
     """The entry (an :class:`Entry` of the session, or a TURN as the CLI takes it) and the
     commit that records it."""
-    head = require_existing(store, session_id)
-    pairs = read_entries_with_commits(store, head)
-    if isinstance(entry, Entry):
-        wanted = entry.id
-    else:
-        wanted = find_entry([found for found, _ in pairs], entry).id
-    for found, commit in pairs:
-        if found.id == wanted:
-            return found, commit
-    raise UserError(f"entry {wanted} is not in session {session_id}; 'rewind log' lists its turns.")
+    return locate(store, require_existing(store, session_id), entry)
 
 
 def _describe(entry: Entry) -> str:

@@ -35,6 +35,19 @@ def _find(index: EntryIndex, head: SessionHead, wanted: str) -> Entry:
     )
 
 
+def locate(store: Store, head: SessionHead, wanted: Entry | str) -> tuple[Entry, str]:
+    """The entry ``wanted`` (an entry of the session, or a TURN as the CLI takes it) and the
+    commit that records it."""
+    with EntryIndex(store) as index:
+        chosen = _find(index, head, wanted.id if isinstance(wanted, Entry) else wanted)
+        commit = index.commit_of(head, chosen.number)
+    if commit is None or (isinstance(wanted, Entry) and chosen.id != wanted.id):
+        raise UserError(
+            f"entry {chosen.id} is not in session {head.session_id}; 'rewind log' lists its turns."
+        )
+    return chosen, commit
+
+
 def entries_from(store: Store, head: SessionHead, wanted: str) -> tuple[Entry, list[Entry]]:
     """The entry ``wanted`` names and the session's entries from it on, oldest first."""
     with EntryIndex(store) as index:

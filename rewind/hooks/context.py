@@ -127,12 +127,14 @@ class HookContext:
 
     def last_recorded(self, session: str, name: bytes) -> FileState | None:
         """The last state this session recorded for ``name``, in any turn."""
-        from rewind.history.checkpoint import latest_states
-        from rewind.history.sessions import read_entries
+        from rewind.history.drift import recorded_before_open_turn
 
         assert self.store is not None
-        entries = read_entries(self.store, load_head(self.store, session))
-        return latest_states(entries).get(name)
+        head = load_head(self.store, session)
+        change = head.current.file(name) if head.current is not None else None
+        if change is not None and change.latest is not None:
+            return change.latest
+        return recorded_before_open_turn(self.store, head).get(name)
 
     def is_tracked(self, session: str, name: bytes) -> bool:
         """Whether the open turn has already recorded ``name``."""

@@ -21,8 +21,9 @@ from rewind.history.diffs import (
 )
 from rewind.history.entry import EDIT, EXTERNAL, RESTORE, SHELL, TURN, UNDO, Entry, FileChange
 from rewind.history.filestate import TOO_LARGE, UNREADABLE, FileState
-from rewind.history.session import load_head
-from rewind.history.sessions import all_labels, labels_of, list_sessions, number_damaged, read_entry
+from rewind.history.index import EntryIndex
+from rewind.history.session import SessionHead, load_head
+from rewind.history.sessions import all_labels, labels_of, list_sessions
 from rewind.store.repository import Store
 
 TURN_DIFF = "turn"  # what the turn changed
@@ -108,12 +109,10 @@ class SessionDetails:
 
 
 def session_details(store: Store, session_id: str) -> SessionDetails:
-    """When a session started and how many files it touched (reads its whole history)."""
-    history = SessionHistory(store, session_id)
-    history.reload()
-    paths = {change.path for entry in history.entries for change in entry.files}
-    started = history.entries[0].started if history.entries else 0.0
-    return SessionDetails(started, len(paths))
+    """When a session started and how many files it touched (from the index)."""
+    with EntryIndex(store) as index:
+        started, files = index.started_and_paths(load_head(store, session_id))
+    return SessionDetails(started, files)
 
 
 def first_line(text: str) -> str:
@@ -142,7 +141,6 @@ class SessionHistory:
         self.entries: list[Entry] = []
         self._tip: tuple[str | None, str, int] | None = None  # the tip and the journal's size
         self.attached: dict[str, list[str]] = {}  # labels given later ('rewind label')
-        self._commits: dict[str, tuple[Entry, str | None]] = {}
         self._counts: dict[tuple[object, ...], Counts] = {}
 
     def reload(self) -> bool:
@@ -154,19 +152,19 @@ class SessionHistory:
         if tip == self._tip and attached == self.attached:
             return False
         self._tip, self.attached = tip, attached
-        entries = [] if head.current is None else [head.current]
-        commit = head.parent
-        while commit:
-            known = self._commits.get(commit)
-            if known is None:
-                known = read_entry(self.store, commit, self.session_id)
-                self._commits[commit] = known
-            entry, commit = known
-            entries.append(entry)
-        entries.reverse()
-        number_damaged(entries)
-        self.entries = entries
+        with EntryIndex(self.store) as index:
+            self.entries = self._read(index, head)
         return True
+
+    def _read(self, index: EntryIndex, head: SessionHead) -> list[Entry]:
+        """The session's entries from the index: only those from the newest one read last
+        time on, while the older ones are still the same."""
+        known = self.entries
+        if known and index.first_number(head) == known[0].number:
+            tail = index.entries(head, known[-1].number)
+            if tail and tail[0].number == known[-1].number:
+                return [*known[:-1], *tail]
+        return index.entries(head)
 
     def rows(self) -> list[TurnRow]:
         return [self._row(index, entry) for index, entry in enumerate(self.entries)]

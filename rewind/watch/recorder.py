@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from rewind.history.checkpoint import latest_states
+from rewind.history.drift import recorded_before_open_turn
 from rewind.history.entry import EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
 from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, FileState, capture
 from rewind.history.session import (
@@ -27,7 +27,7 @@ from rewind.history.session import (
     new_entry_id,
     save_entry,
 )
-from rewind.history.sessions import read_entries, resolve_session
+from rewind.history.sessions import resolve_session
 from rewind.store.repository import Store
 from rewind.watch.preimages import PreImages
 
@@ -158,6 +158,5 @@ class Recorder:
         key = (head.session_id, head.parent if is_open else head.tip, is_open)
         if key == self._base_key:
             return
-        entries = read_entries(self.store, head)
-        self._base = latest_states(entries[:-1] if is_open else entries)
+        self._base = recorded_before_open_turn(self.store, head)
         self._base_key = key
