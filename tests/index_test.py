@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -46,31 +47,33 @@ def history(project: Path, turns: int, session: str = "s") -> rewind.Project:
     return recorded
 
 
-def commits_read_by(store: Store, action: object) -> int:
-    assert callable(action)
+def commits_read_by(store: Store, action: Callable[[], object]) -> int:
     counting(store)
     action()
     return CountingReader.commits_read
 
 
+def reads_once_indexed(root: Path, turns: int) -> list[int]:
+    """The commits each command reads in a session of ``turns`` entries, once indexed."""
+    root.mkdir()
+    (root / ".git").mkdir()
+    store = history(root, turns).store
+    head = load_head(store, "s")
+    find(store, head, "3")  # the first read indexes the session
+    return [
+        commits_read_by(store, lambda: find(store, head, "3")),
+        commits_read_by(store, lambda: entries_from(store, head, str(turns - 2))),
+        commits_read_by(store, lambda: entries_to_undo(store, head)),
+        commits_read_by(store, lambda: changes_by_other_sessions(store, "t", {b"a.txt"})),
+    ]
+
+
 def test_after_one_sync_a_command_reads_no_commit_however_long_the_history(
-    project: Path, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
-    reads = {}
-    for turns in (10, 300):
-        root = tmp_path / f"p{turns}"
-        root.mkdir()
-        (root / ".git").mkdir()
-        store = history(root, turns).store
-        head = load_head(store, "s")
-        find(store, head, "3")  # the first read indexes the session
-        reads[turns] = [
-            commits_read_by(store, lambda: find(store, head, "3")),
-            commits_read_by(store, lambda: entries_from(store, head, str(turns - 2))),
-            commits_read_by(store, lambda: entries_to_undo(store, head)),
-            commits_read_by(store, lambda: changes_by_other_sessions(store, "t", {b"a.txt"})),
-        ]
-    assert reads[10] == reads[300] == [0, 0, 0, 0]
+    short = reads_once_indexed(tmp_path / "short", 10)
+    long = reads_once_indexed(tmp_path / "long", 300)
+    assert short == long == [0, 0, 0, 0]
 
 
 def test_the_index_catches_up_with_what_was_recorded_since_reading_only_that(

@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 
 from tests.bench import (
+    history_length,
     hook_startup,
     quicksave_git,
     restore_1000,
@@ -30,6 +31,7 @@ BENCHMARKS = {
     tui_startup.NAME: tui_startup,
     watch_latency.NAME: watch_latency,
     watch_idle.NAME: watch_idle,
+    history_length.NAME: history_length,
 }
 
 
