@@ -202,6 +202,12 @@ def build_parser() -> argparse.ArgumentParser:
         "gc", help="pack the store's history and drop what no session or label needs"
     )
     gc.add_argument("--quiet", "-q", action="store_true", help="print nothing")
+    gc.add_argument(
+        "--dry-run",
+        "-n",
+        action="store_true",
+        help="list what retention would drop and the space it would free; change nothing",
+    )
     forget = commands.add_parser(
         "forget", help="delete a session's history and labels ('rewind gc' frees it)"
     )

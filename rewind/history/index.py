@@ -56,6 +56,7 @@ CREATE TABLE IF NOT EXISTS entries (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS entries_by_id ON entries (id);
 CREATE INDEX IF NOT EXISTS entries_by_time ON entries (started);
+CREATE INDEX IF NOT EXISTS entries_by_commit ON entries (commit_id);
 CREATE TABLE IF NOT EXISTS touches (
     path BLOB NOT NULL,
     session TEXT NOT NULL,
@@ -103,6 +104,8 @@ class EntryIndex:
         self.in_memory = False
         try:
             self.db = self._open()
+            if self.store.reader.cut_points():
+                self._follow_cuts()
         except sqlite3.OperationalError as error:  # a full disk, a read-only store
             self.db = self._in_memory(error)
 
@@ -242,6 +245,28 @@ class EntryIndex:
             "INSERT OR REPLACE INTO touches VALUES (?, ?, ?, ?)",
             [(change.path, entry.session, entry.number, change.at) for change in entry.files],
         )
+
+    def drop_before(self, session: str, number: int) -> None:
+        """Forgets the session's entries numbered below ``number`` (retention cut them)."""
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            self._delete_rows(session, "number < ?", (number,))
+
+    def _follow_cuts(self) -> None:
+        """Drops the rows below every cut in the store's ``shallow`` file, once per change of
+        that file (a retention killed between its cut and its own drop leaves none behind)."""
+        cuts = self.store.reader.cut_points()
+        signature = ",".join(sorted(cuts))
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'cuts'").fetchone()
+        if (row[0] if row else "") == signature:
+            return
+        for commit in cuts:
+            found = self.db.execute(
+                "SELECT session, number FROM entries WHERE commit_id = ?", (commit,)
+            ).fetchone()
+            if found is not None:
+                self.drop_before(found[0], found[1])
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('cuts', ?)", (signature,))
 
     def _drop_session(self, ref: str) -> None:
         row = self.db.execute("SELECT session FROM tips WHERE ref = ?", (ref,)).fetchone()

@@ -130,6 +130,8 @@ def _load_tip(store: Store, session_id: str) -> SessionHead:
         parent, current = cache.get("parent"), cache.get("current")
         if cache.get("tip") == tip and isinstance(current, dict):
             parent = parent if isinstance(parent, str) else None
+            if parent is not None and tip in store.reader.cut_points():
+                parent = None  # retention cut the history at the tip
             return SessionHead(session_id, ref, tip, parent, Entry.from_json(current))
     except (OSError, ValueError, KeyError, TypeError, RecursionError):
         pass  # no cache, or a stale or damaged one: read the tip commit instead

@@ -1,4 +1,5 @@
-"""Keeping a project's store small: gc, with what the history needs that no ref reaches.
+"""Keeping a project's store small: gc, with retention, and with what the history needs that no
+ref reaches.
 
 :mod:`rewind.store.packing` packs objects and removes those nothing needs; it knows refs but
 not journals. This module tells it which objects the open turns' journals (and their spool
@@ -8,7 +9,7 @@ never taken for garbage.
 
 from __future__ import annotations
 
-from rewind.history import journal
+from rewind.history import journal, retention
 from rewind.store import packing
 from rewind.store.repository import Store
 
@@ -22,6 +23,8 @@ def reachable_objects(store: Store, seen: set[str] | None = None) -> set[str]:
     return packing.reachable_objects(store, lambda: named_by_journals(store), seen)
 
 
-def collect(store: Store) -> packing.PackReport:
-    """One gc of the store (see :func:`rewind.store.packing.pack_store`)."""
-    return packing.pack_store(store, lambda: named_by_journals(store))
+def collect(store: Store) -> tuple[packing.PackReport, list[retention.Cut]]:
+    """One gc of the store: retention's cuts (rewind.history.retention), then packing (see
+    :func:`rewind.store.packing.pack_store`), which removes what the cuts left unreachable."""
+    cuts = retention.apply(store, retention.plan(store, store.config.retention))
+    return packing.pack_store(store, lambda: named_by_journals(store)), cuts

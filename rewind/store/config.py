@@ -25,12 +25,36 @@ DEFAULT_WATCH_QUIET_MS = 150
 DEFAULT_WATCH_MAX_DELAY_MS = 2000
 
 
+class Retention:
+    """``[retention]``: what gc keeps of old history (rewind.history.retention, docs/store.md).
+
+    Entries older than ``keep_days`` may be dropped, then more of the oldest while the store is
+    larger than ``max_size_mb``; never the last ``keep_last`` entries of a session, never the
+    newest session, never a labelled entry or anything after it.
+    """
+
+    __slots__ = ("enabled", "keep_days", "keep_last", "max_size_mb")
+
+    def __init__(
+        self,
+        enabled: bool = True,
+        keep_days: float = 30,
+        keep_last: int = 20,
+        max_size_mb: int = 2048,
+    ) -> None:
+        self.enabled = enabled
+        self.keep_days = keep_days
+        self.keep_last = keep_last
+        self.max_size_mb = max_size_mb
+
+
 class Config:
     __slots__ = (
         "extra_roots",
         "max_file_size",
         "quicksave_max_bytes",
         "quicksave_max_files",
+        "retention",
         "watch_exclude",
         "watch_max_delay_ms",
         "watch_on_session_start",
@@ -59,6 +83,7 @@ class Config:
         self.watch_quiet_ms = watch_quiet_ms
         self.watch_max_delay_ms = watch_max_delay_ms
         self.watch_on_session_start = watch_on_session_start
+        self.retention = Retention()
 
 
 def load_config(root: bytes, store_dir: str) -> Config:
@@ -99,7 +124,35 @@ def _parse(path: str) -> Config:
         quicksave_max_bytes=max_bytes,
     )
     _read_watch_keys(path, data, config)
+    config.retention = _read_retention(path, data.get("retention", {}))
     return config
+
+
+def _read_retention(path: str, table: object) -> Retention:
+    from rewind.errors import UserError
+
+    if not isinstance(table, dict):
+        raise UserError(f"{path}: retention must be a table ([retention]).")
+    defaults = Retention()
+    enabled = table.get("enabled", defaults.enabled)
+    days = table.get("keep_days", defaults.keep_days)
+    last = table.get("keep_last", defaults.keep_last)
+    size = table.get("max_size_mb", defaults.max_size_mb)
+    if not isinstance(enabled, bool):
+        raise UserError(f"{path}: retention.enabled must be true or false.")
+    if isinstance(days, bool) or not isinstance(days, int | float) or days < 0:
+        raise UserError(f"{path}: retention.keep_days must be a number of days, like 30.")
+    if not _is_count(last) or last < 1:
+        raise UserError(f"{path}: retention.keep_last must be a number of entries, like 20.")
+    if not _is_count(size):
+        raise UserError(f"{path}: retention.max_size_mb must be a number of MB, like 2048.")
+    unknown = sorted(set(table) - {"enabled", "keep_days", "keep_last", "max_size_mb"})
+    if unknown:
+        raise UserError(
+            f"{path}: [retention] has no key {unknown[0]!r}; its keys are enabled, keep_days, "
+            "keep_last and max_size_mb."
+        )
+    return Retention(enabled, float(days), last, size)
 
 
 def _read_watch_keys(path: str, data: dict[str, object], config: Config) -> None:

@@ -151,12 +151,17 @@ def decode_commit(body: bytes) -> tuple[str, str | None]:
     return tree, parent
 
 
+# The commits where the history was cut (git's own name and format: one id per line).
+SHALLOW = "shallow"
+
+
 class ObjectReader:
     """Reads objects: loose ones directly, packed ones through pygit2."""
 
     def __init__(self, git_dir: str) -> None:
         self.git_dir = git_dir
         self.objects_dir = os.path.join(git_dir, "objects")
+        self._cuts: tuple[tuple[int, int], frozenset[str]] = ((-1, -1), frozenset())
 
     def read(self, oid: str, expected_kind: bytes) -> bytes:
         try:
@@ -182,7 +187,27 @@ class ObjectReader:
         return decode_tree(self.read(oid, b"tree"))
 
     def read_commit(self, oid: str) -> tuple[str, str | None]:
-        return decode_commit(self.read(oid, b"commit"))
+        """A commit's tree and parent; no parent for a commit where the history was cut
+        (listed in the store's ``shallow`` file, as git does: see :func:`cut_points`)."""
+        tree, parent = decode_commit(self.read(oid, b"commit"))
+        if parent is not None and oid in self.cut_points():
+            return tree, None
+        return tree, parent
+
+    def cut_points(self) -> frozenset[str]:
+        """The commits listed in ``<store>/shallow``: retention cut the history there, and
+        what is older is no longer part of it (git reads the same file the same way)."""
+        path = os.path.join(self.git_dir, SHALLOW)
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            return frozenset()
+        signature = (info.st_mtime_ns, info.st_size)
+        if signature != self._cuts[0]:
+            with open(path, encoding="ascii", errors="replace") as handle:
+                cuts = frozenset(line.strip() for line in handle if len(line.strip()) == 40)
+            self._cuts = (signature, cuts)
+        return self._cuts[1]
 
 
 def _inflate(oid: str, compressed: bytes) -> tuple[bytes, bytes]:
