@@ -311,6 +311,13 @@ hours old. One gc runs at a time: while one runs, another prints that it has not
 exits 0. `begin` starts `rewind gc --quiet` in the background by itself when many loose objects
 have piled up, at most once every ten minutes. Prints `packed N objects, removed K loose ones:
 SIZE -> SIZE` unless `--quiet`.
+
+Before packing, gc applies the retention policy (`[retention]` in `rewind.toml`, on by default:
+entries older than 30 days go, but never the last 20 of a session, a labelled entry or anything
+after it, or the newest session; see [store](store.md#retention)) and prints one
+`retention dropped session S: entries before N (...)` line per session it cut. `--dry-run`
+lists what retention would drop now and the content only those entries name, and changes
+nothing.
 """,
     "forget": """\
 Deletes a session's history (its ref, its labels and its cache); the space is freed by a later
