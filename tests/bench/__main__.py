@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 
 from tests.bench import (
+    drill_cost,
     hook_startup,
     quicksave_git,
     restore_1000,
@@ -30,6 +31,7 @@ BENCHMARKS = {
     tui_startup.NAME: tui_startup,
     watch_latency.NAME: watch_latency,
     watch_idle.NAME: watch_idle,
+    drill_cost.NAME: drill_cost,
 }
 
 
