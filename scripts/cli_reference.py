@@ -301,7 +301,7 @@ session and a summary:
 ```text
 $ rewind check --drill
 session s: 2 entries, 14 states: 12 verified, 2 never restorable by design (too-large 2)
-drill: rebuilt 9 distinct contents in a scratch directory and verified 14 states: everything recorded is restorable
+drill: rebuilt 9 distinct contents in a scratch directory, checked 14 states: everything recorded is restorable
 ```
 
 Each state that cannot be restored is one sentence on standard error, naming the session, the

@@ -144,7 +144,7 @@ def test_the_drill_prints_a_line_per_session_and_a_summary(project: Path) -> Non
     assert result.stdout == (
         "session s: 2 entries, 14 states: 12 verified, 2 never restorable by design "
         "(too-large 2)\n"
-        "drill: rebuilt 9 distinct contents in a scratch directory and verified 14 states: "
+        "drill: rebuilt 9 distinct contents in a scratch directory, checked 14 states: "
         "everything recorded is restorable\n"
     )
     assert result.stderr == ""
@@ -296,6 +296,34 @@ def test_a_damaged_entry_is_named_and_the_others_still_drilled(project: Path) ->
     [session] = report.sessions
     assert (session.entries, session.damaged_entries, session.verified) == (2, 1, 2)
     assert run_rewind("check", "--drill").returncode == 1
+
+
+def test_a_damaged_ref_is_named_with_how_to_repair_it(project: Path) -> None:
+    recorded_history(project)
+    (store_dir(project) / "refs" / "rewind" / "sessions" / SESSION).write_text("garbage\n")
+
+    [problem] = drill_json("--session", SESSION, code=1)["problems"]
+
+    assert (problem["problem"], problem["session"], problem["entry"]) == (DAMAGED, SESSION, None)
+    assert "update-ref refs/rewind/sessions/s " in problem["message"]
+
+
+def test_a_history_that_cannot_be_read_is_named(project: Path) -> None:
+    recorded_history(project)
+    store = the_store(project)
+    head = load_head(store, SESSION)
+    assert head.parent is not None
+    object_file(project, head.parent).unlink()  # the commit of entry 1
+
+    report = drill(store)
+
+    [problem] = report.problems
+    assert (problem.kind, problem.session, problem.entry) == (DAMAGED, SESSION, None)
+    assert problem.message == (
+        f"session s: its history cannot be read (object {head.parent} is missing from the "
+        "store), so its entries cannot be restored; copy the store back from a backup if "
+        "there is one."
+    )
 
 
 # choosing what to drill -------------------------------------------------------------------------

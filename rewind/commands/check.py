@@ -55,7 +55,7 @@ def session_line(tally: SessionDrill) -> str:
 
 def summary_line(report: DrillReport) -> str:
     contents = f"{report.contents} distinct content{'' if report.contents == 1 else 's'}"
-    done = f"drill: rebuilt {contents} in a scratch directory and verified {report.states} states"
+    done = f"drill: rebuilt {contents} in a scratch directory, checked {report.states} states"
     if report.restorable:
         return f"{done}: everything recorded is restorable"
     count = len(report.problems)

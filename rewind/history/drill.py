@@ -218,10 +218,10 @@ def _kept_entries(
     """Every entry the sessions' refs keep, with its session's tally and its commit."""
     damaged: list[DamagedRef] = []
     summaries = list_sessions(store, damaged)
+    damaged_names = {error.ref.rsplit("/", 1)[1]: error for error in damaged}
     if wanted is not None:
-        summaries = _chosen(summaries, wanted)
-    for error in damaged:
-        name = error.ref.rsplit("/", 1)[1]
+        summaries = _chosen(summaries, wanted, set(damaged_names))
+    for name, error in damaged_names.items():
         if wanted is None or name in wanted:
             report.problems.append(
                 DrillProblem(DAMAGED, name, f"{error} {damaged_ref_hint(store, error.ref)}")
@@ -233,9 +233,10 @@ def _kept_entries(
         try:
             pairs = read_entries_with_commits(store, summary.head)
         except UserError as error:
+            reason = str(error).split(";")[0]
             message = (
-                f"session {session.session}: its history cannot be read ({error}); its older "
-                "entries cannot be restored unless the store is copied back from a backup."
+                f"session {session.session}: its history cannot be read ({reason}), so its "
+                "entries cannot be restored; copy the store back from a backup if there is one."
             )
             report.problems.append(DrillProblem(DAMAGED, session.session, message))
             continue
@@ -243,8 +244,10 @@ def _kept_entries(
     return found
 
 
-def _chosen(summaries: list[SessionSummary], wanted: Collection[str]) -> list[SessionSummary]:
-    known = {summary.head.session_id for summary in summaries}
+def _chosen(
+    summaries: list[SessionSummary], wanted: Collection[str], damaged: set[str]
+) -> list[SessionSummary]:
+    known = {summary.head.session_id for summary in summaries} | damaged
     for name in wanted:
         if name not in known:
             raise UserError(
@@ -274,16 +277,13 @@ def _sort_state(
         tally = subject.session.never_restorable
         tally[state.kind] = tally.get(state.kind, 0) + 1
     elif state.kind not in (FILE, LINK):
-        _fail(store, report, subject, DAMAGED, f"is of a kind rewind does not know ({state.kind})")
+        what = f"is of a kind rewind does not know ({state.kind}), so it cannot be restored"
+        _fail(store, report, subject, DAMAGED, what)
     elif state.oid is None:
-        _fail(
-            store,
-            report,
-            subject,
-            DAMAGED,
-            f"is recorded as a {state.kind} but names no stored content, so it cannot be "
-            "restored; restore to a turn where rewind kept that file's content",
+        what = (
+            f"is recorded as a {state.kind} but names no stored content, so it cannot be restored"
         )
+        _fail(store, report, subject, DAMAGED, what)
     else:
         pending.setdefault(state.oid, []).append(subject)
 
@@ -360,6 +360,7 @@ _ADVICE = {
     "version is lost, and a restore that needs it is refused",
     CORRUPTED: "copy the object back from a backup of the store if there is one; otherwise "
     "that version is lost, and a restore that needs it is refused",
+    DAMAGED: "restore to a turn where rewind kept that file's content",
     MISMATCH: "a restore would write something other than what was recorded, so review it "
     "with 'rewind show {number} --session {session}' before relying on it",
 }
@@ -369,12 +370,10 @@ def _fail(store: Store, report: DrillReport, subject: _Subject, kind: str, what:
     subject.session.failed += 1
     entry = subject.entry
     path = store.root.display(subject.path)
-    advice = ""
-    if kind in _ADVICE:
-        advice = "; " + _ADVICE[kind].format(number=entry.number, session=entry.session)
+    advice = _ADVICE[kind].format(number=entry.number, session=entry.session)
     message = (
         f"session {entry.session}, entry {entry.number} (id {entry.id}): the {subject.side}-state "
-        f"of {path} {what}{advice}."
+        f"of {path} {what}; {advice}."
     )
     problem = DrillProblem(
         kind,
