@@ -29,6 +29,10 @@ class StoreError(UserError):
     """The store is damaged or unreadable."""
 
 
+class MissingObject(StoreError):
+    """An object the history names is in none of the store's loose files or packs."""
+
+
 class DamagedEntry(StoreError):
     """An entry whose record cannot be read; its commit, and so its parent, still can."""
 

@@ -302,6 +302,72 @@ its commit. The rest of the history stays usable: `log` lists a damaged entry as
 `damaged entry: ...` (kind `damaged` in `--json`) and says so on standard error, a restore or
 diff to a turn after it works, and one that would cross it is refused (exit 1, nothing written),
 because what a damaged entry changed is unknown.
+
+`--drill` goes as far as a restore would, without touching the work tree: every before- and
+after-state of every kept entry is rebuilt in a scratch directory under the store
+(`rewind/drill-PID-*`, removed afterwards; one left by a killed drill is removed by the next),
+with the writer restores use (a file with its mode bits, or a symlink), captured again as a
+recording would, and compared with its record: kind, mode bits, size and fingerprint (xxh3). An
+absent state is verified as recorded. States recorded without content on purpose (`unknown`: no
+pre-image could be taken; `too-large`, `unreadable`, `directory`, `special`) are counted as
+never restorable by design, not as failures. Each distinct content is read and rebuilt once,
+however many states share it. `--session ID` drills one session only. It prints a line per
+session and a summary:
+
+```text
+$ rewind check --drill
+session s: 2 entries, 14 states: 12 verified, 2 never restorable by design (too-large 2)
+drill: rebuilt 9 distinct contents in a scratch directory, checked 14 states: everything recorded is restorable
+```
+
+Each state that cannot be restored is one sentence on standard error, naming the session, the
+entry and its id, the side (`before` or `after`) and the path, what is wrong and what to do
+next, and the exit code is then 1: a **missing** object (in no loose file and no pack), a
+**corrupted** one (it cannot be inflated, or fails its hash), a **mismatch** (the content
+rebuilt is not what was recorded: another fingerprint, size or mode), or a **damaged** record
+(an entry whose `turn.json` cannot be read, a file state that names no content, a history or
+session ref that cannot be read). `--json` prints one object:
+
+```json
+{
+  "restorable": false,
+  "sample": null,
+  "entries": 2,
+  "states": 14,
+  "contents": 9,
+  "sessions": [
+    {
+      "session": "s",
+      "entries": 2,
+      "damaged_entries": 0,
+      "states": 14,
+      "verified": 11,
+      "never_restorable": {
+        "too-large": 2
+      },
+      "failed": 1
+    }
+  ],
+  "problems": [
+    {
+      "problem": "corrupted",
+      "session": "s",
+      "entry": 1,
+      "entry_id": "3f9c2a71b0de",
+      "path": "old.txt",
+      "side": "before",
+      "oid": "4b8d5a9e0f9e1c6e3e1c2b0a9d8c7b6a5f4e3d2c",
+      "message": "session s, entry 1 (id 3f9c2a71b0de): the before-state of old.txt cannot be read: ..."
+    }
+  ]
+}
+```
+
+`states` counts every before- and after-state examined (`verified` + the `never_restorable`
+ones + `failed`), `contents` the distinct objects read and rebuilt, `sample` the number of
+entries drawn at random when the drill ran on a sample (`rewind gc` does), else `null`. A
+problem's `entry`, `entry_id`, `path`, `side` and `oid` are `null` where they do not apply (a
+damaged ref names only its session). `--session` and `--json` are refused without `--drill`.
 """,
     "gc": """\
 Puts every object the sessions, labels and open turns still reference into one delta-compressed
@@ -318,6 +384,12 @@ after it, or the newest session; see [store](store.md#retention)) and prints one
 `retention dropped session S: entries before N (...)` line per session it cut. `--dry-run`
 lists what retention would drop now and the content only those entries name, and changes
 nothing.
+
+Once packed, gc runs the recovery drill of `rewind check --drill` on 20 entries drawn at random
+across the sessions, to show that the packed store still restores them, and prints
+`drill: checked N states of M entries drawn at random: all restorable`. Each problem it finds is
+written to the store's log (which `rewind status` shows) and, unless `--quiet`, printed on
+standard error; the exit code is then 1. Run `rewind check --drill` to drill every entry.
 """,
     "forget": """\
 Deletes a session's history (its ref, its labels and its cache); the space is freed by a later

@@ -197,7 +197,21 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("--json", dest="as_json", action="store_true", help="print JSON")
 
     commands.add_parser("status", help="where the store is, the current session, turn and size")
-    commands.add_parser("check", help="verify every object the store's history needs")
+    check = commands.add_parser("check", help="verify every object the store's history needs")
+    check.add_argument(
+        "--drill",
+        action="store_true",
+        help="rebuild every kept state in a scratch directory and verify it against its record",
+    )
+    check.add_argument(
+        "--session", metavar="ID", help="with --drill: only this session (default: all of them)"
+    )
+    check.add_argument(
+        "--json",
+        dest="as_json",
+        action="store_true",
+        help="with --drill: print JSON (see docs/cli.md for its shape)",
+    )
     gc = commands.add_parser(
         "gc", help="pack the store's history and drop what no session or label needs"
     )

@@ -1,25 +1,75 @@
 from __future__ import annotations
 
+import json
 import sys
 
 from rewind.errors import UserError
 from rewind.history import commits
+from rewind.history import drill as recovery_drill
+from rewind.history.drill import DrillReport, SessionDrill
 from rewind.history.entry import Entry
 from rewind.history.index import EntryIndex
 from rewind.history.opening import open_current_store
-from rewind.history.session import SessionHead, last_known_tip
+from rewind.history.session import SessionHead, damaged_ref_hint
 from rewind.history.sessions import list_sessions, read_entries_with_commits
 from rewind.store.repository import DamagedRef, Store
 
 
-def run() -> int:
-    """Reads every entry of every session and every blob they name."""
+def run(*, drill: bool = False, session: str | None = None, as_json: bool = False) -> int:
+    """Reads every entry of every session and every blob they name; with ``drill``, rebuilds
+    every state in a scratch directory and verifies it (rewind.history.drill)."""
+    if not drill and (session is not None or as_json):
+        raise UserError("--session and --json go with --drill: run 'rewind check --drill'.")
     store = open_current_store()
+    if drill:
+        return _run_drill(store, session, as_json)
+    return _check_objects(store)
+
+
+def _run_drill(store: Store, session: str | None, as_json: bool) -> int:
+    report = recovery_drill.drill(store, sessions=None if session is None else [session])
+    if as_json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        for problem in report.problems:
+            print(problem.message, file=sys.stderr)
+        for tally in report.sessions:
+            print(session_line(tally))
+        print(summary_line(report))
+    return 0 if report.restorable else 1
+
+
+def session_line(tally: SessionDrill) -> str:
+    entries = f"{tally.entries} entr{'y' if tally.entries == 1 else 'ies'}"
+    parts = [f"{tally.verified} verified"]
+    if tally.never_restorable:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(tally.never_restorable.items()))
+        parts.append(f"{sum(tally.never_restorable.values())} never restorable by design ({kinds})")
+    if tally.failed:
+        parts.append(f"{tally.failed} NOT restorable")
+    if tally.damaged_entries:
+        parts.append(
+            f"{tally.damaged_entries} damaged entr{'y' if tally.damaged_entries == 1 else 'ies'}"
+        )
+    states = f"{tally.states} state{'' if tally.states == 1 else 's'}"
+    return f"session {tally.session}: {entries}, {states}: {', '.join(parts)}"
+
+
+def summary_line(report: DrillReport) -> str:
+    contents = f"{report.contents} distinct content{'' if report.contents == 1 else 's'}"
+    done = f"drill: rebuilt {contents} in a scratch directory, checked {report.states} states"
+    if report.restorable:
+        return f"{done}: everything recorded is restorable"
+    count = len(report.problems)
+    return f"{done}: {count} problem{'' if count == 1 else 's'} (listed on standard error)"
+
+
+def _check_objects(store: Store) -> int:
     problems = []
     checked = 0
     damaged: list[DamagedRef] = []
     summaries = list_sessions(store, damaged)
-    problems += [f"{error} {_ref_repair_hint(store, error)}" for error in damaged]
+    problems += [f"{error} {damaged_ref_hint(store, error.ref)}" for error in damaged]
     with EntryIndex(store) as index:
         for summary in summaries:
             try:
@@ -72,14 +122,3 @@ def _check_states(store: Store, entry: Entry) -> tuple[int, list[str]]:
                     f"{store.root.display(change.path)} ({state.oid}) is missing or corrupted"
                 )
     return checked, problems
-
-
-def _ref_repair_hint(store: Store, error: DamagedRef) -> str:
-    """How to point a damaged session ref back at the tip rewind last knew (its cache)."""
-    tip = last_known_tip(store, error.ref)
-    if not tip:
-        return "No earlier tip is known; the session's history cannot be found again."
-    return (
-        f"The last tip rewind knew is {tip}: 'git --git-dir={store.git_dir} update-ref "
-        f"{error.ref} {tip}' points it there again."
-    )

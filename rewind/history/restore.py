@@ -205,6 +205,12 @@ def put_back(
     if data is None:
         data = store.reader.read_blob(state.oid)
     os.makedirs(os.path.dirname(absolute), exist_ok=True)
+    write_content(absolute, state, data)
+
+
+def write_content(absolute: bytes, state: FileState, data: bytes) -> None:
+    """Replaces ``absolute`` atomically with ``data`` as ``state`` says: a symlink whose target
+    it is, or a file with the state's permission bits (the drill rebuilds states with it too)."""
     if state.kind == LINK:
         replace_link(absolute, data)
     else:

@@ -289,6 +289,17 @@ def last_known_tip(store: Store, ref: str) -> str | None:
     return tip if isinstance(tip, str) else None
 
 
+def damaged_ref_hint(store: Store, ref: str) -> str:
+    """How to point a damaged session ref back at the tip rewind last knew (its cache)."""
+    tip = last_known_tip(store, ref)
+    if not tip:
+        return "No earlier tip is known; the session's history cannot be found again."
+    return (
+        f"The last tip rewind knew is {tip}: 'git --git-dir={store.git_dir} update-ref "
+        f"{ref} {tip}' points it there again."
+    )
+
+
 def _write_cache(store: Store, head: SessionHead) -> None:
     assert head.current is not None
     cache = {"tip": head.tip, "parent": head.parent, "current": head.current.to_json()}

@@ -7,7 +7,7 @@ nothing in it (hooks, filters, ``core.*`` settings) can leak into the store.
 
 from __future__ import annotations
 
-from rewind.errors import StoreError
+from rewind.errors import MissingObject, StoreError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,12 +35,19 @@ def open_repository(git_dir: str) -> pygit2.Repository:
 
 
 def read_packed_object(git_dir: str, oid: str) -> tuple[bytes, bytes]:
+    import pygit2
+
     repository = open_repository(git_dir)
     try:
         kind, body = repository.odb.read(oid)[0:2]
     except KeyError:
-        raise StoreError(
+        raise MissingObject(
             f"object {oid} is missing from the store; run 'rewind check' to see what it affects."
+        ) from None
+    except pygit2.GitError as error:  # a pack that cannot be inflated, or fails its checksum
+        raise StoreError(
+            f"object {oid} in the store is corrupted ({error}); "
+            "run 'rewind check' to see what it affects."
         ) from None
     names = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
     return names[int(kind)], bytes(body)

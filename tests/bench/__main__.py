@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 
 from tests.bench import (
+    drill_cost,
     history_length,
     hook_startup,
     quicksave_git,
@@ -32,6 +33,7 @@ BENCHMARKS = {
     watch_latency.NAME: watch_latency,
     watch_idle.NAME: watch_idle,
     history_length.NAME: history_length,
+    drill_cost.NAME: drill_cost,
 }
 
 
