@@ -189,10 +189,13 @@ def drill(
     drawn at random across those sessions. Raises UserError for a session that does not exist.
     """
     report = DrillReport(sample)
-    entries = _kept_entries(store, report, sessions)
-    if sample is not None and sample < len(entries):
-        chosen = set((rng or random.Random()).sample(range(len(entries)), sample))
-        entries = [pair for index, pair in enumerate(entries) if index in chosen]
+    if sample is not None and sessions is None:
+        entries = _sampled_entries(store, report, sample, rng or random.Random())
+    else:
+        entries = _kept_entries(store, report, sessions)
+        if sample is not None and sample < len(entries):
+            chosen = set((rng or random.Random()).sample(range(len(entries)), sample))
+            entries = [pair for index, pair in enumerate(entries) if index in chosen]
     pending: dict[str, list[_Subject]] = {}
     for session, entry, commit in entries:
         session.entries += 1
@@ -210,6 +213,34 @@ def drill(
             for oid in sorted(pending):
                 _rebuild_content(store, report, scratch, oid, pending[oid])
     return report
+
+
+def _sampled_entries(
+    store: Store, report: DrillReport, sample: int, rng: random.Random
+) -> list[tuple[SessionDrill, Entry, str]]:
+    """``sample`` kept entries drawn at random, through the index (gc's drill reads only
+    those, not every history)."""
+    from rewind.history.index import EntryIndex
+
+    with EntryIndex(store) as index:
+        index.sync_all()
+        keys = index.db.execute("SELECT session, number FROM entries").fetchall()
+        chosen = sorted(rng.sample(keys, min(sample, len(keys))))
+        tallies: dict[str, SessionDrill] = {}
+        found = []
+        for session, number in chosen:
+            entry = index.entry(session, number)
+            row = index.db.execute(
+                "SELECT commit_id FROM entries WHERE session = ? AND number = ?",
+                (session, number),
+            ).fetchone()
+            if entry is None or row is None:
+                continue
+            if session not in tallies:
+                tallies[session] = SessionDrill(session)
+                report.sessions.append(tallies[session])
+            found.append((tallies[session], entry, row[0]))
+    return found
 
 
 def _kept_entries(
