@@ -7,6 +7,8 @@ Independence from the history's length is shown by counting the commits each com
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -212,3 +214,31 @@ def test_max_count_must_be_a_positive_number(project: Path, count: str) -> None:
     history(project, 1)
     result = run_rewind("log", "-n", count, cwd=project)
     assert result.returncode == 1 and "positive whole number" in result.stderr
+
+
+def test_readers_that_build_the_index_at_once_all_agree(project: Path) -> None:
+    """Eight processes reading a history no index holds yet, each writing the same rows."""
+    history(project, 40)
+    recorded = rewind.Project(project, session="t", agent="other")
+    with recorded.turn("another session") as turn:
+        turn.write_text("a.txt", "t\n")
+    readers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "rewind", *arguments],
+            cwd=project,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for arguments in [["log", "--session", "s"], ["log", "--path", "a.txt"]] * 4
+    ]
+    outputs = [reader.communicate() for reader in readers]
+    assert [reader.returncode for reader in readers] == [0] * 8, outputs
+    assert len({out for out, _ in outputs[0::2]}) == 1
+    assert len({out for out, _ in outputs[1::2]}) == 1
+    assert _log(project) == outputs[0][0]
+    assert numbers_in(outputs[1][0]) == [*range(1, 41), 1]
+
+
+def numbers_in(log: str) -> list[int]:
+    return [int(line.split()[0]) for line in log.splitlines() if line[:4].strip().isdigit()]
