@@ -4,6 +4,7 @@ here, independently (git reading the store, the file system, the hook processes 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
@@ -350,3 +351,26 @@ def test_json_shape(project: Path) -> None:
 def test_without_a_store_stats_says_so(project: Path) -> None:
     line = error_line(run_rewind("stats"))
     assert "has recorded nothing" in line
+
+
+def test_a_record_spooled_for_want_of_the_journals_lock_is_counted(project: Path) -> None:
+    """Waits the hooks' 5 s for the journal's lock, as a busy journal makes a real hook do."""
+    (project / "a.txt").write_text("one\n")
+    agent, hook = ClaudeCode(project), Hooks()
+    hook(agent.prompt("Edit a.txt"))
+    [journal] = [
+        path
+        for path in (store_dir(project) / "rewind" / "journal").iterdir()
+        if path.is_file() and ".." not in path.name
+    ]
+    before, _ = agent.edit("a.txt", "one", "two")
+    fd = os.open(journal, os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # another process holds the journal, and does not let go
+    try:
+        hook(before)
+    finally:
+        os.close(fd)
+    day = stats_json()["hooks"]["day"]
+    assert (day["calls"], day["spooled"], day["lock_timeouts"], day["errors"]) == (2, 1, 0, 0)
+    lines = (store_dir(project) / "rewind" / "stats" / "hook-calls.log").read_text().splitlines()
+    assert lines[-1].endswith(" event=PreToolUse spooled=1")

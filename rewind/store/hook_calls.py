@@ -4,8 +4,6 @@ failure counts over the last day and week. On the hook path: light imports only.
 
 from __future__ import annotations
 
-import math
-
 from rewind.store.event_log import EventLog, append_event
 
 HOOK_CALLS = "hook-calls.log"
@@ -52,4 +50,6 @@ def percentile(ordered: list[float], fraction: float) -> float | None:
     """The nearest-rank percentile of ``ordered`` (sorted), None when it is empty."""
     if not ordered:
         return None
-    return ordered[max(1, math.ceil(len(ordered) * fraction)) - 1]
+    rank = len(ordered) * fraction  # the rank is this, rounded up (math is not imported here)
+    whole = int(rank)
+    return ordered[max(1, whole if whole == rank else whole + 1) - 1]
