@@ -288,13 +288,22 @@ def test_all_covers_every_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
             ok("begin", "--session", "s", cwd=root)
         roots.append(os.path.realpath(root))
 
+    stray = Path(os.environ["REWIND_HOME"]) / "stores" / "moved-0123456789ab"
+    (stray / "rewind").mkdir(parents=True)
+    (stray / "HEAD").write_text("ref: refs/heads/main\n")
+    (stray / "rewind" / "project.json").write_text('{"root": "/a/root/of/another/store"}')
+
     figures = stats_json("--all")
+    [unreadable] = [item for item in figures if item["store"] == str(stray)]
+    assert "does not name the root" in unreadable["problem"] and unreadable["entries"] is None
+    figures.remove(unreadable)
     assert sorted(item["project"] for item in figures) == sorted(roots)
     counted = {item["project"]: item["entries"]["turns"] for item in figures}
     assert counted == {roots[0]: 1, roots[1]: 3}
     text = ok("stats", "--all").stdout
     assert all(f"project       {root}\n" in text for root in roots)
-    assert "2 projects: 2 session(s), 4 entries" in text
+    assert "3 projects: 2 session(s), 4 entries" in text
+    assert "problem       its rewind/project.json does not name the root" in text
 
 
 def test_json_shape(project: Path) -> None:
