@@ -445,7 +445,8 @@ last gc       2026-12-01 15:30:12, 0.8 s: 3.4 MiB -> 1.2 MiB; retention dropped:
   (`rewind/stats/restores.log`); a refused undo is counted too (shown only when there is one).
   A restore with nothing to change, and a `--dry-run`, count as nothing.
 - **last gc**: when the last `rewind gc` started, how long it took, the store's size before and
-  after, and what a retention policy dropped (none: rewind has none yet).
+  after, and what [retention](#rewind-gc) dropped before packing (entries, of how many
+  sessions, about how many bytes of content only they held), or `none`.
 - **hook calls**: each `rewind hook AGENT` call that found its project's store adds a line to
   `rewind/stats/hook-calls.log`. Latency runs from when rewind's code began to load to the end
   of the call (the interpreter's own start-up, about 10 ms, is not in it); p50 and p95 are
@@ -499,7 +500,7 @@ most a few MiB. `rewind status` shows an estimate of the size instantly.
     "size_after": 1263616,
     "packed": 2210,
     "loose_removed": 2318,
-    "retention_dropped": null
+    "retention_dropped": {"sessions": 0, "entries": 0, "bytes": 0}
   }
 }
 ```
@@ -508,8 +509,8 @@ Times are ISO 8601 UTC. `bytes` are bytes. `hooks.day` and `hooks.week` cover th
 and 7 days up to now (`from`); `complete` is false when the log no longer holds the oldest calls
 of that span; `p50_ms` and `p95_ms` are null without calls. `restores.since` is the time of the
 oldest restore event kept (null before the first). `last_gc` is null before the first gc;
-`retention_dropped` is null while no retention policy exists, and will then be an object of
-counts. A project whose store cannot be read (with `--all`: its `rewind/project.json` does
+`retention_dropped` counts the sessions retention cut, the entries it dropped and the bytes of
+content only those entries held (an estimate); it is null in a record that does not say. A project whose store cannot be read (with `--all`: its `rewind/project.json` does
 not name the root the store is for, or its `rewind.toml` is broken) has `problem` set to why,
 and null for every figure; `unreadable_sessions` counts session refs that do not hold a commit id (`rewind check`
 names them), whose entries are not counted.

@@ -96,13 +96,20 @@ def _restores(counts: RestoreCounts) -> str:
 def _gc(record: GcRecord | None) -> str:
     if record is None:
         return "none yet"
-    dropped = record.retention_dropped
-    retention = "none" if not dropped else ", ".join(f"{k} {v}" for k, v in dropped.items())
     return (
         f"{local_time(record.started)}, {record.seconds:.1f} s: "
         f"{human_size(record.size_before)} -> {human_size(record.size_after)}; "
-        f"retention dropped: {retention}"
+        f"retention dropped: {_dropped(record.retention_dropped)}"
     )
+
+
+def _dropped(dropped: dict[str, object] | None) -> str:
+    counts = dropped or {}
+    entries, sessions, size = counts.get("entries"), counts.get("sessions"), counts.get("bytes")
+    if not isinstance(entries, int) or not entries:
+        return "none"
+    freed = f", about {human_size(size)}" if isinstance(size, int) else ""
+    return f"{entries} entries of {sessions} session(s){freed}"
 
 
 def _hook_lines(day: HookWindow, week: HookWindow) -> list[str]:

@@ -3,9 +3,9 @@ store's size before and after, and what retention dropped. ``rewind gc`` writes 
 gc; ``rewind status`` reads the size from it instead of measuring the store, and ``rewind
 stats`` shows it.
 
-``retention_dropped`` is None while no retention policy exists (nothing is ever dropped but
-what no session, label or open turn needs); the retention that comes later fills it with an
-object of counts (e.g. ``{"sessions": 2, "entries": 40, "bytes": 1048576}``).
+``retention_dropped`` is what retention (rewind.history.retention) cut before packing:
+``{"sessions": 2, "entries": 40, "bytes": 1048576}`` (sessions cut, entries dropped, bytes of
+content only they named, estimated); None in a record that does not say.
 """
 
 from __future__ import annotations
