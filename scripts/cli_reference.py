@@ -271,8 +271,9 @@ entries and its agent. `--json` prints a list of objects:
 is in ISO 8601 UTC, `recent` marks the most recent session.
 """,
     "status": """\
-Prints the project root, the store's directory with its size on disk and the space free there,
-the current session (`$REWIND_SESSION`, else the most recent one), its newest entry (number,
+Prints the project root, the store's directory with its size on disk (about: see below) and the
+space free there, when the last gc ran and the size it left (`last gc:  none yet` before the
+first), the current session (`$REWIND_SESSION`, else the most recent one), its newest entry (number,
 kind, open or closed, number of files) and the path of the store's log, where rewind writes what
 went wrong. Like every command that opens the store, it first finishes a restore that was
 interrupted; if a file still cannot be written, a line says `restore:  an interrupted restore is
@@ -283,6 +284,13 @@ writes a small file where the store lives (or would be made) and removes it, and
 (`$REWIND_HOME` is a regular file or lies under one, is read-only, not writable by you, or its
 disk is full) a line `problem:  hooks record nothing: ...` says why and what to do, and the exit
 code is 1. A store that exists but cannot be opened is reported the same way.
+
+`status` stays instant however large the history: it does not measure the store (that takes a
+`stat` of every file in it, about a second at 10,000 turns). The size it shows is the one the
+last `rewind gc` measured (`rewind/stats/gc.json`), plus the loose objects written since,
+estimated from a sample of the store's `objects/XX` folders (they are listed until 256 objects
+have been seen); before the first gc, the packs plus the loose objects, estimated the same way.
+[`rewind stats`](#rewind-stats) measures the real size.
 
 Hooks never report problems to the agent. Their log lines go to the store's log, else to
 `$REWIND_HOME/hooks.log`, else to a fallback log when nothing under `$REWIND_HOME` can be written
@@ -390,6 +398,122 @@ across the sessions, to show that the packed store still restores them, and prin
 `drill: checked N states of M entries drawn at random: all restorable`. Each problem it finds is
 written to the store's log (which `rewind status` shows) and, unless `--quiet`, printed on
 standard error; the exit code is then 1. Run `rewind check --drill` to drill every entry.
+
+After each gc (before its drill) it writes what it did to the store's `rewind/stats/gc.json`
+(see [the stats files](store.md#the-stats-files)), from which `status` takes the store's size
+and `stats` its `last gc` line.
+""",
+    "stats": """\
+What rewind has recorded for the project and what it cost; with `--all`, for every project that
+has a store in the rewind home's `stores/` folder ([where stores live](store.md#where-stores-live);
+each store's `rewind/project.json` names its root), one block each and a line of totals. Prints nothing but figures and exits 0; a project with no
+store yet is the usual one-line error (exit 1), and `--all` with no store at all says so in one
+line (`[]` with `--json`) and exits 0.
+
+```
+$ rewind stats
+project       /home/ada/calc
+store         /home/ada/.local/share/rewind/stores/calc-2ac9575218e5
+sessions      3
+entries       42: 38 turn(s), 3 restore(s), 1 undo(s)
+files         120 record(s) of 57 path(s)
+recorded      12.3 MiB as full copies
+on disk       1.2 MiB, 10.2x less than recorded
+restores      3 done, 1 refused (conflicts), 1 undone
+last gc       2026-12-01 15:30:12, 0.8 s: 3.4 MiB -> 1.2 MiB; retention dropped: none
+
+  hook calls           last day  last week
+  calls                     120        840
+  latency p50             17 ms      17 ms
+  latency p95             31 ms      35 ms
+  lock timeouts               0          0
+  records spooled             0          2
+  events failed               0          0
+  events ignored              0          1
+  files unreadable            0          1
+  files too large             1          1
+  special files               0          0
+```
+
+- **sessions, entries, files**: the sessions of the project, their entries by kind, and their
+  file records (one per file per entry) and the distinct paths among them.
+- **recorded**: the size of every file state recorded with its content (before and after, in
+  every entry), as if each were a full copy; **on disk**: what the store takes, measured now.
+  The ratio is what deduplication (one blob per content) and packing (deltas) save.
+- **restores**: restores done and refused because files changed outside rewind (conflicts),
+  and undos done, counted as they happen, by a command, the TUI or the Python API alike
+  (`rewind/stats/restores.log`); a refused undo is counted too (shown only when there is one).
+  A restore with nothing to change, and a `--dry-run`, count as nothing.
+- **last gc**: when the last `rewind gc` started, how long it took, the store's size before and
+  after, and what [retention](#rewind-gc) dropped before packing (entries, of how many
+  sessions, about how many bytes of content only they held), or `none`.
+- **hook calls**: each `rewind hook AGENT` call that found its project's store adds a line to
+  `rewind/stats/hook-calls.log`. Latency runs from when rewind's code began to load to the end
+  of the call (the interpreter's own start-up, about 10 ms, is not in it); p50 and p95 are
+  nearest-rank percentiles. The failures: events that gave up waiting for the store lock (not
+  recorded), records spooled because a lock was busy (recorded by the next turn), events that
+  failed (a full disk, a bug: the log says which), events refused as given (no payload, a path
+  outside the project), and pre-images a hook could not record in full: unreadable and too-large
+  files (recorded without content, so they cannot be restored) and special files (not recorded).
+  When the log has been rotated past the start of the week, a note says the week is incomplete.
+
+What it costs: `stats` reads every entry of every session, one commit each (about 0.1 ms an
+entry: a second at 10,000; the counting lives in `rewind.history.tally`, so that an index of
+entries can make it cheap later), and measures the store by a `stat` of every file in it (up to
+about a second at 10,000 turns, while they are loose objects). The stats files it reads take at
+most a few MiB. `rewind status` shows an estimate of the size instantly.
+
+`--json` prints one object (a list of them with `--all`):
+
+```json
+{
+  "project": "/home/ada/calc",
+  "store": "/home/ada/.local/share/rewind/stores/calc-2ac9575218e5",
+  "problem": null,
+  "sessions": 3,
+  "unreadable_sessions": 0,
+  "entries": {"total": 42, "turns": 38, "restores": 3, "undos": 1, "damaged": 0},
+  "files": {"records": 120, "paths": 57},
+  "bytes": {"recorded": 12897485, "on_disk": 1263616},
+  "hooks": {
+    "day": {
+      "from": "2026-11-30T15:30:12Z",
+      "complete": true,
+      "calls": 120,
+      "p50_ms": 17.2,
+      "p95_ms": 31.0,
+      "lock_timeouts": 0,
+      "spooled": 0,
+      "errors": 0,
+      "ignored": 0,
+      "unreadable": 0,
+      "too_large": 1,
+      "special": 0
+    },
+    "week": {"from": "2026-11-24T15:30:12Z", "complete": true, "calls": 840, "...": "as day"}
+  },
+  "restores": {"done": 3, "refused": 1, "undone": 1, "undo_refused": 0, "since": "2026-11-02T09:12:40Z"},
+  "last_gc": {
+    "time": "2026-12-01T14:30:12Z",
+    "seconds": 0.812,
+    "size_before": 3565158,
+    "size_after": 1263616,
+    "packed": 2210,
+    "loose_removed": 2318,
+    "retention_dropped": {"sessions": 0, "entries": 0, "bytes": 0}
+  }
+}
+```
+
+Times are ISO 8601 UTC. `bytes` are bytes. `hooks.day` and `hooks.week` cover the last 24 hours
+and 7 days up to now (`from`); `complete` is false when the log no longer holds the oldest calls
+of that span; `p50_ms` and `p95_ms` are null without calls. `restores.since` is the time of the
+oldest restore event kept (null before the first). `last_gc` is null before the first gc;
+`retention_dropped` counts the sessions retention cut, the entries it dropped and the bytes of
+content only those entries held (an estimate); it is null in a record that does not say. A project whose store cannot be read (with `--all`: its `rewind/project.json` does
+not name the root the store is for, or its `rewind.toml` is broken) has `problem` set to why,
+and null for every figure; `unreadable_sessions` counts session refs that do not hold a commit id (`rewind check`
+names them), whose entries are not counted.
 """,
     "forget": """\
 Deletes a session's history (its ref, its labels and its cache); the space is freed by a later

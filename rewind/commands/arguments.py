@@ -197,6 +197,21 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("--json", dest="as_json", action="store_true", help="print JSON")
 
     commands.add_parser("status", help="where the store is, the current session, turn and size")
+    stats = commands.add_parser(
+        "stats", help="what rewind recorded and what it cost: sizes, hook latency, restores, gc"
+    )
+    stats.add_argument(
+        "--json",
+        dest="as_json",
+        action="store_true",
+        help="print a JSON object (a list with --all; see docs/cli.md for its shape)",
+    )
+    stats.add_argument(
+        "--all",
+        dest="all_projects",
+        action="store_true",
+        help="every project that has a store, not only this one",
+    )
     check = commands.add_parser("check", help="verify every object the store's history needs")
     check.add_argument(
         "--drill",

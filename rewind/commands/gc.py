@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import sys
+import time
 
 from rewind.commands.status import human_size
 from rewind.errors import UserError
@@ -8,7 +9,9 @@ from rewind.history import retention
 from rewind.history.drill import drill
 from rewind.history.opening import open_current_store
 from rewind.history.upkeep import collect
-from rewind.store.packing import GcBusy
+from rewind.store.event_log import STATS_DIR
+from rewind.store.gc_record import GC_RECORD, GcRecord, write_gc_record
+from rewind.store.packing import GcBusy, PackReport
 from rewind.store.repository import Store
 
 # How many kept entries, drawn at random across sessions, gc rebuilds and verifies once it has
@@ -28,12 +31,14 @@ def run(*, quiet: bool, dry_run: bool = False) -> int:
             f"session(s), about {human_size(freed)} of content; nothing was changed."
         )
         return 0
+    started = time.time()
     try:
         report, cuts = collect(store)
     except GcBusy as busy:
         if not quiet:
             print(f"rewind: {busy}")
         return 0
+    _keep_record(store, report, cuts, started, time.time() - started)
     if not quiet:
         for cut in cuts:
             print(f"retention dropped {cut.describe()}")
@@ -42,6 +47,31 @@ def run(*, quiet: bool, dry_run: bool = False) -> int:
             f"{human_size(report.size_before)} -> {human_size(report.size_after)}"
         )
     return _drill_a_sample(store, quiet)
+
+
+def _keep_record(
+    store: Store, report: PackReport, cuts: list[retention.Cut], started: float, seconds: float
+) -> None:
+    """Writes what this gc did to ``rewind/stats/gc.json``, which 'rewind status' reads the
+    store's size from and 'rewind stats' shows."""
+    dropped: dict[str, object] = {
+        "sessions": len(cuts),
+        "entries": sum(cut.dropped for cut in cuts),
+        "bytes": sum(cut.freed for cut in cuts),
+    }
+    record = GcRecord(
+        started,
+        seconds,
+        report.size_before,
+        report.size_after,
+        packed=report.packed,
+        loose_removed=report.loose_removed,
+        retention_dropped=dropped,
+    )
+    try:
+        write_gc_record(store.state_path(STATS_DIR, GC_RECORD), record)
+    except OSError as error:  # the gc itself is done: say so, in the store's log
+        store.log_problem(f"the record of the gc could not be written: {error}")
 
 
 def _drill_a_sample(store: Store, quiet: bool) -> int:

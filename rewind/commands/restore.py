@@ -9,6 +9,7 @@ from rewind.history.lookup import entries_from
 from rewind.history.opening import open_current_store
 from rewind.history.recording import closed_head
 from rewind.history.restore import apply_plan, conflict_message
+from rewind.history.restore_events import REFUSED, note_restore
 from rewind.history.restore_plan import RestorePlan, plan_restore
 from rewind.history.session import SessionHead
 from rewind.history.sessions import resolve_session
@@ -41,6 +42,8 @@ def carry_out(store: Store, plan: RestorePlan, *, dry_run: bool, force: bool, ye
     colour = use_colour()
     print(plan_text(store, plan, colour))
     if plan.conflicts and not force:
+        if not dry_run:
+            note_restore(store, plan.kind, REFUSED, len(plan.conflicts))
         raise ConflictError(conflict_message(store, plan))
     if dry_run or not plan.changes:
         return 0

@@ -2,13 +2,17 @@ from __future__ import annotations
 
 import os
 
+from rewind.commands.render import local_time
 from rewind.errors import UserError
 from rewind.history.opening import open_store
 from rewind.history.session import load_head, recent_session
+from rewind.store.event_log import STATS_DIR
 from rewind.store.failure_log import problem_logs, recent_problems
+from rewind.store.gc_record import GC_RECORD, GcRecord, read_gc_record
 from rewind.store.home import store_dir_for
 from rewind.store.repository import JOURNAL, Store
 from rewind.store.root import find_root
+from rewind.store.size_estimate import estimated_size
 from rewind.store.storage_check import StorageCheck, check_store_directory
 from rewind.watch.pidfile import running_info
 
@@ -45,13 +49,26 @@ def _open_store(root: bytes, store_dir: str) -> tuple[Store | None, str]:
 def _print_store(store_dir: str, store: Store | None, storage: StorageCheck) -> None:
     free = f", {human_size(storage.free)} free" if storage.free is not None else ""
     if store is not None:
-        print(f"store:    {store.git_dir}  ({human_size(store.disk_usage())}{free})")
+        # Not measured (that walks the whole store): the size the last gc measured, plus an
+        # estimate of what was written since (rewind.store.size_estimate); 'rewind stats'
+        # measures it.
+        last_gc = read_gc_record(store.state_path(STATS_DIR, GC_RECORD))
+        size = human_size(estimated_size(store.git_dir, last_gc))
+        print(f"store:    {store.git_dir}  (about {size}{free})")
+        print(f"last gc:  {_last_gc(last_gc)}")
     elif os.path.exists(os.path.join(store_dir, "HEAD")):
         print(f"store:    {store_dir}")
     elif storage.problem:
         print(f"store:    {store_dir}  (none yet)")
     else:
         print(f"store:    {store_dir}  (none yet; the first hook event or 'rewind begin' makes it)")
+
+
+def _last_gc(record: GcRecord | None) -> str:
+    if record is None:
+        return "none yet ('rewind gc' packs the store; 'rewind stats' measures it)"
+    before, after = human_size(record.size_before), human_size(record.size_after)
+    return f"{local_time(record.started)} ({before} -> {after})"
 
 
 def _storage_problem(storage: StorageCheck) -> str:

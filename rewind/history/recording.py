@@ -14,6 +14,7 @@ from rewind.history.drift import changed_outside, recorded_states
 from rewind.history.entry import DRIFT_PROMPT, EDIT, EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
 from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
 from rewind.history.session import SessionHead, Settled, journal_path_of, new_entry_id, save_entry
+from rewind.store import hook_calls
 from rewind.store.packing import needs_packing, pack_in_background
 from rewind.store.repository import Store
 
@@ -26,6 +27,12 @@ TRACK_PROBLEMS = {
     "check its permissions",
     TOO_LARGE: "is larger than max_file_size: recorded without its content, so it cannot be "
     "restored; raise max_file_size in rewind.toml to keep it",
+}
+# The pre-images that could not be recorded in full, as the hooks' stats count them.
+_NOTED_KINDS = {
+    UNREADABLE: hook_calls.UNREADABLE,
+    TOO_LARGE: hook_calls.TOO_LARGE,
+    SPECIAL: hook_calls.SPECIAL,
 }
 
 
@@ -164,6 +171,9 @@ def track(
     for path in dict.fromkeys(paths):
         state = known.get(path) if known else None
         states[path] = state or capture(store.root.absolute(path), limit, store.writer)
+    for state in states.values():
+        if state.kind in _NOTED_KINDS:
+            store.note(_NOTED_KINDS[state.kind])
     now = time.time()
     changes = [
         FileChange(path, state, None, at=now, source=source)
@@ -226,6 +236,7 @@ _APPEND_ATTEMPTS = 5
 
 def _spool(store: Store, path: str, record: dict[str, object], why: str) -> None:
     kept = journal.spool(path, record)
+    store.note(hook_calls.SPOOLED)
     store.log_problem(f"{why}; the record was kept in {kept} and is picked up by the next turn")
 
 

@@ -22,6 +22,7 @@ from rewind.errors import ConflictError, UserError
 from rewind.history.entry import RESTORE, UNDO, Entry, FileChange
 from rewind.history.filestate import ABSENT, LINK, FileState, capture
 from rewind.history.recording import close_open_turn
+from rewind.history.restore_events import DONE, REFUSED, note_restore
 from rewind.history.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
 from rewind.history.session import SessionHead, Settled, load_head, new_entry_id, save_entry
 from rewind.store.atomic import (
@@ -46,7 +47,19 @@ class RestoreResult:
 
 
 def apply_plan(store: Store, plan: RestorePlan, force: bool = False) -> RestoreResult:
-    """Carries out ``plan``; refuses, changing nothing, if a file changed since it was made."""
+    """Carries out ``plan``; refuses, changing nothing, if a file changed since it was made.
+    Either way an event is kept for the stats (rewind.history.restore_events)."""
+    try:
+        result = _apply(store, plan, force)
+    except ConflictError:
+        note_restore(store, plan.kind, REFUSED, len(plan.conflicts))
+        raise
+    if result.entry is not None:
+        note_restore(store, plan.kind, DONE, len(result.entry.files))
+    return result
+
+
+def _apply(store: Store, plan: RestorePlan, force: bool) -> RestoreResult:
     with store.lock(), Settled(store, plan.session) as head:
         # The plan was made once the open turn was closed, but a hook may have opened another
         # since: it is closed too (its after-states recorded) before the restore goes on top.

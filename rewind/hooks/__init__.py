@@ -5,13 +5,17 @@ standard output, when the agent's protocol wants an answer). Whatever happens, t
 and prints nothing else: problems are written to the log of the project's store (``rewind
 status`` shows where), or to ``$REWIND_HOME/hooks.log`` when no project could be found, or, when
 neither can be written, to a fallback log (rewind.store.failure_log) that status and doctor read
-too.
+too. Each call that found its project's store adds one line to the store's stats (how long it
+took, from when rewind began to load, and what it could not do in full:
+rewind.store.hook_calls), which ``rewind stats`` reads.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 
+from rewind import LOADED_AT
 from rewind.hooks.context import HookContext
 
 ADAPTERS = {
@@ -25,6 +29,7 @@ ADAPTERS = {
 
 def handle_event(agent: str, argument: str | None) -> None:
     context = HookContext(agent)
+    output = None
     try:
         adapter = ADAPTERS.get(agent)
         if adapter is None:
@@ -38,7 +43,8 @@ def handle_event(agent: str, argument: str | None) -> None:
         output = module.handle(context)
     except Exception as error:  # a hook must never fail the agent
         context.log_failure(error)
-        return
+    finally:
+        context.record_call(time.perf_counter() - LOADED_AT)
     if output:
         sys.stdout.write(output)
         sys.stdout.flush()

@@ -13,10 +13,12 @@ from rewind.history.recording import TRACK_PROBLEMS, begin, record_after, record
 from rewind.history.session import load_head
 from rewind.history.sessions import resolve_session
 from rewind.hooks.project import project_root
+from rewind.store import hook_calls
 from rewind.store.atomic import write_text_atomically
+from rewind.store.event_log import STATS_DIR
 from rewind.store.failure_log import STORE_LOG, describe_hook_failure, log_hook_problem
 from rewind.store.fastjson import dumps, load_list, load_object
-from rewind.store.repository import Store
+from rewind.store.repository import Store, StoreBusy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -206,14 +208,41 @@ class HookContext:
         log_hook_problem(f"hook {self.agent}: {message}", store_log)
 
     def log_failure(self, error: BaseException) -> None:
-        """Logs why the event could not be handled; never raises."""
+        """Logs why the event could not be handled, and counts it in the call's stats; never
+        raises."""
+        if self.store is not None:
+            self.store.note(_failure_kind(error))
         try:
             event = self.text("hook_event_name", "type") or "?"
             self.log(describe_hook_failure(event, error))
         except Exception:
             log_hook_problem(f"hook {self.agent}: an event failed: {error!r}")
 
+    def record_call(self, seconds: float) -> None:
+        """Appends this call's line to the stats of the store it used (none when it found no
+        store): how long it took, what it could not do in full. Never raises."""
+        try:
+            if self.store is None:
+                return
+            path = self.store.state_path(STATS_DIR, hook_calls.HOOK_CALLS)
+            event = self.text("hook_event_name", "type")[:EVENT_NAME_LENGTH]
+            hook_calls.write_hook_call(path, seconds * 1000, self.agent, event, self.store.noted)
+        except Exception:
+            pass
 
+
+def _failure_kind(error: BaseException) -> str:
+    """How the stats count an event that failed: a lock not had in time, an event refused as
+    given, or an error."""
+    if isinstance(error, StoreBusy):
+        return hook_calls.LOCK_TIMEOUT
+    if isinstance(error, UserError | ValueError):
+        return hook_calls.IGNORED
+    return hook_calls.ERROR
+
+
+# How much of an agent's event name a stats line keeps.
+EVENT_NAME_LENGTH = 40
 # How much of a shell command a log line quotes (a command can be megabytes long).
 LOGGED_COMMAND_LENGTH = 200
 

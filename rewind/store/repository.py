@@ -10,6 +10,7 @@ Layout (see docs/store.md)::
     <store>/rewind/recent                                            the most recent session
     <store>/rewind/restore-journal.json                              a restore under way
     <store>/rewind/rewind.log                                        what went wrong, for people
+    <store>/rewind/stats/                                            figures 'rewind stats' shows
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def _write_holder(fd: int) -> None:
 
 
 class Store:
-    __slots__ = ("config", "git_dir", "lock_timeout", "reader", "root", "writer")
+    __slots__ = ("config", "git_dir", "lock_timeout", "noted", "reader", "root", "writer")
 
     def __init__(self, git_dir: str, root: Root, config: Config) -> None:
         self.git_dir = git_dir
@@ -150,6 +151,9 @@ class Store:
         self.writer = ObjectWriter(git_dir)
         self.reader = ObjectReader(git_dir)
         self.lock_timeout: float | None = None  # seconds; None waits as long as it takes
+        # What this process could not do in full, by name (rewind.store.hook_calls): a hook
+        # writes the counts into its line of the store's stats.
+        self.noted: dict[str, int] = {}
 
     @classmethod
     def for_root(
@@ -281,6 +285,10 @@ class Store:
                 except OSError:
                     pass
         return total
+
+    def note(self, name: str, count: int = 1) -> None:
+        """Counts ``count`` more of ``name`` in :attr:`noted`."""
+        self.noted[name] = self.noted.get(name, 0) + count
 
     def log_problem(self, message: str) -> None:
         """Appends to the store's log, which 'rewind status' points at; when it cannot be
