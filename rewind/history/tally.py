@@ -3,14 +3,16 @@ stand for. Everything ``rewind stats`` counts over entries is counted here, in o
 that a faster source (an index of entries) can replace the reading without touching the
 command.
 
-Today it reads every entry of every session (:func:`rewind.history.sessions.read_entries`):
-one commit and one ``turn.json`` per entry, so its cost grows with the history.
+It reads the entries' records from the index (:mod:`rewind.history.index`), not the commits:
+its cost still grows with the history (every record is parsed), which ``rewind stats`` can
+afford; nothing on a hot path calls it.
 """
 
 from __future__ import annotations
 
 from rewind.history.entry import DAMAGED, RESTORE, TURN, UNDO
-from rewind.history.sessions import list_sessions, read_entries
+from rewind.history.index import EntryIndex
+from rewind.history.sessions import list_sessions
 from rewind.store.repository import DamagedRef, Store
 
 
@@ -51,14 +53,15 @@ def tally(store: Store) -> Tally:
     counted.sessions = len(sessions)
     counted.unreadable_sessions = len(damaged)
     paths: set[bytes] = set()
-    for summary in sessions:
-        for entry in read_entries(store, summary.head):
-            counted.entries[entry.kind] = counted.entries.get(entry.kind, 0) + 1
-            counted.file_records += len(entry.files)
-            for change in entry.files:
-                paths.add(change.path)
-                for state in (change.before, change.after):
-                    if state is not None and state.oid is not None:
-                        counted.recorded_bytes += state.size
+    with EntryIndex(store) as index:
+        for summary in sessions:  # one session's entries in memory at a time
+            for entry in index.entries(summary.head):
+                counted.entries[entry.kind] = counted.entries.get(entry.kind, 0) + 1
+                counted.file_records += len(entry.files)
+                for change in entry.files:
+                    paths.add(change.path)
+                    for state in (change.before, change.after):
+                        if state is not None and state.oid is not None:
+                            counted.recorded_bytes += state.size
     counted.paths = len(paths)
     return counted
