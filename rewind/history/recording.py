@@ -14,7 +14,7 @@ from rewind.history.drift import changed_outside, recorded_states
 from rewind.history.entry import DRIFT_PROMPT, EDIT, EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
 from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
 from rewind.history.session import SessionHead, Settled, journal_path_of, new_entry_id, save_entry
-from rewind.store.packing import needs_packing, pack_in_background
+from rewind.store.auto_gc import needs_packing, pack_in_background
 from rewind.store.repository import Store
 
 NOT_TRACKABLE = frozenset({DIRECTORY, SPECIAL})

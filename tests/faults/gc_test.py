@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from rewind.history.opening import open_current_store
-from rewind.store.packing import GC_STARTED, needs_packing
+from rewind.store.auto_gc import GC_STARTED, needs_packing
 from tests.conftest import ok, run_rewind, store_dir
 
 SESSION = "s1"
