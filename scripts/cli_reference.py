@@ -304,24 +304,35 @@ diff to a turn after it works, and one that would cross it is refused (exit 1, n
 because what a damaged entry changed is unknown.
 """,
     "gc": """\
-Puts every object the sessions, labels and open turns still reference into one delta-compressed
-pack, removes the older packs and the loose objects that were packed. Objects nothing references
-(superseded commits, the history of a forgotten session) are removed once they are more than two
-hours old. One gc runs at a time: while one runs, another prints that it has nothing to do and
-exits 0. `begin` starts `rewind gc --quiet` in the background by itself when many loose objects
-have piled up, at most once every ten minutes. Prints `packed N objects, removed K loose ones:
-SIZE -> SIZE` unless `--quiet`.
+First applies the retention policy (`[retention]` in `rewind.toml`, on by default: entries older
+than 30 days go, but never the last 20 of a session, a labelled entry or anything after it, or
+the newest session; see [store](store.md#retention)) and prints one `retention dropped session
+S: entries before N (...)` line per session it cut. `--dry-run` lists what retention would drop
+now and the content only those entries name, and changes nothing.
 
-Before packing, gc applies the retention policy (`[retention]` in `rewind.toml`, on by default:
-entries older than 30 days go, but never the last 20 of a session, a labelled entry or anything
-after it, or the newest session; see [store](store.md#retention)) and prints one
-`retention dropped session S: entries before N (...)` line per session it cut. `--dry-run`
-lists what retention would drop now and the content only those entries name, and changes
-nothing.
+Then packs the objects the sessions, labels and open turns reference that are not in a pack yet
+into one new delta-compressed pack, and rolls it together with the smaller existing packs so that
+pack sizes stay a geometric progression (each pack at least twice the next smaller, as `git
+repack --geometric=2` does): a store keeps a few packs, and a gc rewrites only the small ones, so
+its time and memory follow what was recorded since the last one, not the whole history. Loose
+objects that are now packed are removed. So are, at once, the commits a turn's end superseded
+(the commit its beginning wrote, with its tree and `turn.json`); other loose objects nothing
+references are removed once they are more than ten minutes old (a hook may have just stored a
+file's content that its record does not name yet).
+
+`--full` rewrites every pack into one that holds only what the history still needs: what a
+forgotten session or a retention cut left in the packs goes. `rewind forget` and a retention cut
+ask for this, so the next gc does a full repack by itself. One gc runs at a time: while one runs,
+another prints that it has nothing to do and exits 0. `begin` starts `rewind gc --quiet` in the
+background by itself when many loose objects have piled up, at most once every ten minutes.
+Unless `--quiet`, prints `packed N objects, removed K loose ones: SIZE -> SIZE, P pack(s)`, with
+`full repack: ` in front for a full repack and `(with R older pack(s))` after N when older packs
+were rolled into the new one.
 """,
     "forget": """\
-Deletes a session's history (its ref, its labels and its cache); the space is freed by a later
-`rewind gc`. The question and the message say how many labels go with it.
+Deletes a session's history (its ref, its labels and its cache); the space is freed by the next
+`rewind gc`, which is then a full repack (see `rewind gc --full`), so that the session's objects
+leave the packs too. The question and the message say how many labels go with it.
 Nothing in the work tree changes. When standard input is a terminal it asks for confirmation
 first, unless `--yes`. Forgetting the most recent session leaves the project without a default
 session: until another session records something, commands need `--session` or

@@ -6,6 +6,7 @@ processes; git itself says which objects a store holds.
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import time
@@ -199,7 +200,7 @@ def test_pack_count_stays_small_over_many_gcs(project: Path) -> None:
     sizes = sorted(
         PackIndex(str(path)).count for path in (store / "objects" / "pack").glob("*.idx")
     )
-    assert all(larger >= 2 * smaller for smaller, larger in zip(sizes, sizes[1:])), sizes
+    assert all(larger >= 2 * smaller for smaller, larger in itertools.pairwise(sizes)), sizes
     every_turn_restorable(project, "s")
 
 

@@ -1,9 +1,10 @@
 """Loose objects as gc sees them: listing them, deleting them safely, and what a killed gc or
 writer left among them.
 
-An object is deleted by moving it aside (``NAME.gc-trash``) and checking its time once more:
-a writer that records the same content again freshens the file (rewind.store.objects), so one
-freshened at that very moment is put back; a writer that finds it gone writes it again.
+An object is deleted by moving it aside (to ``tmp_obj_gc-NAME`` in its folder: git's fsck takes
+``tmp_obj_*`` files for the temporary files they are) and checking its time once more: a writer
+that records the same content again freshens the file (rewind.store.objects), so one freshened
+at that very moment is put back; a writer that finds it gone writes it again.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-TRASH = ".gc-trash"  # a loose object being deleted, until its time is checked once more
+TRASH = TEMP_PREFIX + "gc-"  # a loose object being deleted, until its time is checked once more
+OLD_TRASH = ".gc-trash"  # what TRASH was, as a suffix (git's fsck reported those)
 OLD_TEMP_PREFIX = ".tmp-"  # what objects.TEMP_PREFIX was before it took git's name
 
 
@@ -51,15 +53,19 @@ def clear_leftovers(objects_dir: str, cutoff: float) -> None:
         folder = os.path.join(objects_dir, prefix)
         for name in os.listdir(folder):
             path = os.path.join(folder, name)
-            if name.startswith((TEMP_PREFIX, OLD_TEMP_PREFIX)):
-                if is_older(path, cutoff):
-                    remove(path)
-            elif name.endswith(TRASH):
-                original = path[: -len(TRASH)]
-                if not os.path.exists(original):
-                    os.replace(path, original)
-                else:
-                    remove(path)
+            if name.startswith(TRASH):
+                _put_back(path, os.path.join(folder, name[len(TRASH) :]))
+            elif name.endswith(OLD_TRASH):
+                _put_back(path, path[: -len(OLD_TRASH)])
+            elif name.startswith((TEMP_PREFIX, OLD_TEMP_PREFIX)) and is_older(path, cutoff):
+                remove(path)
+
+
+def _put_back(trash: str, original: str) -> None:
+    if not os.path.exists(original):
+        os.replace(trash, original)
+    else:
+        remove(trash)
 
 
 def is_older(path: str, cutoff: float) -> bool:
@@ -72,7 +78,8 @@ def is_older(path: str, cutoff: float) -> bool:
 def remove_if_still_older(path: str, cutoff: float) -> int:
     """Deletes the loose object at ``path`` unless a writer freshened it since ``cutoff``;
     returns 1 if it did."""
-    trash = path + TRASH
+    folder, name = os.path.split(path)
+    trash = os.path.join(folder, TRASH + name)
     try:
         os.rename(path, trash)
     except FileNotFoundError:

@@ -228,8 +228,9 @@ def _pack_and_sweep(
         # is either still there or rolled into the new one.
         return oid in needed or (not snapshot.full and existing.holds(oid))
 
-    removed, superseded_removed = _sweep_loose(
-        objects_dir, now_packed, needed | snapshot.named, superseded, snapshot.taken_at
+    superseded_removed = _remove_superseded(objects_dir, superseded, snapshot.taken_at)
+    removed = superseded_removed + _sweep_loose(
+        objects_dir, now_packed, needed | snapshot.named | set(superseded), snapshot.taken_at
     )
     return PackReport(
         written,
@@ -253,69 +254,71 @@ def _superseded_garbage(
     needed: set[str],
     packed: Callable[[str], bool],
     record_names: frozenset[bytes],
-) -> set[str]:
+) -> list[str]:
     """The loose objects only superseded commits needed: each unreachable commit, the trees
-    under it, and the blobs its root tree names under ``record_names``. Never a file's
-    content (a blob elsewhere): only the grace period decides about those."""
+    under it, and the blobs its root tree names under ``record_names``; never a file's content
+    (a blob elsewhere): only the grace period decides about those. In the order they can be
+    deleted in: what a commit or tree names before it, so that a gc killed half-way still
+    finds the rest from the commit."""
 
     def kept(oid: str) -> bool:
         return oid in needed or oid in snapshot.named or packed(oid)
 
-    found: set[str] = set()
+    found: dict[str, None] = {}
     for commit in snapshot.superseded:
-        if kept(commit):
+        if kept(commit) or commit in found:
             continue  # the same commit was written again, or it is packed already
         try:
             root, _ = reader.read_commit(commit)
         except StoreError:
-            continue  # deleted already (by a gc killed before it was done), or damaged
-        found.add(commit)
-        pending = [(root, True)]
+            continue  # deleted already, or damaged
+        records: list[str] = []
+        trees: list[str] = []  # each before the trees it names
+        pending = [root]
         while pending:
-            tree, is_root = pending.pop()
-            if kept(tree) or tree in found:
+            tree = pending.pop()
+            if kept(tree) or tree in found or tree in trees:
                 continue
+            trees.append(tree)
             try:
                 entries = reader.read_tree(tree)
             except StoreError:
-                continue
-            found.add(tree)
+                continue  # deleted by a gc killed half-way (what it named went first)
             for name, mode, oid in entries:
                 if kept(oid):
                     continue
                 if mode == MODE_TREE:
-                    pending.append((oid, False))
-                elif is_root and name in record_names:
-                    found.add(oid)
-    return found
+                    pending.append(oid)
+                elif tree == root and name in record_names:
+                    records.append(oid)
+        found.update(dict.fromkeys([*records, *reversed(trees), commit]))
+    return list(found)
+
+
+def _remove_superseded(objects_dir: str, ordered: list[str], snapshot_time: float) -> int:
+    """Deletes superseded commits' own objects, each unless a writer wrote it again since the
+    snapshot (written before it and unreachable in it, only such a writer can need it)."""
+    removed = 0
+    for oid in ordered:
+        path = os.path.join(objects_dir, oid[:2], oid[2:])
+        if os.path.exists(path):
+            removed += loose.remove_if_still_older(path, snapshot_time)
+    return removed
 
 
 def _sweep_loose(
-    objects_dir: str,
-    now_packed: Callable[[str], bool],
-    needed: set[str],
-    superseded: set[str],
-    snapshot_time: float,
-) -> tuple[int, int]:
-    """Deletes loose objects that are packed, those of superseded commits, and unreachable
-    ones older than the grace period; removes the fan-out folders left empty. Returns how many
-    objects went, and how many of them were superseded commits' own."""
+    objects_dir: str, now_packed: Callable[[str], bool], kept: set[str], snapshot_time: float
+) -> int:
+    """Deletes loose objects that are packed, and unreachable ones older than the grace period
+    (but none of ``kept``); removes the fan-out folders left empty. Returns how many went."""
     grace_cutoff = snapshot_time - GRACE_SECONDS
-    removed = superseded_removed = 0
+    removed = 0
     for prefix in loose.fan_out(objects_dir):
         for oid, path in loose.loose_objects(objects_dir, prefix):
             if now_packed(oid):
                 loose.remove(path)
                 removed += 1
-            elif oid in needed:
-                continue
-            elif oid in superseded:
-                # Written before the snapshot, unreachable in it: only a writer that wrote the
-                # same object again since can need it, and it freshened the file.
-                gone = loose.remove_if_still_older(path, snapshot_time)
-                removed += gone
-                superseded_removed += gone
-            elif loose.is_older(path, grace_cutoff):
+            elif oid not in kept and loose.is_older(path, grace_cutoff):
                 removed += loose.remove_if_still_older(path, grace_cutoff)
         loose.remove_empty_folder(objects_dir, prefix)
-    return removed, superseded_removed
+    return removed

@@ -121,13 +121,11 @@ def clear_leftovers(pack_dir: str) -> None:
     complete = {name[:-4] for name in names if name.endswith(".idx")}
     for name in names:
         path = os.path.join(pack_dir, name)
+        unindexed = name.endswith((".pack", ".rev")) and name.rsplit(".", 1)[0] not in complete
         if name.startswith(INCOMING):
             shutil.rmtree(path, ignore_errors=True)
-        elif name.startswith(("pack_git2_", "tmp_pack_")):
+        elif name.startswith(("pack_git2_", "tmp_pack_")) or unindexed:
             _remove(path)
-        elif name.startswith("pack-") and name.endswith((".pack", ".rev")):
-            if name.rsplit(".", 1)[0] not in complete:
-                _remove(path)
 
 
 def _remove(path: str) -> None:

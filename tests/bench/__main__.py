@@ -8,10 +8,12 @@ import time
 from collections.abc import Sequence
 
 from tests.bench import (
+    gc_growth,
     history_length,
     hook_startup,
     quicksave_git,
     restore_1000,
+    store_size,
     track_startup,
     tui_startup,
     turn_growth,
@@ -32,6 +34,8 @@ BENCHMARKS = {
     watch_latency.NAME: watch_latency,
     watch_idle.NAME: watch_idle,
     history_length.NAME: history_length,
+    store_size.NAME: store_size,
+    gc_growth.NAME: gc_growth,
 }
 
 
