@@ -287,3 +287,24 @@ def test_needs_packing_follows_the_sampled_directory(project: Path) -> None:
     for index in range(30):
         (sample / f"{index:038x}").write_bytes(b"")
     assert needs_packing(store)
+
+
+def test_a_retention_cut_makes_the_next_gc_take_the_dropped_turns_out_of_the_packs(
+    project: Path,
+) -> None:
+    edit_turns(project, "old", 8, "old.txt")
+    edit_turns(project, "new", 2, "new.txt")
+    store = open_store(os.path.realpath(os.fsencode(project)))
+    before = reachable_objects(store)
+    ok("gc")  # everything packed, before any cut
+    assert loose_objects(store_path()) == []
+    (project / "rewind.toml").write_text("[retention]\nkeep_days = 0\nkeep_last = 3\n")
+
+    output = ok("gc").stdout
+    assert "retention dropped session old" in output
+    assert "full repack: " in output  # the cut asked for it
+    gone = before - reachable_objects(open_store(os.path.realpath(os.fsencode(project))))
+    assert gone
+    assert [oid for oid in gone if stored(store_path(), oid)] == []
+    assert len(pack_files(store_path())) == 1
+    assert "0 problem(s)" in ok("check").stdout
