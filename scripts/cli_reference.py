@@ -378,20 +378,30 @@ problem's `entry`, `entry_id`, `path`, `side` and `oid` are `null` where they do
 damaged ref names only its session). `--session` and `--json` are refused without `--drill`.
 """,
     "gc": """\
-Puts every object the sessions, labels and open turns still reference into one delta-compressed
-pack, removes the older packs and the loose objects that were packed. Objects nothing references
-(superseded commits, the history of a forgotten session) are removed once they are more than two
-hours old. One gc runs at a time: while one runs, another prints that it has nothing to do and
-exits 0. `begin` starts `rewind gc --quiet` in the background by itself when many loose objects
-have piled up, at most once every ten minutes. Prints `packed N objects, removed K loose ones:
-SIZE -> SIZE` unless `--quiet`.
+First applies the retention policy (`[retention]` in `rewind.toml`, on by default: entries older
+than 30 days go, but never the last 20 of a session, a labelled entry or anything after it, or
+the newest session; see [store](store.md#retention)) and prints one `retention dropped session
+S: entries before N (...)` line per session it cut. `--dry-run` lists what retention would drop
+now and the content only those entries name, and changes nothing.
 
-Before packing, gc applies the retention policy (`[retention]` in `rewind.toml`, on by default:
-entries older than 30 days go, but never the last 20 of a session, a labelled entry or anything
-after it, or the newest session; see [store](store.md#retention)) and prints one
-`retention dropped session S: entries before N (...)` line per session it cut. `--dry-run`
-lists what retention would drop now and the content only those entries name, and changes
-nothing.
+Then packs the objects the sessions, labels and open turns reference that are not in a pack yet
+into one new delta-compressed pack, and rolls it together with the smaller existing packs so that
+pack sizes stay a geometric progression (each pack at least twice the next smaller, as `git
+repack --geometric=2` does): a store keeps a few packs, and a gc rewrites only the small ones, so
+its time and memory follow what was recorded since the last one, not the whole history. Loose
+objects that are now packed are removed. So are, at once, the commits a turn's end superseded
+(the commit its beginning wrote, with its tree and `turn.json`); other loose objects nothing
+references are removed once they are more than ten minutes old (a hook may have just stored a
+file's content that its record does not name yet).
+
+`--full` rewrites every pack into one that holds only what the history still needs: what a
+forgotten session or a retention cut left in the packs goes. `rewind forget` and a retention cut
+ask for this, so the next gc does a full repack by itself. One gc runs at a time: while one runs,
+another prints that it has nothing to do and exits 0. `begin` starts `rewind gc --quiet` in the
+background by itself when many loose objects have piled up, at most once every ten minutes.
+Unless `--quiet`, prints `packed N objects, removed K loose ones: SIZE -> SIZE, P pack(s)`, with
+`full repack: ` in front for a full repack and `(with R older pack(s))` after N when older packs
+were rolled into the new one.
 
 Once packed, gc runs the recovery drill of `rewind check --drill` on 20 entries drawn at random
 across the sessions, to show that the packed store still restores them, and prints
@@ -457,9 +467,8 @@ last gc       2026-12-01 15:30:12, 0.8 s: 3.4 MiB -> 1.2 MiB; retention dropped:
   files (recorded without content, so they cannot be restored) and special files (not recorded).
   When the log has been rotated past the start of the week, a note says the week is incomplete.
 
-What it costs: `stats` reads every entry of every session, one commit each (about 0.1 ms an
-entry: a second at 10,000; the counting lives in `rewind.history.tally`, so that an index of
-entries can make it cheap later), and measures the store by a `stat` of every file in it (up to
+What it costs: `stats` reads every entry of every session from the store's index (the records
+are parsed, not the commits read: a fraction of a second at 10,000 entries), and measures the store by a `stat` of every file in it (up to
 about a second at 10,000 turns, while they are loose objects). The stats files it reads take at
 most a few MiB. `rewind status` shows an estimate of the size instantly.
 
@@ -516,8 +525,9 @@ and null for every figure; `unreadable_sessions` counts session refs that do not
 names them), whose entries are not counted.
 """,
     "forget": """\
-Deletes a session's history (its ref, its labels and its cache); the space is freed by a later
-`rewind gc`. The question and the message say how many labels go with it.
+Deletes a session's history (its ref, its labels and its cache); the space is freed by the next
+`rewind gc`, which is then a full repack (see `rewind gc --full`), so that the session's objects
+leave the packs too. The question and the message say how many labels go with it.
 Nothing in the work tree changes. When standard input is a terminal it asks for confirmation
 first, unless `--yes`. Forgetting the most recent session leaves the project without a default
 session: until another session records something, commands need `--session` or

@@ -237,6 +237,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="list what retention would drop and the space it would free; change nothing",
     )
+    gc.add_argument(
+        "--full",
+        action="store_true",
+        help="rewrite every pack keeping only what the history needs (after 'rewind forget', "
+        "the next gc does this by itself)",
+    )
     forget = commands.add_parser(
         "forget", help="delete a session's history and labels ('rewind gc' frees it)"
     )

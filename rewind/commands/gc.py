@@ -19,7 +19,7 @@ from rewind.store.repository import Store
 DRILL_SAMPLE = 20
 
 
-def run(*, quiet: bool, dry_run: bool = False) -> int:
+def run(*, quiet: bool, dry_run: bool = False, full: bool = False) -> int:
     store = open_current_store()
     if dry_run:
         cuts = retention.plan(store, store.config.retention)
@@ -33,7 +33,7 @@ def run(*, quiet: bool, dry_run: bool = False) -> int:
         return 0
     started = time.time()
     try:
-        report, cuts = collect(store)
+        report, cuts = collect(store, full=full)
     except GcBusy as busy:
         if not quiet:
             print(f"rewind: {busy}")
@@ -42,9 +42,12 @@ def run(*, quiet: bool, dry_run: bool = False) -> int:
     if not quiet:
         for cut in cuts:
             print(f"retention dropped {cut.describe()}")
+        how = "full repack: " if report.full else ""
+        rolled = f" (with {report.rolled} older pack(s))" if report.rolled else ""
         print(
-            f"packed {report.packed} objects, removed {report.loose_removed} loose ones: "
-            f"{human_size(report.size_before)} -> {human_size(report.size_after)}"
+            f"{how}packed {report.packed} objects{rolled}, removed {report.loose_removed} "
+            f"loose ones: {human_size(report.size_before)} -> {human_size(report.size_after)}, "
+            f"{report.packs} pack(s)"
         )
     return _drill_a_sample(store, quiet)
 

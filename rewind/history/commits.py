@@ -14,6 +14,8 @@ from rewind.store.fastjson import dumps
 from rewind.store.objects import MODE_FILE, MODE_TREE
 from rewind.store.repository import Store
 
+RECORD_NAME = b"turn.json"  # the blob of a commit's tree that holds the entry itself
+
 
 def write_entry(store: Store, entry: Entry, parent: str | None) -> str:
     """Writes ``entry`` as a commit on ``parent``; returns the commit's id."""
@@ -23,7 +25,7 @@ def write_entry(store: Store, entry: Entry, parent: str | None) -> str:
             if state is not None and state.oid:
                 stored.append((f"{index}.{side}".encode(), state.git_mode, state.oid))
     record = dumps(entry.to_json()).encode()
-    tree = [(b"turn.json", MODE_FILE, store.writer.write_blob(record))]
+    tree = [(RECORD_NAME, MODE_FILE, store.writer.write_blob(record))]
     if stored:
         tree.append((b"files", MODE_TREE, store.writer.write_tree(stored)))
     return store.writer.write_commit(
@@ -39,7 +41,7 @@ def read_entry(store: Store, commit: str) -> tuple[Entry, str | None]:
     """
     tree, parent = store.reader.read_commit(commit)
     try:
-        found = [oid for name, _, oid in store.reader.read_tree(tree) if name == b"turn.json"]
+        found = [oid for name, _, oid in store.reader.read_tree(tree) if name == RECORD_NAME]
         if not found:
             raise ValueError("it has no turn.json")
         return entry_from_record(store.reader.read_blob(found[0])), parent

@@ -15,7 +15,7 @@ from rewind.history.entry import DRIFT_PROMPT, EDIT, EXTERNAL, TURN, WATCH_AGENT
 from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
 from rewind.history.session import SessionHead, Settled, journal_path_of, new_entry_id, save_entry
 from rewind.store import hook_calls
-from rewind.store.packing import needs_packing, pack_in_background
+from rewind.store.auto_gc import needs_packing, pack_in_background
 from rewind.store.repository import Store
 
 NOT_TRACKABLE = frozenset({DIRECTORY, SPECIAL})

@@ -21,6 +21,7 @@ from rewind.history.entry import Entry
 from rewind.history.index import EntryIndex
 from rewind.history.session import SessionHead, load_head, ref_name
 from rewind.history.sessions import labels_of, list_sessions
+from rewind.store import garbage
 from rewind.store.atomic import write_text_atomically
 from rewind.store.config import Retention
 from rewind.store.objects import SHALLOW
@@ -220,6 +221,7 @@ def apply(store: Store, cuts: list[Cut]) -> list[Cut]:
             return []
         shallow = "".join(f"{commit}\n" for commit in lines)
         write_text_atomically(os.path.join(store.git_dir, SHALLOW), shallow)
+        garbage.request_full_repack(store)  # what the cut leaves is in the packs too
         for cut in made:
             index.drop_before(cut.session, cut.keep_from)
             try:  # its parent may be the cut: read again from the commit

@@ -14,6 +14,7 @@ import time
 from rewind.errors import UserError
 from rewind.history import commits, journal
 from rewind.history.entry import TURN, Entry
+from rewind.store import garbage
 from rewind.store.atomic import write_text_atomically
 from rewind.store.digest import sha1_hex
 from rewind.store.fastjson import dumps, load_object
@@ -344,6 +345,8 @@ def _commit(store: Store, head: SessionHead, entry: Entry, replace_tip: bool) ->
     parent = head.parent if replace_tip else head.tip
     commit = commits.write_entry(store, entry, parent)
     store.write_ref(head.ref, commit)
+    if replace_tip and head.tip is not None and head.tip != commit:
+        garbage.record_superseded(store, head.tip)  # gc frees what only it needed at once
     head.tip, head.parent, head.current = commit, parent, entry
     _write_cache(store, head)
     _remember_recent(store, head.session_id)
@@ -365,11 +368,13 @@ def _remember_recent(store: Store, session_id: str) -> None:
 
 
 def forget_session(store: Store, head: SessionHead) -> int:
-    """Deletes the session's ref, its labels and its cache; its objects go at the next 'rewind gc'.
+    """Deletes the session's ref, its labels and its cache; its objects go at the next 'rewind gc'
+    (a full repack, which takes them out of the packs too).
 
     Returns how many labels went with it.
     """
     with store.lock():
+        garbage.request_full_repack(store)
         labels = store.ref_names(label_ref_prefix(head.session_id))
         for label in labels:
             store.delete_ref(label)

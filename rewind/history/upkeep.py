@@ -4,12 +4,14 @@ ref reaches.
 :mod:`rewind.store.packing` packs objects and removes those nothing needs; it knows refs but
 not journals. This module tells it which objects the open turns' journals (and their spool
 files, and the journals set aside) name, so that a record not yet folded into a commit is
-never taken for garbage.
+never taken for garbage, and which blob of a commit's tree is the entry's own record
+(``turn.json``), so that a superseded commit's record goes with it.
 """
 
 from __future__ import annotations
 
 from rewind.history import journal, retention
+from rewind.history.commits import RECORD_NAME
 from rewind.store import packing
 from rewind.store.repository import Store
 
@@ -23,8 +25,13 @@ def reachable_objects(store: Store, seen: set[str] | None = None) -> set[str]:
     return packing.reachable_objects(store, lambda: named_by_journals(store), seen)
 
 
-def collect(store: Store) -> tuple[packing.PackReport, list[retention.Cut]]:
-    """One gc of the store: retention's cuts (rewind.history.retention), then packing (see
-    :func:`rewind.store.packing.pack_store`), which removes what the cuts left unreachable."""
+def collect(store: Store, full: bool = False) -> tuple[packing.PackReport, list[retention.Cut]]:
+    """One gc of the store: retention's cuts (rewind.history.retention, which asks for a full
+    repack when it cuts), then packing (see :func:`rewind.store.packing.pack_store`), which
+    removes what the cuts left unreachable; ``full`` rewrites every pack with only what the
+    history needs."""
     cuts = retention.apply(store, retention.plan(store, store.config.retention))
-    return packing.pack_store(store, lambda: named_by_journals(store)), cuts
+    report = packing.pack_store(
+        store, lambda: named_by_journals(store), full, frozenset({RECORD_NAME})
+    )
+    return report, cuts

@@ -17,6 +17,7 @@ from rewind.store.digest import sha1_hex
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from typing import BinaryIO
 
 MODE_TREE = 0o40000
 MODE_FILE = 0o100644
@@ -69,9 +70,8 @@ class ObjectWriter:
             except PermissionError:
                 return oid  # another user's object (a shared store): intact, so usable
         directory = os.path.dirname(path)
-        os.makedirs(directory, exist_ok=True)
         temp = _temp_name(directory)
-        with open(temp, "wb") as handle:
+        with _create(directory, temp) as handle:
             handle.write(zlib.compress(raw, 1))
         os.chmod(temp, 0o444)
         os.replace(temp, path)
@@ -85,6 +85,19 @@ class ObjectWriter:
 
     def write_commit(self, tree: str, parent: str | None, message: str, when: float) -> str:
         return self.write(b"commit", encode_commit(tree, parent, message, when))
+
+
+def _create(directory: str, temp: str) -> BinaryIO:
+    """Opens ``temp`` for writing in ``directory``, made if needed: 'rewind gc' removes empty
+    fan-out folders, so one may vanish between its creation and the open (tried again)."""
+    for attempt in range(3):
+        os.makedirs(directory, exist_ok=True)
+        try:
+            return open(temp, "wb")
+        except FileNotFoundError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
 
 
 def _holds(path: str, raw: bytes) -> bool:

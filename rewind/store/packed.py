@@ -11,6 +11,8 @@ from rewind.errors import MissingObject, StoreError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     import pygit2
 
 _repositories: dict[str, pygit2.Repository] = {}
@@ -51,3 +53,24 @@ def read_packed_object(git_dir: str, oid: str) -> tuple[bytes, bytes]:
         ) from None
     names = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
     return names[int(kind)], bytes(body)
+
+
+def build_pack(git_dir: str, folder: str, objects: Iterable[bytes]) -> None:
+    """Writes a delta-compressed pack of ``objects`` (20-byte ids) and its index into
+    ``folder`` (libgit2's PackBuilder)."""
+    import pygit2
+
+    builder = pygit2.PackBuilder(open_repository(git_dir))
+    try:
+        for raw in objects:
+            builder.add(pygit2.Oid(raw=raw))
+        builder.write(folder)
+    except (pygit2.GitError, KeyError) as error:
+        raise StoreError(
+            f"a pack could not be written ({error}); run 'rewind check' to see what it affects."
+        ) from None
+
+
+def forget_repository(git_dir: str) -> None:
+    """Drops the open repository, so that the next read sees the packs as they are now."""
+    _repositories.pop(git_dir, None)

@@ -9,10 +9,12 @@ from collections.abc import Sequence
 
 from tests.bench import (
     drill_cost,
+    gc_growth,
     history_length,
     hook_startup,
     quicksave_git,
     restore_1000,
+    store_size,
     track_startup,
     tui_startup,
     turn_growth,
@@ -34,6 +36,8 @@ BENCHMARKS = {
     watch_idle.NAME: watch_idle,
     history_length.NAME: history_length,
     drill_cost.NAME: drill_cost,
+    store_size.NAME: store_size,
+    gc_growth.NAME: gc_growth,
 }
 
 

@@ -1,0 +1,55 @@
+"""Starting a gc by itself: ``begin`` checks, in one ``listdir``, whether loose objects have
+piled up, and if so starts ``rewind gc --quiet`` detached (see :mod:`rewind.store.packing`).
+
+On the hook path: it imports nothing that the hook path does not load anyway.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from rewind.store.repository import Store
+
+# Like git's gc.auto: pack once about this many loose objects have piled up, judged (as git
+# does) from one of the 256 fan-out directories so that the check costs a single listdir.
+AUTO_PACK_LOOSE_OBJECTS = 6700
+# An automatic gc starts at most this often, whatever the count says: garbage younger than the
+# grace period stays loose after a gc, and must not set off another one at every turn.
+AUTO_PACK_INTERVAL = 10 * 60
+GC_STARTED = "gc.started"  # its time is when the last gc (or automatic start) began
+
+
+def needs_packing(store: Store) -> bool:
+    try:
+        sample = len(os.listdir(os.path.join(store.git_dir, "objects", "17")))
+    except FileNotFoundError:
+        return False
+    if sample * 256 <= AUTO_PACK_LOOSE_OBJECTS:
+        return False
+    try:
+        last = os.stat(store.state_path(GC_STARTED)).st_mtime
+    except FileNotFoundError:
+        return True
+    return time.time() - last >= AUTO_PACK_INTERVAL
+
+
+def pack_in_background(store: Store) -> None:
+    """Starts ``rewind gc`` detached, so that the hook that noticed does not wait for it."""
+    import subprocess
+    import sys
+
+    touch(store.state_path(GC_STARTED))  # the next begins do not start one too
+    subprocess.Popen(
+        [sys.executable, "-m", "rewind", "-C", os.fsdecode(store.root.path), "gc", "--quiet"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def touch(path: str) -> None:
+    with open(path, "a"):
+        pass
+    os.utime(path)
