@@ -308,3 +308,18 @@ def test_a_retention_cut_makes_the_next_gc_take_the_dropped_turns_out_of_the_pac
     assert [oid for oid in gone if stored(store_path(), oid)] == []
     assert len(pack_files(store_path())) == 1
     assert "0 problem(s)" in ok("check").stdout
+
+
+def test_a_store_in_use_is_collected_daily_whatever_its_loose_objects(project: Path) -> None:
+    """gc applies retention: a project where the agent writes little still gets one a day."""
+    assert run_rewind("begin", "--session", "s").returncode == 0
+    store = open_store(os.path.realpath(os.fsencode(project)))
+    assert not needs_packing(store)
+    day_ago = time.time() - 25 * 3600
+    os.utime(store.state_path("project.json"), (day_ago, day_ago))
+    assert needs_packing(store)  # never collected, made more than a day ago
+    started = Path(store.state_path("gc.started"))
+    started.touch()
+    assert not needs_packing(store)
+    os.utime(started, (day_ago, day_ago))
+    assert needs_packing(store)

@@ -30,8 +30,12 @@ def collect(store: Store, full: bool = False) -> tuple[packing.PackReport, list[
     repack when it cuts), then packing (see :func:`rewind.store.packing.pack_store`), which
     removes what the cuts left unreachable; ``full`` rewrites every pack with only what the
     history needs."""
-    cuts = retention.apply(store, retention.plan(store, store.config.retention))
+    cuts: list[retention.Cut] = []
+
+    def apply_retention() -> None:
+        cuts.extend(retention.apply(store, retention.plan(store, store.config.retention)))
+
     report = packing.pack_store(
-        store, lambda: named_by_journals(store), full, frozenset({RECORD_NAME})
+        store, lambda: named_by_journals(store), full, frozenset({RECORD_NAME}), apply_retention
     )
     return report, cuts

@@ -17,21 +17,33 @@ AUTO_PACK_LOOSE_OBJECTS = 6700
 # An automatic gc starts at most this often, whatever the count says: garbage younger than the
 # grace period stays loose after a gc, and must not set off another one at every turn.
 AUTO_PACK_INTERVAL = 10 * 60
+# And at least this often on a store in use, whatever the count: gc applies retention, which
+# must not wait for loose objects to pile up in a project where the agent writes little.
+DAILY = 24 * 60 * 60
 GC_STARTED = "gc.started"  # its time is when the last gc (or automatic start) began
 
 
 def needs_packing(store: Store) -> bool:
+    """Whether ``begin`` should start a gc: loose objects piled up (and none started in the
+    last ten minutes), or none started for a day (the store's creation counts as one)."""
+    started = _mtime(store.state_path(GC_STARTED))
+    last = started if started is not None else _mtime(store.state_path("project.json"))
+    if last is not None and time.time() - last >= DAILY:
+        return True
     try:
         sample = len(os.listdir(os.path.join(store.git_dir, "objects", "17")))
     except FileNotFoundError:
         return False
     if sample * 256 <= AUTO_PACK_LOOSE_OBJECTS:
         return False
+    return started is None or time.time() - started >= AUTO_PACK_INTERVAL
+
+
+def _mtime(path: str) -> float | None:
     try:
-        last = os.stat(store.state_path(GC_STARTED)).st_mtime
+        return os.stat(path).st_mtime
     except FileNotFoundError:
-        return True
-    return time.time() - last >= AUTO_PACK_INTERVAL
+        return None
 
 
 def pack_in_background(store: Store) -> None:

@@ -146,8 +146,12 @@ def pack_store(
     named_elsewhere: NamedElsewhere,
     full: bool = False,
     record_names: frozenset[bytes] = frozenset(),
+    first: Callable[[], object] | None = None,
 ) -> PackReport:
     """Packs what the history needs and removes what it does not (see the module's doc).
+
+    ``first`` runs under the gc lock once what a killed gc left is cleared, before anything is
+    read: the history's own upkeep (retention's cuts).
 
     ``named_elsewhere`` gives the objects that files other than refs name; ``full`` rewrites
     every pack; ``record_names`` are the names of the blobs in a commit's root tree that hold
@@ -164,19 +168,25 @@ def pack_store(
                 "one would, so there is nothing to do."
             ) from None
         touch(store.state_path(GC_STARTED))
-        return _collect(store, named_elsewhere, full, record_names)
+        return _collect(store, named_elsewhere, full, record_names, first)
     finally:
         os.close(fd)
 
 
 def _collect(
-    store: Store, named_elsewhere: NamedElsewhere, full: bool, record_names: frozenset[bytes]
+    store: Store,
+    named_elsewhere: NamedElsewhere,
+    full: bool,
+    record_names: frozenset[bytes],
+    first: Callable[[], object] | None,
 ) -> PackReport:
     objects_dir = os.path.join(store.git_dir, "objects")
     pack_dir = os.path.join(objects_dir, "pack")
     os.makedirs(pack_dir, exist_ok=True)
     packs.clear_leftovers(pack_dir)
     loose.clear_leftovers(objects_dir, time.time() - GRACE_SECONDS)
+    if first is not None:
+        first()
     size_before = store.disk_usage()
     snapshot = Snapshot(store, named_elsewhere, full)
     existing = packs.Packs(pack_dir)
