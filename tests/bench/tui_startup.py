@@ -64,8 +64,8 @@ DIFF_TARGET = 0.3
 SETUP = f"""
 import sys
 from pathlib import Path
+from rewind.history.opening import open_current_store
 from rewind.history.recording import begin, record_after, track
-from rewind.store.repository import Store
 
 turns = int(sys.argv[1])
 store = open_current_store(create=True)
@@ -98,7 +98,6 @@ import time
 started = time.perf_counter()
 import asyncio, json, os, sys
 from rewind.tui.app import RewindApp
-from rewind.history.opening import open_current_store
 
 mode, project, session, launched, big = sys.argv[1:6]
 
