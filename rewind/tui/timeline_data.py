@@ -132,12 +132,20 @@ def _title(entry: Entry) -> str:
     return first_line(entry.prompt) or "(no prompt)"
 
 
-class SessionHistory:
-    """One session's entries, read incrementally, with cached diff counts."""
+# How many of a session's newest entries are read at first; older ones are read a window at a
+# time as the cursor reaches the top (so that a 10,000-entry session opens like a 1,000-entry one).
+WINDOW = 1000
 
-    def __init__(self, store: Store, session_id: str) -> None:
+
+class SessionHistory:
+    """One session's entries, the newest ``window`` of them at first, read incrementally, with
+    cached diff counts."""
+
+    def __init__(self, store: Store, session_id: str, window: int | None = None) -> None:
         self.store = store
         self.session_id = session_id
+        self.window = window or WINDOW
+        self.older = 0  # how many of the session's entries are older than those read
         self.entries: list[Entry] = []
         self._tip: tuple[str | None, str, int] | None = None  # the tip and the journal's size
         self.attached: dict[str, list[str]] = {}  # labels given later ('rewind label')
@@ -158,13 +166,32 @@ class SessionHistory:
 
     def _read(self, index: EntryIndex, head: SessionHead) -> list[Entry]:
         """The session's entries from the index: only those from the newest one read last
-        time on, while the older ones are still the same."""
+        time on, while the older ones are still the same; at first the newest window."""
         known = self.entries
-        if known and index.first_number(head) == known[0].number:
+        first = index.first_number(head)
+        if known and first is not None and first <= known[0].number:
             tail = index.entries(head, known[-1].number)
             if tail and tail[0].number == known[-1].number:
+                self.older = known[0].number - first
                 return [*known[:-1], *tail]
-        return index.entries(head)
+        entries = index.newest(head, self.window)
+        self.older = entries[0].number - first if entries and first is not None else 0
+        return entries
+
+    def load_older(self, everything: bool = False) -> int:
+        """Reads a window more of the older entries (all of them with ``everything``), in front
+        of those read; returns how many were added."""
+        if not self.older or not self.entries:
+            return 0
+        head = load_head(self.store, self.session_id)
+        oldest = self.entries[0].number
+        with EntryIndex(self.store) as index:
+            first = index.first_number(head) or oldest
+            start = first if everything else max(first, oldest - self.window)
+            added = index.entries(head, start, oldest - 1)
+        self.entries = [*added, *self.entries]
+        self.older = max(start - first, 0)
+        return len(added)
 
     def rows(self) -> list[TurnRow]:
         return [self._row(index, entry) for index, entry in enumerate(self.entries)]

@@ -100,7 +100,9 @@ class TimelineScreen(Screen[None]):
         title = Text(f"session {self.session_id}", style="bold")
         if agent:
             title.append(f"  {agent}")
-        title.append(f"  {len(entries)} entries", style="dim")
+        title.append(f"  {len(entries) + self.history.older} entries", style="dim")
+        if self.history.older:
+            title.append(f" ({self.history.older} older: at the top for more)", style="dim")
         if self.query_text:
             title.append(f"  search {self.query_text!r}: {shown} shown", style="cyan")
         compared = self._compared_span()
@@ -195,7 +197,20 @@ class TimelineScreen(Screen[None]):
 
     @on(DataTable.RowHighlighted, "#turns")
     def _turn_highlighted(self) -> None:
+        at_top = bool(self.shown) and (
+            self.query_one(TurnTable).selected_id() == self.shown[0].entry_id
+        )
+        if at_top and self.history.older and not self.query_text:
+            self._read_older()  # the cursor reached the top: the next window comes
+            return
         self._show_entry()
+
+    def _read_older(self, everything: bool = False) -> None:
+        """Reads older entries in front of those shown; the cursor stays on its entry."""
+        added = self.history.load_older(everything)
+        if added:
+            self.counts = {index + added: counts for index, counts in self.counts.items()}
+            self._show_rows()
 
     @on(DataTable.RowHighlighted, "#files")
     def _file_highlighted(self) -> None:
@@ -264,6 +279,8 @@ class TimelineScreen(Screen[None]):
     @on(Input.Changed, "#search")
     def _search_changed(self, event: Input.Changed) -> None:
         self.query_text = event.value.strip()
+        if self.query_text and self.history.older:
+            self._read_older(everything=True)  # a search looks at the whole session
         self._show_rows()
 
     @on(Input.Submitted, "#search")

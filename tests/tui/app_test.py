@@ -10,6 +10,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Label, Static
 
@@ -18,6 +19,7 @@ from rewind.history.labels import labels_of
 from rewind.history.opening import open_current_store
 from rewind.history.recording import begin, record_after, track
 from rewind.store.repository import Store
+from rewind.tui import timeline_data
 from rewind.tui.app import RewindApp
 from rewind.tui.diff_view import DiffView
 from rewind.tui.file_list import FileList
@@ -539,3 +541,49 @@ class TestOpenTurnGrows:
             assert str(table.get_row_at(3)[3]).startswith("1 file")
 
         run_app(project, scenario, watch=True)
+
+
+class TestLongSessions:
+    """A session is read a window at a time: the newest entries at first, older ones as the
+    cursor reaches the top, all of them for a search."""
+
+    def record(self, count: int) -> None:
+        store = open_current_store(create=True)
+        for number in range(1, count + 1):
+            turn(store, f"turn {number}", {f"f{number % 3}.txt": f"v{number}\n"})
+
+    def test_the_newest_window_first_then_older_ones_at_the_top(
+        self, project: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(timeline_data, "WINDOW", 5)
+        self.record(12)
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            assert prompts(app) == [f"turn {n}" for n in range(8, 13)]
+            title = str(app.screen.query_one("#title", Static).render())
+            assert "12 entries (7 older: at the top for more)" in title
+            await pilot.press("ctrl+home")
+            await pilot.pause()
+            assert prompts(app) == [f"turn {n}" for n in range(3, 13)]
+            assert timeline(app).history.entries[timeline(app)._selected_index() or 0].number == 8
+            await pilot.press("ctrl+home")
+            await pilot.pause()
+            assert prompts(app) == [f"turn {n}" for n in range(1, 13)]
+            title = str(app.screen.query_one("#title", Static).render())
+            assert "12 entries" in title and "older" not in title
+
+        run_app(project, scenario)
+
+    def test_a_search_reads_the_whole_session(
+        self, project: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(timeline_data, "WINDOW", 4)
+        self.record(10)
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("slash")
+            await pilot.press(*"turn 2")
+            await pilot.pause()
+            assert prompts(app) == ["turn 2"]
+
+        run_app(project, scenario)
