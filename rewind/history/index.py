@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import zlib
 
 from rewind.errors import DamagedEntry, StoreError
 from rewind.history import commits
-from rewind.history.entry import DAMAGED, Entry, FileChange, damaged_entry, entry_from_record
+from rewind.history.entry import DAMAGED, Entry, FileChange, damaged_entry
 from rewind.history.session import SessionHead
-from rewind.store.fastjson import dumps
+from rewind.store.fastjson import dumps, load_object
 from rewind.store.repository import SESSIONS_REF_PREFIX, DamagedRef, Store
 
 TYPE_CHECKING = False
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
 INDEX_FILE = "index.sqlite"
-FORMAT = "1"
+FORMAT = "2"
 _BUSY_SECONDS = 30.0
 
 _SCHEMA = """
@@ -51,12 +52,10 @@ CREATE TABLE IF NOT EXISTS entries (
     prompt TEXT NOT NULL,
     agent TEXT NOT NULL,
     labels TEXT NOT NULL,
-    record TEXT NOT NULL,
-    PRIMARY KEY (session, number)
-) WITHOUT ROWID;
+    record BLOB NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS entries_by_number ON entries (session, number);
 CREATE INDEX IF NOT EXISTS entries_by_id ON entries (id);
-CREATE INDEX IF NOT EXISTS entries_by_time ON entries (started);
-CREATE INDEX IF NOT EXISTS entries_by_commit ON entries (commit_id);
 CREATE TABLE IF NOT EXISTS touches (
     path BLOB NOT NULL,
     session TEXT NOT NULL,
@@ -238,7 +237,7 @@ class EntryIndex:
                 entry.prompt,
                 entry.agent,
                 "\n".join(entry.labels),
-                dumps(entry.to_json()),
+                _packed_record(entry),
             ),
         )
         self.db.executemany(
@@ -260,12 +259,11 @@ class EntryIndex:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'cuts'").fetchone()
         if (row[0] if row else "") == signature:
             return
-        for commit in cuts:
-            found = self.db.execute(
-                "SELECT session, number FROM entries WHERE commit_id = ?", (commit,)
-            ).fetchone()
-            if found is not None:
-                self.drop_before(found[0], found[1])
+        for session, number, commit in self.db.execute(
+            "SELECT session, number, commit_id FROM entries"
+        ).fetchall():
+            if commit in cuts:  # a scan: the file changes once per retention cut
+                self.drop_before(session, number)
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('cuts', ?)", (signature,))
 
     def _drop_session(self, ref: str) -> None:
@@ -360,11 +358,11 @@ class EntryIndex:
         low = -(2**62) if start is None else start
         high = 2**62 if stop is None else stop
         rows = self.db.execute(
-            "SELECT record FROM entries "
+            f"SELECT {COLUMNS} FROM entries "
             "WHERE session = ? AND number BETWEEN ? AND ? ORDER BY number",
             (head.session_id, low, high),
         )
-        found = [_entry_of_row(row[0]) for row in rows]
+        found = [_entry_of_row(row) for row in rows]
         current = head.current
         if current is not None and found and found[-1].number == current.number:
             found[-1] = current
@@ -468,9 +466,9 @@ class EntryIndex:
 
     def entry(self, session: str, number: int) -> Entry | None:
         row = self.db.execute(
-            "SELECT record FROM entries WHERE session = ? AND number = ?", (session, number)
+            f"SELECT {COLUMNS} FROM entries WHERE session = ? AND number = ?", (session, number)
         ).fetchone()
-        return _entry_of_row(row[0]) if row is not None else None
+        return _entry_of_row(row) if row is not None else None
 
     def query(
         self,
@@ -516,15 +514,15 @@ class EntryIndex:
         condition = f" WHERE {' AND '.join(where)}" if where else ""
         reverse = order.replace(",", " DESC,") + " DESC"
         if newest is not None:
-            sql = f"SELECT entries.record FROM {table}{condition} ORDER BY {reverse} LIMIT ?"
+            sql = f"SELECT {_PREFIXED} FROM {table}{condition} ORDER BY {reverse} LIMIT ?"
             rows = self.db.execute(sql, (*values, newest)).fetchall()
-            for (record,) in reversed(rows):
-                yield _entry_of_row(record)
+            for row in reversed(rows):
+                yield _entry_of_row(row)
             return
-        for (record,) in self.db.execute(
-            f"SELECT entries.record FROM {table}{condition} ORDER BY {order}", values
+        for row in self.db.execute(
+            f"SELECT {_PREFIXED} FROM {table}{condition} ORDER BY {order}", values
         ):
-            yield _entry_of_row(record)
+            yield _entry_of_row(row)
 
     # +/- line counts ----------------------------------------------------------------------
 
@@ -551,8 +549,40 @@ class EntryIndex:
             )
 
 
-def _entry_of_row(record: str) -> Entry:
-    return entry_from_record(record.encode("utf-8"))
+# What an entry is read from: the columns the record leaves out, then the record.
+COLUMNS = "session, number, id, kind, prompt, agent, started, record"
+_PREFIXED = ", ".join(f"entries.{name.strip()}" for name in COLUMNS.split(","))
+_IN_COLUMNS = ("format", "session", "number", "id", "kind", "prompt", "agent", "started")
+
+
+def _packed_record(entry: Entry) -> bytes:
+    """The entry's turn.json without what the columns hold, compressed: the index stays a
+    fraction of the history it describes."""
+    data = entry.to_json()
+    for name in _IN_COLUMNS:
+        data.pop(name, None)
+    return zlib.compress(dumps(data).encode("utf-8"), 6)
+
+
+def _entry_of_row(row: tuple[object, ...]) -> Entry:
+    session, number, entry_id, kind, prompt, agent, started, record = row
+    assert isinstance(record, bytes)
+    data = load_object(zlib.decompress(record).decode("utf-8"))
+    data.update(
+        session=session,
+        number=number,
+        id=entry_id,
+        kind=kind,
+        prompt=prompt,
+        agent=agent,
+        started=started,
+    )
+    return Entry.from_json(data)
+
+
+def entries_of_rows(rows: Iterable[tuple[object, ...]]) -> Iterator[Entry]:
+    """Entries from rows selected as :data:`COLUMNS` (for readers with queries of their own)."""
+    return (_entry_of_row(row) for row in rows)
 
 
 def _journal_leaves(store: Store) -> set[str]:

@@ -18,7 +18,7 @@ import os
 import time
 
 from rewind.history.entry import Entry
-from rewind.history.index import EntryIndex
+from rewind.history.index import COLUMNS, EntryIndex, entries_of_rows
 from rewind.history.session import SessionHead, load_head, ref_name
 from rewind.history.sessions import labels_of, list_sessions
 from rewind.store import garbage
@@ -136,35 +136,29 @@ def _within_budget(
     excess = float(on_disk - budget)
     candidates = []
     for session in heads:
-        rows = index.db.execute(
-            "SELECT number, started, record FROM entries WHERE session = ? AND number >= ? "
-            "AND number < ? ORDER BY number",
-            (session, keep_from[session], limits[session]),
-        )
-        candidates += [(started, session, number, record) for number, started, record in rows]
+        for entry in index.entries(heads[session], keep_from[session], limits[session] - 1):
+            candidates.append((entry.started, session, entry.number))
     candidates.sort()
-    for _, session, number, record in candidates:
+    for _, session, number in candidates:
         if excess <= 0:
             break
         keep_from[session] = max(keep_from[session], number + 1)
-        excess -= sizes.get(record, 0) * ratio
+        excess -= sizes.get((session, number), 0) * ratio
 
 
-def _content_sizes(index: EntryIndex) -> tuple[dict[str, int], int]:
-    """Each entry's logical bytes (by record), and the whole history's."""
-    from rewind.history.entry import entry_from_record
-
-    sizes: dict[str, int] = {}
+def _content_sizes(index: EntryIndex) -> tuple[dict[tuple[str, int], int], int]:
+    """Each entry's logical bytes (by session and number), and the whole history's."""
+    sizes: dict[tuple[str, int], int] = {}
     total = 0
-    for (record,) in index.db.execute("SELECT record FROM entries"):
-        entry = entry_from_record(record.encode("utf-8"))
+    rows = index.db.execute(f"SELECT {COLUMNS} FROM entries")
+    for entry in entries_of_rows(rows):
         size = sum(
             state.size
             for change in entry.files
             for state in (change.before, change.after)
             if state is not None and state.oid
         )
-        sizes[record] = size
+        sizes[(entry.session, entry.number)] = size
         total += size
     return sizes, total
 
