@@ -26,7 +26,7 @@ import zlib
 
 from rewind.errors import DamagedEntry, StoreError
 from rewind.history import commits
-from rewind.history.entry import DAMAGED, Entry, FileChange, damaged_entry
+from rewind.history.entry import Entry, FileChange, damaged_entry
 from rewind.history.session import SessionHead
 from rewind.store.fastjson import dumps, load_object
 from rewind.store.repository import SESSIONS_REF_PREFIX, DamagedRef, Store
@@ -56,6 +56,9 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS entries_by_number ON entries (session, number);
 CREATE INDEX IF NOT EXISTS entries_by_id ON entries (id);
+CREATE INDEX IF NOT EXISTS entries_damaged ON entries (session, number) WHERE kind = 'damaged';
+CREATE INDEX IF NOT EXISTS entries_restores ON entries (session, number)
+    WHERE kind IN ('restore', 'undo');
 CREATE TABLE IF NOT EXISTS touches (
     path BLOB NOT NULL,
     session TEXT NOT NULL,
@@ -404,21 +407,19 @@ class EntryIndex:
             return None
         return self.entries(head, rows[0][0], rows[0][0])[0]
 
-    def last_of_kinds(self, head: SessionHead, kinds: Iterable[str]) -> int | None:
-        """The number of the session's newest entry of one of ``kinds``."""
+    def last_restore_or_undo(self, head: SessionHead) -> int | None:
+        """The number of the session's newest restore or undo (a partial index finds it)."""
         self.sync(head)
-        wanted = list(kinds)
-        marks = ", ".join("?" for _ in wanted)
         row = self.db.execute(
-            f"SELECT max(number) FROM entries WHERE session = ? AND kind IN ({marks})",
-            (head.session_id, *wanted),
+            "SELECT max(number) FROM entries WHERE session = ? AND kind IN ('restore', 'undo')",
+            (head.session_id,),
         ).fetchone()
         return row[0] if row is not None else None
 
     def damaged_numbers(self, head: SessionHead, start: int) -> list[int]:
         rows = self.db.execute(
-            "SELECT number FROM entries WHERE session = ? AND number >= ? AND kind = ?",
-            (head.session_id, start, DAMAGED),
+            "SELECT number FROM entries WHERE session = ? AND number >= ? AND kind = 'damaged'",
+            (head.session_id, start),
         )
         return [row[0] for row in rows]
 

@@ -8,7 +8,7 @@ restore on, and the conflict check of either one row per path of the plan
 from __future__ import annotations
 
 from rewind.errors import UserError
-from rewind.history.entry import RESTORE, UNDO, Entry, FileChange
+from rewind.history.entry import Entry, FileChange
 from rewind.history.index import EntryIndex, newest_change_by_others
 from rewind.history.session import SessionHead
 from rewind.store.repository import Store
@@ -64,7 +64,7 @@ def entries_to_undo(store: Store, head: SessionHead) -> list[Entry]:
     """The entries from the session's last restore or undo on (from its first damaged entry
     when it has none: that one may be the restore; only the newest when it has neither)."""
     with EntryIndex(store) as index:
-        start = index.last_of_kinds(head, (RESTORE, UNDO))
+        start = index.last_restore_or_undo(head)
         if start is None:
             damaged = index.damaged_numbers(head, -(2**62))
             start = min(damaged) if damaged else None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 
-from rewind.history.restore import finish_interrupted_restore
 from rewind.store.repository import JOURNAL, Store, StoreBusy
 from rewind.store.root import find_root
 
@@ -20,6 +19,9 @@ def open_store(root_path: bytes, create: bool = False, lock_timeout: float | Non
     is free: one that holds the store is a restore under way, which its own process finishes."""
     store = Store.for_root(root_path, create=create, lock_timeout=lock_timeout)
     if os.path.exists(store.state_path(JOURNAL)):
+        # Only then: restoring imports what the hook path never needs (the index, sqlite3).
+        from rewind.history.restore import finish_interrupted_restore
+
         try:
             finish_interrupted_restore(store, wait=lock_timeout is None)
         except StoreBusy:
