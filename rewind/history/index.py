@@ -365,11 +365,13 @@ class EntryIndex:
             "WHERE session = ? AND number BETWEEN ? AND ? ORDER BY number",
             (head.session_id, low, high),
         )
-        found = [_entry_of_row(row) for row in rows]
         current = head.current
-        if current is not None and found and found[-1].number == current.number:
-            found[-1] = current
-        return found
+        newest = current.number if current is not None else None
+        # The newest comes from the head: its record (maybe thousands of files) is not parsed.
+        return [
+            current if row[1] == newest and current is not None else _entry_of_row(row)
+            for row in rows
+        ]
 
     def newest(self, head: SessionHead, count: int) -> list[Entry]:
         """The session's newest ``count`` entries, oldest first."""
@@ -390,12 +392,20 @@ class EntryIndex:
     def find(self, head: SessionHead, wanted: str) -> Entry | None:
         """An entry by number (``3``) or by a unique prefix of its id; None when there is
         none. A prefix that several entries share raises a UserError."""
+        number = self.find_number(head, wanted)
+        return None if number is None else self.entries(head, number, number)[0]
+
+    def find_number(self, head: SessionHead, wanted: str) -> int | None:
+        """The number of the entry :meth:`find` finds (no record is read)."""
         from rewind.errors import UserError
 
         self.sync(head)
         if wanted.isdigit() and len(wanted) < 7:
-            found = self.entries(head, int(wanted), int(wanted))
-            return found[0] if found else None
+            row = self.db.execute(
+                "SELECT number FROM entries WHERE session = ? AND number = ?",
+                (head.session_id, int(wanted)),
+            ).fetchone()
+            return row[0] if row is not None else None
         prefix = wanted.lower()
         rows = self.db.execute(
             "SELECT number FROM entries WHERE session = ? AND id >= ? AND id < ? LIMIT 2",
@@ -403,9 +413,7 @@ class EntryIndex:
         ).fetchall()
         if len(rows) > 1:
             raise UserError(f"{wanted!r} matches more than one turn; give more of the id.")
-        if not rows:
-            return None
-        return self.entries(head, rows[0][0], rows[0][0])[0]
+        return rows[0][0] if rows else None
 
     def last_restore_or_undo(self, head: SessionHead) -> int | None:
         """The number of the session's newest restore or undo (a partial index finds it)."""

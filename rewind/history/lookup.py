@@ -21,11 +21,16 @@ def find(store: Store, head: SessionHead, wanted: str) -> Entry:
 
 
 def _find(index: EntryIndex, head: SessionHead, wanted: str) -> Entry:
+    number = _find_number(index, head, wanted)
+    return index.entries(head, number, number)[0]
+
+
+def _find_number(index: EntryIndex, head: SessionHead, wanted: str) -> int:
     if not wanted.strip():
         raise UserError("TURN is empty; give a turn's number or id ('rewind log' lists them).")
     if head.current is None:
         raise UserError("this session has no turns yet.")
-    found = index.find(head, wanted.strip())
+    found = index.find_number(head, wanted.strip())
     if found is not None:
         return found
     first = index.first_number(head)
@@ -51,7 +56,7 @@ def locate(store: Store, head: SessionHead, wanted: Entry | str) -> tuple[Entry,
 def entries_from(store: Store, head: SessionHead, wanted: str) -> tuple[Entry, list[Entry]]:
     """The entry ``wanted`` names and the session's entries from it on, oldest first."""
     with EntryIndex(store) as index:
-        entries = index.entries(head, _find(index, head, wanted).number)
+        entries = index.entries(head, _find_number(index, head, wanted))
         return entries[0], entries
 
 
