@@ -40,6 +40,7 @@ from rewind.history.filestate import (
 from rewind.history.restore import write_content
 from rewind.history.session import damaged_ref_hint
 from rewind.history.sessions import SessionSummary, list_sessions, read_entries_with_commits
+from rewind.store.processes import is_alive
 from rewind.store.repository import DamagedRef, Store
 
 TYPE_CHECKING = False
@@ -445,17 +446,5 @@ def _remove_abandoned(parent: str) -> None:
         if not name.startswith(SCRATCH_PREFIX):
             continue
         pid = name[len(SCRATCH_PREFIX) :].split("-", 1)[0]
-        if pid.isdigit() and not _is_running(int(pid)):
+        if pid.isdigit() and not is_alive(int(pid)):
             shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
-
-
-def _is_running(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # someone else's process: alive
-    return True

@@ -32,6 +32,7 @@ from rewind.store.atomic import (
     write_text_atomically,
 )
 from rewind.store.fastjson import dumps, load_object
+from rewind.store.processes import is_alive
 from rewind.store.repository import JOURNAL, Store, StoreLock
 
 
@@ -269,7 +270,7 @@ def finish_interrupted_restore(store: Store, wait: bool = True) -> None:
             return
         left_alone, failed = _finish(store, entry.files)
         pid = journal.get("pid")
-        if isinstance(pid, int) and not _is_running(pid):
+        if isinstance(pid, int) and not is_alive(pid):
             remove_temporary_siblings(_writable_paths(store, entry.files), pid)
         if not failed:  # a write that failed (a full disk) is tried again by the next command
             os.unlink(store.state_path(JOURNAL))
@@ -287,19 +288,6 @@ def finish_interrupted_restore(store: Store, wait: bool = True) -> None:
         )
     store.log_problem(message)
     print(f"rewind: {message}.", file=sys.stderr)
-
-
-def _is_running(pid: int) -> bool:
-    """Whether process ``pid`` exists (a restorer still alive keeps its temporary files)."""
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # someone else's process: alive
-    return True
 
 
 def _writable_paths(store: Store, files: list[FileChange]) -> list[bytes]:
