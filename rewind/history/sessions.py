@@ -101,30 +101,6 @@ def all_labels(entry: Entry, attached: dict[str, list[str]]) -> list[str]:
     return entry.labels + later
 
 
-def find_entry(entries: list[Entry], wanted: str) -> Entry:
-    """An entry by number (``3``) or by id or a unique prefix of it (``a1b2c3``)."""
-    if not wanted.strip():
-        raise UserError("TURN is empty; give a turn's number or id ('rewind log' lists them).")
-    if not entries:
-        raise UserError("this session has no turns yet.")
-    if wanted.isdigit() and len(wanted) < 7:
-        number = int(wanted)
-        for entry in entries:
-            if entry.number == number:
-                return entry
-    else:
-        matches = [entry for entry in entries if entry.id.startswith(wanted.lower())]
-        if len(matches) == 1:
-            return matches[0]
-        if len(matches) > 1:
-            raise UserError(f"{wanted!r} matches {len(matches)} turns; give more of the id.")
-    first, last = entries[0].number, entries[-1].number
-    raise UserError(
-        f"there is no turn {wanted!r} in session {entries[0].session}; "
-        f"turns go from {first} to {last} ('rewind log' lists them)."
-    )
-
-
 class SessionSummary:
     __slots__ = ("head", "is_recent", "mtime")
 
