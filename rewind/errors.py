@@ -11,6 +11,7 @@ class ExitCode:
 
     OK = 0
     USER_ERROR = 1
+    INCOMPLETE = 2  # a restore or undo was done, but some files could not be brought back
     CRASH = 3
     INTERRUPTED = 130
 

@@ -80,6 +80,7 @@ EXIT_CODES = """\
 | --- | --- |
 | 0 | Success. Also: `--help`; `restore` or `undo` with nothing to change; `end` with no open turn (a note is printed on standard error). |
 | 1 | A mistake you can fix, or a refusal: one line on standard error that starts with `rewind:` and says what to do next. This covers usage errors (unknown command or option, missing argument), conflicts (`changed outside rewind since it last recorded it`: nothing was written), a declined confirmation (`Nothing was changed.`), `track` paths that could not be recorded with their content (the other paths are recorded), files a restore could not write, and problems found by `check`. It also covers what the environment refuses, named with the file concerned: a full disk or quota, a file size limit (`ulimit -f`), permissions, a read-only file system, a file where rewind needs a directory (`$REWIND_HOME/stores` for one), a store file that is not UTF-8 text. |
+| 2 | `restore` or `undo` did what it could, but some files could not be brought back: their earlier content was never recorded (larger than `max_file_size`, unreadable, or seen only after a change) or what is there now is never replaced (a directory, a special file, a file that cannot be read). Standard error names them (the first three) in one line. |
 | 3 | A bug in rewind: `rewind: unexpected error: ...; details in .../crash.log`, the traceback being appended to `crash.log` in the rewind home directory. |
 | 130 | Interrupted with Ctrl-C. |
 """
@@ -210,7 +211,12 @@ restore session demo to before turn 2:
   question. When standard input is not a terminal (scripts, agents) nothing is asked.
 - Files that are skipped (`skip`) are left as they are: their earlier state was recorded without
   content, or the path is now a directory, a fifo, socket or device, or a file that cannot be
-  read (its content could not be saved for undo).
+  read (its content could not be saved for undo). The other files are restored; then standard
+  error names the skipped ones in one line and the command exits 2 (see exit codes).
+- On a terminal, a plan of more than 20 files is summarised: a line of counts
+  (`1000 file(s): 990 to restore, 10 to delete; 3 changed outside rewind`), every file that needs
+  attention (conflicts, skipped) and the first of the others, then `... and N more file(s)`.
+  `--list` prints every file; output that is not a terminal always gets every file.
 
 The rules, with worked examples: [restore.md](restore.md).
 """,
@@ -218,7 +224,7 @@ The rules, with worked examples: [restore.md](restore.md).
 Reverses the session's most recent restore or undo, exactly: every file it wrote goes back to
 the state it had just before. Undoing an undo redoes the restore. The reversal is itself
 recorded as an `undo` entry, so it can be undone in turn. Conflicts, `--force`, `--dry-run`,
-`--yes` and the confirmation work as for `restore`. Turns are not undone by `undo`: use
+`--list`, `--yes`, the confirmation and exit status 2 work as for `restore`. Turns are not undone by `undo`: use
 `rewind restore TURN` for them.
 """,
     "label": """\

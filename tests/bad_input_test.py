@@ -129,8 +129,10 @@ def test_unreadable_file_is_recorded_without_content_with_a_warning(project: Pat
     (project / "open.txt").write_bytes(b"changed\n")
     ok("end", "--session", SESSION)
     assert log_json("--session", SESSION)[0]["files"][0]["before"]["kind"] == "unreadable"
-    result = ok("restore", "1", "--session", SESSION, "--yes")
+    result = run_rewind("restore", "1", "--session", SESSION, "--yes")
+    assert result.returncode == 2, result
     assert "skip      locked.txt" in result.stdout
+    assert "could not be brought back (the other files were): locked.txt" in result.stderr
     assert (project / "locked.txt").read_bytes() == b"changed\n"
     assert (project / "open.txt").read_bytes() == b"open\n"
 
@@ -147,8 +149,11 @@ def test_file_above_max_file_size_is_recorded_without_content(project: Path) -> 
     ok("end", "--session", SESSION)
     before = log_json("--session", SESSION)[0]["files"][0]["before"]
     assert (before["kind"], before["size"], "oid" in before) == ("too-large", 65, False)
-    result = ok("restore", "1", "--session", SESSION, "--yes")
+    result = run_rewind("restore", "1", "--session", SESSION, "--yes")
+    assert result.returncode == 2, result
     assert "skip      big.bin" in result.stdout
+    assert "big.bin: its earlier state was not recorded (too-large)" in result.stderr
+    assert "raise max_file_size in rewind.toml" in result.stderr
     assert (project / "big.bin").read_bytes() == b"y" * 100
     assert (project / "small.txt").read_bytes() == b"small\n"
 

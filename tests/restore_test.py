@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.conftest import (
@@ -113,8 +115,9 @@ def test_path_that_is_now_a_directory_is_skipped_and_kept(project: Path) -> None
     (project / "b.txt").write_bytes(b"B\n")
     end()
     result = restore("1")
-    assert result.returncode == 0, result
+    assert result.returncode == 2, result  # done, but not everything came back
     assert "skip      a.txt  (it is now a directory" in result.stdout
+    assert "1 file(s) could not be brought back (the other files were): a.txt" in result.stderr
     assert (project / "a.txt" / "inside").read_bytes() == b"inside\n"
     assert (project / "b.txt").read_bytes() == b"b\n"
 
@@ -665,7 +668,7 @@ def test_unreadable_file_is_never_replaced_even_with_force(project: Path) -> Non
     (project / "a.txt").write_bytes(b"locked away\n")
     (project / "a.txt").chmod(0o000)
     result = without_read_permission("restore", "1", "--session", SESSION, "--yes", "--force")
-    assert result.returncode == 0, result
+    assert result.returncode == 2, result
     assert "skip      a.txt  (it cannot be read now" in result.stdout
     assert (project / "a.txt").read_bytes() == b"locked away\n"
     assert (project / "b.txt").read_bytes() == b"b0\n"
@@ -710,3 +713,56 @@ def test_a_later_turn_that_saw_the_other_sessions_change_owns_it(project: Path) 
     result = restore("2", session="one")
     assert result.returncode == 0, result
     assert (project / "shared.txt").read_bytes() == b"v2\n"
+
+
+def test_a_long_plan_is_summarised_on_a_terminal_and_listed_in_full_on_request(
+    project: Path,
+) -> None:
+    """On a terminal a 60-file plan is counts, the files needing attention and the first
+    others; --list (or output that is not a terminal) shows every file."""
+    import pty
+
+    names = [f"f{index:02d}.txt" for index in range(60)]
+    for name in names:
+        (project / name).write_bytes(b"0\n")
+    begin("touch many")
+    track(*names)
+    for name in names:
+        (project / name).write_bytes(b"1\n")
+    end()
+    (project / "f07.txt").write_bytes(b"changed by hand\n")
+
+    def on_a_terminal(*arguments: str) -> str:
+        leader, follower = pty.openpty()
+        done = subprocess.run(
+            [sys.executable, "-m", "rewind", "restore", "1", "--session", SESSION, *arguments],
+            cwd=project,
+            stdout=follower,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "NO_COLOR": "1"},
+            check=False,
+        )
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(leader)
+        assert done.returncode == 1, done  # the hand-made change is a conflict
+        return b"".join(chunks).decode().replace("\r\n", "\n")
+
+    summary = on_a_terminal("--dry-run")
+    assert "  60 file(s): 60 to restore; 1 changed outside rewind" in summary
+    assert "f07.txt  (changed outside rewind" in summary.splitlines()[2]
+    assert "... and 40 more file(s); --list shows them all." in summary
+    assert len([line for line in summary.splitlines() if "restore   f" in line]) == 20
+    listed = on_a_terminal("--dry-run", "--list")
+    assert len([line for line in listed.splitlines() if "restore   f" in line]) == 60
+    piped = restore("1", "--dry-run")
+    assert len([line for line in piped.stdout.splitlines() if "restore   f" in line]) == 60

@@ -29,6 +29,12 @@ def _confirm(parser: argparse.ArgumentParser) -> None:
         "(their current content is saved for undo)",
     )
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    parser.add_argument(
+        "--list",
+        dest="list_all",
+        action="store_true",
+        help="list every file of the plan (on a terminal a long plan is summarised)",
+    )
 
 
 def _install_target(parser: argparse.ArgumentParser, verb: str) -> None:

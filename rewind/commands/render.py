@@ -8,7 +8,14 @@ import time
 
 from rewind.history.diffs import ADDED, DELETED, MODE, MODIFIED, NO_PRE_IMAGE, PENDING, FileDiff
 from rewind.history.entry import EDIT, EXTERNAL, SHELL
-from rewind.history.restore_plan import CANNOT, DELETE, RECREATE, RESTORE_FILE, RestorePlan
+from rewind.history.restore_plan import (
+    CANNOT,
+    DELETE,
+    RECREATE,
+    RESTORE_FILE,
+    PlannedFile,
+    RestorePlan,
+)
 from rewind.store.repository import Store
 
 TYPE_CHECKING = False
@@ -89,19 +96,28 @@ _ACTION_WORDS = {
 }
 
 
-def plan_text(store: Store, plan: RestorePlan, colour: bool) -> str:
+# On a terminal, a plan longer than this is summarised (--list shows every file).
+PLAN_LINES_SHOWN = 20
+
+
+def plan_text(store: Store, plan: RestorePlan, colour: bool, full: bool = True) -> str:
+    """The plan, one line per file; unless ``full``, a long plan as counts per action, then
+    the files that need attention (conflicts, skipped) and the first of the others."""
     lines = [f"{plan.title()}:"]
-    for planned in plan.files:
-        word = _ACTION_WORDS.get(planned.action)
-        if word is None:
-            continue
-        line = f"  {word}  {store.root.display(planned.path)}"
-        reason = planned.reason()
-        if reason:
-            line += f"  ({reason})"
-        if planned.conflict or planned.action == CANNOT:
-            line = paint(line, "yellow", colour)
-        lines.append(line)
+    listed = [planned for planned in plan.files if planned.action in _ACTION_WORDS]
+    if not full and len(listed) > PLAN_LINES_SHOWN:
+        lines.append("  " + _counts(listed))
+        noted = [p for p in listed if p.conflict or p.action == CANNOT]
+        others = [p for p in listed if not (p.conflict or p.action == CANNOT)]
+        room = max(PLAN_LINES_SHOWN - len(noted[:PLAN_LINES_SHOWN]), 5)
+        shown = noted[:PLAN_LINES_SHOWN] + others[:room]
+        listed_lines = [_plan_line(store, planned, colour) for planned in shown]
+        lines += listed_lines
+        hidden = len(listed) - len(shown)
+        if hidden:
+            lines.append(f"  ... and {hidden} more file(s); --list shows them all.")
+    else:
+        lines += [_plan_line(store, planned, colour) for planned in listed]
     if not plan.files:
         lines.append("  nothing to change: no turn from there on touched a file.")
     elif not plan.changes and not plan.blocked:
@@ -109,3 +125,27 @@ def plan_text(store: Store, plan: RestorePlan, colour: bool) -> str:
     elif not plan.changes:
         lines.append("  nothing can be changed: every file left is skipped (see above).")
     return "\n".join(lines)
+
+
+def _plan_line(store: Store, planned: PlannedFile, colour: bool) -> str:
+    line = f"  {_ACTION_WORDS[planned.action]}  {store.root.display(planned.path)}"
+    reason = planned.reason()
+    if reason:
+        line += f"  ({reason})"
+    if planned.conflict or planned.action == CANNOT:
+        line = paint(line, "yellow", colour)
+    return line
+
+
+def _counts(listed: list[PlannedFile]) -> str:
+    """``1000 file(s): 990 to restore, 10 to delete; 3 changed outside rewind``."""
+    by_action: dict[str, int] = {}
+    for planned in listed:
+        word = _ACTION_WORDS[planned.action].strip()
+        by_action[word] = by_action.get(word, 0) + 1
+    conflicts = sum(1 for planned in listed if planned.conflict and planned.action != CANNOT)
+    text = f"{len(listed)} file(s): " + ", ".join(
+        f"{count} to {word}" if word != "skip" else f"{count} skipped"
+        for word, count in by_action.items()
+    )
+    return text + (f"; {conflicts} changed outside rewind" if conflicts else "")

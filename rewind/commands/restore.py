@@ -3,8 +3,9 @@ from __future__ import annotations
 import sys
 
 from rewind.commands.render import paint, plan_text, use_colour
-from rewind.errors import ConflictError, UserError
+from rewind.errors import ConflictError, ExitCode, UserError
 from rewind.history.entry import UNDO
+from rewind.history.filestate import TOO_LARGE
 from rewind.history.lookup import entries_from
 from rewind.history.opening import open_current_store
 from rewind.history.recording import closed_head
@@ -24,13 +25,14 @@ def run(
     dry_run: bool,
     force: bool,
     yes: bool,
+    list_all: bool = False,
 ) -> int:
     store = open_current_store()
     head = settled_head(store, session)
     chosen, entries = entries_from(store, head, turn)
     only = [store.root.stored_name(path) for path in paths] if paths else None
     plan = plan_restore(store, entries, chosen, only)
-    return carry_out(store, plan, dry_run=dry_run, force=force, yes=yes)
+    return carry_out(store, plan, dry_run=dry_run, force=force, yes=yes, list_all=list_all)
 
 
 def settled_head(store: Store, session: str | None) -> SessionHead:
@@ -38,15 +40,25 @@ def settled_head(store: Store, session: str | None) -> SessionHead:
     return closed_head(store, resolve_session(store, session))
 
 
-def carry_out(store: Store, plan: RestorePlan, *, dry_run: bool, force: bool, yes: bool) -> int:
+def carry_out(
+    store: Store,
+    plan: RestorePlan,
+    *,
+    dry_run: bool,
+    force: bool,
+    yes: bool,
+    list_all: bool = False,
+) -> int:
     colour = use_colour()
-    print(plan_text(store, plan, colour))
+    print(plan_text(store, plan, colour, full=list_all or not sys.stdout.isatty()))
     if plan.conflicts and not force:
         if not dry_run:
             note_restore(store, plan.kind, REFUSED, len(plan.conflicts))
         raise ConflictError(conflict_message(store, plan))
-    if dry_run or not plan.changes:
+    if dry_run:
         return 0
+    if not plan.changes:
+        return _incomplete(store, plan)
     if not yes and sys.stdin.isatty() and not _confirmed(len(plan.changes)):
         print("Nothing was changed.")
         return 1
@@ -54,7 +66,7 @@ def carry_out(store: Store, plan: RestorePlan, *, dry_run: bool, force: bool, ye
     for path, error in result.failed:
         print(f"rewind: could not write {store.root.display(path)}: {error}", file=sys.stderr)
     if result.entry is None:
-        return 0
+        return _incomplete(store, plan)
     done = len(result.entry.files) - len(result.failed)
     verb = "Undid the changes to" if plan.kind == UNDO else "Restored"
     print(
@@ -70,7 +82,31 @@ def carry_out(store: Store, plan: RestorePlan, *, dry_run: bool, force: bool, ye
             f"{len(result.failed)} file(s) could not be written; the restore will be finished "
             "by the next rewind command once the cause is fixed (see 'rewind status' for the log)."
         )
-    return 0
+    return _incomplete(store, plan)
+
+
+def _incomplete(store: Store, plan: RestorePlan) -> int:
+    """Says which files could not be brought back (their earlier content was never recorded,
+    or what is there now is never replaced) and gives INCOMPLETE, else OK."""
+    blocked = plan.blocked
+    if not blocked:
+        return ExitCode.OK
+    named = "; ".join(
+        f"{store.root.display(planned.path)}: {planned.reason()}" for planned in blocked[:3]
+    )
+    extra = len(blocked) - 3
+    more = f"; and {extra} more (--dry-run --list shows them)" if extra > 0 else ""
+    others = " (the other files were)" if plan.changes else ""
+    hint = (
+        " raise max_file_size in rewind.toml to record such files in full from now on."
+        if any(planned.target.kind == TOO_LARGE for planned in blocked)
+        else " they are left as they are."
+    )
+    print(
+        f"rewind: {len(blocked)} file(s) could not be brought back{others}: {named}{more};" + hint,
+        file=sys.stderr,
+    )
+    return ExitCode.INCOMPLETE
 
 
 def _confirmed(count: int) -> bool:

@@ -6,8 +6,10 @@ from rewind.history.opening import open_current_store
 from rewind.history.restore_plan import plan_undo
 
 
-def run(*, session: str | None, dry_run: bool, force: bool, yes: bool) -> int:
+def run(
+    *, session: str | None, dry_run: bool, force: bool, yes: bool, list_all: bool = False
+) -> int:
     store = open_current_store()
     head = settled_head(store, session)
     plan = plan_undo(store, entries_to_undo(store, head))
-    return carry_out(store, plan, dry_run=dry_run, force=force, yes=yes)
+    return carry_out(store, plan, dry_run=dry_run, force=force, yes=yes, list_all=list_all)

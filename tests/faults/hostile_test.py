@@ -800,7 +800,7 @@ def test_a_directory_that_cannot_be_read_at_restore_time(nested: Path) -> None:
         result = without_read_permission("restore", "1", "--session", SESSION, "--yes")
     finally:
         (nested / "d" / "e").chmod(0o755)
-    assert result.returncode == 0 and result.stderr == "", result
+    assert result.returncode == 2 and "d/e/f.txt: it cannot be read now" in result.stderr, result
     assert "skip      d/e/f.txt  (it cannot be read now" in result.stdout
     assert (nested / "d" / "e" / "f.txt").read_bytes() == b"f1\n"
     assert (nested / "a.txt").read_bytes() == b"a0\n"
