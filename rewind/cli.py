@@ -28,8 +28,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         _change_directory(options.pop("directory"))
         if command not in QUIET_COMMANDS:
             _say_when_waiting()
+        no_pager = bool(options.pop("no_pager", False))
         module = __import__(f"rewind.commands.{command}", fromlist=["run"])
-        return int(module.run(**options))
+        if command not in PAGED_COMMANDS:
+            return int(module.run(**options))
+        from rewind.commands.pager import paged
+
+        with paged(no_pager):
+            return int(module.run(**options))
     except UserError as error:
         print(f"rewind: {error}", file=sys.stderr)
         return int(error.exit_code)
@@ -79,6 +85,8 @@ def _file_being_read(error: BaseException) -> str | None:
     return name
 
 
+# Commands whose output goes through a pager on a terminal (rewind.commands.pager).
+PAGED_COMMANDS = frozenset({"log", "show", "diff"})
 # Commands that never print while they wait for the store: agents' hooks (their output belongs
 # to the agent) and the watcher (it waits between its own batches).
 QUIET_COMMANDS = frozenset({"hook", "watch", "tui"})

@@ -58,6 +58,11 @@ GLOBAL_NOTES = """\
 like `git -C`: the project is the one that holds DIR, and relative paths are relative to DIR.
 A DIR that is not an existing directory is an error (exit code 1).
 
+On a terminal, `log`, `show` and `diff` print through a pager, as git does: `$REWIND_PAGER`,
+else `$PAGER`, else `less` (with `LESS=FRX` unless `LESS` is set: it quits at once when the
+output fits on the screen and passes colours through). `--no-pager`, an empty value or `cat`
+turn it off; output that is not a terminal never goes through one.
+
 A command that must wait for the store's lock (another command is restoring, or ending a turn)
 says what it waits for after a second, on standard error, and gives up after 120 seconds
 (`REWIND_LOCK_WAIT`) with exit code 1, having changed nothing.
@@ -70,6 +75,7 @@ Environment:
 | `REWIND_HOME` | Where stores live: `$REWIND_HOME/stores/`. See [the store](store.md). |
 | `XDG_DATA_HOME` | On Linux without `REWIND_HOME`, stores live in `$XDG_DATA_HOME/rewind/stores/` (default `~/.local/share/rewind/stores/`). |
 | `REWIND_LOCK_WAIT` | How many seconds a command waits for the store's lock before it gives up (default 120). Hooks wait 15 s, then keep their records aside for the next turn. |
+| `REWIND_PAGER`, `PAGER` | The pager for `log`, `show` and `diff` on a terminal (default `less`; empty or `cat`: none). |
 | `NO_COLOR` | Any non-empty value turns colour off. Colour is used only when standard output is a terminal and `TERM` is not `dumb`. |
 """
 

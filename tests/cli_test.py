@@ -311,3 +311,50 @@ def test_status_shows_the_problems_hooks_logged(project: Path) -> None:
     status = run_rewind("status")
     assert "problems in the last day (1)" in status.stdout
     assert "/etc/passwd is outside the project root" in status.stdout
+
+
+def _on_a_terminal(project: Path, arguments: list[str], environment: dict[str, str]) -> str:
+    """``rewind ARGUMENTS`` with its standard output on a pseudo-terminal; what it printed."""
+    leader, follower = pty.openpty()
+    done = subprocess.run(
+        [sys.executable, "-m", "rewind", *arguments],
+        cwd=project,
+        stdout=follower,
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **environment},
+        check=False,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert done.returncode == 0, done
+    return b"".join(chunks).decode()
+
+
+def test_log_goes_through_the_pager_on_a_terminal_only(project: Path) -> None:
+    (project / "a.txt").write_bytes(b"a\n")
+    assert run_rewind("begin", "--prompt", "paged prompt").returncode == 0
+    assert run_rewind("track", "a.txt").returncode == 0
+    assert run_rewind("end").returncode == 0
+    paged = project.parent / "paged.txt"
+    pager = {"PAGER": f"cat > {paged}", "NO_COLOR": "1"}
+    shown = _on_a_terminal(project, ["log"], pager)
+    assert "paged prompt" not in shown and "paged prompt" in paged.read_text()
+    paged.unlink()
+    shown = _on_a_terminal(project, ["--no-pager", "log"], pager)
+    assert "paged prompt" in shown and not paged.exists()
+    shown = _on_a_terminal(project, ["log"], {**pager, "PAGER": "cat"})
+    assert "paged prompt" in shown
+    piped = run_rewind("log", env=pager)
+    assert "paged prompt" in piped.stdout and not paged.exists()
+    shown = _on_a_terminal(project, ["status"], pager)  # not a paged command
+    assert "session:" in shown and not paged.exists()

@@ -128,6 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="run as if started in DIR, like git -C (default: the current directory)",
     )
+    parser.add_argument(
+        "--no-pager",
+        action="store_true",
+        help="print log, show and diff straight to the terminal, without $PAGER",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     for name, grammar in HOOK_COMMANDS.items():
