@@ -108,7 +108,7 @@ ROOT_OPTIONS = ("-C", "--root")
 
 def quick_parse(arguments: list[str]) -> dict[str, object] | None:
     """The same dictionary argparse would give, or None to let argparse decide."""
-    options: dict[str, object] = {"directory": None}
+    options: dict[str, object] = {"directory": None, "no_pager": False}
     position = 0
     if arguments and arguments[0] in ROOT_OPTIONS:
         if len(arguments) < 2 or arguments[1].startswith("-"):
