@@ -536,6 +536,16 @@ not name the root the store is for, or its `rewind.toml` is broken) has `problem
 and null for every figure; `unreadable_sessions` counts session refs that do not hold a commit id (`rewind check`
 names them), whose entries are not counted.
 """,
+    "completion": """\
+Prints the completion script for bash, zsh or fish, generated (by shtab) from the same parser
+that reads the command line, so that it offers every command and option there is:
+
+```sh
+rewind completion bash > ~/.local/share/bash-completion/completions/rewind
+rewind completion zsh > "${fpath[1]}/_rewind"
+rewind completion fish > ~/.config/fish/completions/rewind.fish
+```
+""",
     "forget": """\
 Deletes a session's history (its ref, its labels and its cache); the space is freed by the next
 `rewind gc`, which is then a full repack (see `rewind gc --full`), so that the session's objects

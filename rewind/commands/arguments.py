@@ -260,6 +260,11 @@ def build_parser() -> argparse.ArgumentParser:
     forget.add_argument("session", metavar="SESSION", help="the session to forget")
     forget.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
 
+    completion = commands.add_parser(
+        "completion", help="print the shell completion script for bash, zsh or fish"
+    )
+    completion.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell")
+
     demo = commands.add_parser(
         "demo", help="replay a scripted agent session on a throwaway project, then browse it"
     )

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+
 def pager_command(disabled: bool) -> str | None:
     """The pager to run, or None (which commands are paged: rewind.cli.PAGED_COMMANDS)."""
     if disabled or not sys.stdout.isatty():
