@@ -155,6 +155,10 @@ but did not record file by file is one more line under the entry:
 `+ 49,000 more files changed outside the agent, not recorded (watch_storm_files is 1000): node_modules/ 49,000`.
 
 `--json` prints the same history as data; see [its shape](#output-of-rewind-log---json).
+With `--json`, nothing recorded yet is a normal answer: a project without a store, or a store
+without a session, prints `[]` and exits 0 (an unknown session named by `--session` or
+`$REWIND_SESSION` is still refused). Without `--json`, `log` says that nothing was recorded yet
+and exits 1.
 
 Filters, which combine:
 
@@ -177,6 +181,13 @@ Prints `KIND N (ENTRY-ID)  TIME  PROMPT [LABELS]`, then a git-style unified diff
 the entry touched, from its state before the entry to its state after it. A change of
 permission bits shows as `old mode` / `new mode` lines; a symlink's diff is the change of its
 target. A file without a text diff is listed as `PATH: STATUS`.
+
+`--json` prints one object: the entry as an element of
+[`log --json`](#output-of-rewind-log---json) (the same keys, with the labels of `rewind label`
+too), plus `"format": 1`, and in each object of `files` one more key, `diff`: the unified diff
+as text (what `show` prints for that file, without colour), or `null` when the file has no text
+diff (binary, a mode change only, no state from before). See
+[the other JSON outputs](#output-of-the-other---json-options).
 """,
     "diff": """\
 - `rewind diff`: from the checkpoint before the session's newest entry to the files on disk
@@ -188,6 +199,35 @@ target. A file without a text diff is listed as `PATH: STATUS`.
   did). The order of the two does not matter.
 
 Files no entry touched never appear.
+
+`--json` prints one object (`"format": 1`):
+
+```json
+{
+  "format": 1,
+  "session": "demo",
+  "from": {"turn": 1, "id": "bd1c076d905e"},
+  "to": null,
+  "files": [
+    {
+      "path": "src/calc.py",
+      "status": "modified",
+      "added": 1,
+      "removed": 1,
+      "binary": false,
+      "before": {"kind": "file", "oid": "4693ad3c...", "mode": 420, "size": 32, "xxh": "810b0e393a85d4d3"},
+      "after": {"kind": "file", "mode": 420, "size": 46, "xxh": "c08d8476ffad32f9"},
+      "diff": "diff --git a/src/calc.py b/src/calc.py\\n..."
+    }
+  ]
+}
+```
+
+`from` is the entry whose checkpoint (the state just before it) the diff starts from, `to` the
+entry whose checkpoint it ends at, `null` for the files on disk now. Each object of `files` has
+the keys of a file of [`log --json`](#output-of-rewind-log---json) but `source`, and `diff`
+(the unified diff as text, or `null`). Unlike the text, it also lists files whose status is
+`unchanged` or `pending`. A state read from disk has no `oid` (its content is not in the store).
 """,
     "restore": """\
 Puts every file touched by `TURN` or any later entry of the session back as it was just before
@@ -223,6 +263,10 @@ restore session demo to before turn 2:
   (`1000 file(s): 990 to restore, 10 to delete; 3 changed outside rewind`), every file that needs
   attention (conflicts, skipped) and the first of the others, then `... and N more file(s)`.
   `--list` prints every file; output that is not a terminal always gets every file.
+- `--json` (only with `--dry-run`; without it the command is refused) prints the plan as one
+  object, described [below](#output-of-the-other---json-options), and changes nothing. A plan
+  with conflicts is printed too, and the exit code is 1 as without `--json` (the error on
+  standard error).
 
 The rules, with worked examples: [restore.md](restore.md).
 """,
@@ -230,8 +274,9 @@ The rules, with worked examples: [restore.md](restore.md).
 Reverses the session's most recent restore or undo, exactly: every file it wrote goes back to
 the state it had just before. Undoing an undo redoes the restore. The reversal is itself
 recorded as an `undo` entry, so it can be undone in turn. Conflicts, `--force`, `--dry-run`,
-`--list`, `--yes`, the confirmation and exit status 2 work as for `restore`. Turns are not undone by `undo`: use
-`rewind restore TURN` for them.
+`--list`, `--yes`, the confirmation, exit status 2 and `--dry-run --json` (the plan, with
+`"kind": "undo"` and the restore or undo it reverses as `target`) work as for `restore`. Turns
+are not undone by `undo`: use `rewind restore TURN` for them.
 """,
     "label": """\
 Names an entry after the fact, printing `labelled KIND N (ENTRY-ID) NAME`; `--remove` takes the
@@ -248,6 +293,10 @@ those given at `begin --label` (which are part of the turn's record and cannot b
   turn in two. Label it after the agent's next prompt or `rewind end`.
 - Labelling an entry with a label it already has changes nothing; a name already on another
   entry of the session is refused until it is removed from that one.
+
+`--json` prints, instead of the sentence, one object: `{"format": 1, "label": NAME, "removed":
+false, "entry": {...}}`, `removed` being `true` with `--remove` and `entry` the entry as an
+element of [`log --json`](#output-of-rewind-log---json), with its labels after the change.
 """,
     "demo": """\
 Makes a throwaway project in a temporary directory (with its own rewind home inside it, so your
@@ -265,7 +314,9 @@ instead, and exits 0. `--keep` keeps the directory and prints its path and the `
     "sessions": """\
 One line per session, the least recently active first: `*` marks the most recent session (the
 default of the other commands), then the id, the time of its last activity, its number of
-entries and its agent. `--json` prints a list of objects:
+entries and its agent. Before anything was recorded it prints `no sessions yet` and exits 0.
+`--json` prints a list of objects (elements of format 1; `[]` when there is no store or no
+session, exit 0):
 
 ```json
 [
@@ -273,14 +324,18 @@ entries and its agent. `--json` prints a list of objects:
     "session": "demo",
     "agent": "scripted",
     "entries": 2,
+    "started": "2026-11-30T00:54:20Z",
     "last_active": "2026-11-30T00:54:25Z",
+    "files": 3,
     "recent": true
   }
 ]
 ```
 
-`entries` is the number of the session's newest entry (its turns, restores and undos), `last_active`
-is in ISO 8601 UTC, `recent` marks the most recent session.
+`entries` is the number of the session's newest entry (its turns, restores and undos),
+`started` when its first kept entry started (`null` if unknown), `last_active` the time of its
+last activity, both ISO 8601 UTC; `files` is how many different paths its entries recorded (as
+the TUI's sessions dialog shows), `recent` marks the most recent session.
 """,
     "status": """\
 Prints the project root, the store's directory with its size on disk (about: see below) and the
@@ -309,6 +364,42 @@ Hooks never report problems to the agent. Their log lines go to the store's log,
 (see [where hooks log](store.md#the-log)); every one of these logs that exists is listed under
 `log:`, and the lines each got in the last day are listed last (the newest five of each, with the
 log's path), so a checkpoint that could not be taken is seen here.
+
+`--json` prints the same as one object, with the same exit code (1 only when hooks cannot
+record). Before anything was recorded it exits 0 and what needs a store is `null`:
+
+```json
+{
+  "format": 1,
+  "project": "/home/me/src/app",
+  "store": {
+    "path": "/home/me/.local/share/rewind/stores/app-fdc33b93c7da",
+    "exists": true,
+    "size": 45056,
+    "free": 84790038528
+  },
+  "last_gc": {"time": "2026-11-30T00:54:25Z", "size_before": 90112, "size_after": 45056},
+  "session": "demo",
+  "turn": {"turn": 2, "id": "6a226acb471a", "kind": "turn", "open": false, "files": 1},
+  "watcher": null,
+  "interrupted_restore": false,
+  "problems": [],
+  "logs": [
+    {
+      "path": "/home/me/.local/share/rewind/stores/app-fdc33b93c7da/rewind/rewind.log",
+      "holds": "this project",
+      "recent_problems": []
+    }
+  ]
+}
+```
+
+`store.size` is the estimate the text shows, in bytes (`null` without a store); `store.free` the
+bytes free on its disk (`null` if unknown); `last_gc` is `null` before the first gc; `session`
+and `turn` (the session's newest entry) are `null` when there is none; `watcher` is
+`{"pid": N, "session": ID or null}` while `rewind watch` runs for the project; `problems` holds
+the `problem:` lines' sentences; `logs` the store's log first, then the other logs that exist,
+each with the lines it got in the last day, oldest first.
 """,
     "check": """\
 Reads every entry of every session and every stored file version they name, and prints
@@ -794,6 +885,65 @@ just before it and `after` what it put back (here the first of its three files):
 """
 
 
+OTHER_JSON = """\
+## Output of the other `--json` options
+
+Every `--json` output is versioned. An object carries its version as `"format": 1` (`status`,
+`show`, `diff`, `restore --dry-run`, `undo --dry-run`, `label`); a list (`log`, `sessions`,
+`stats --all`) cannot, and its elements are of format 1 (`stats` without `--all` is an object
+without the key, as before). The version changes only when a key is removed or changes meaning;
+new keys may be added to any format. Times are ISO 8601 UTC (`2026-11-30T00:54:25Z`); a path is
+`path` (and `path_hex` for a name that is not UTF-8), and a file's state is the object described
+under [`log --json`](#output-of-rewind-log---json).
+
+| Command | Prints |
+| --- | --- |
+| `status --json` | One object, shown under [`rewind status`](#rewind-status). |
+| `log --json` | A list of entries, [below](#output-of-rewind-log---json); `[]` before anything was recorded. |
+| `show TURN --json` | One entry as in `log --json`, plus `format` and each file's `diff`; see [`rewind show`](#rewind-show). |
+| `diff --json` | One object, shown under [`rewind diff`](#rewind-diff). |
+| `restore TURN --dry-run --json`, `undo --dry-run --json` | The plan, below. |
+| `label TURN NAME --json` | `{"format": 1, "label": ..., "removed": ..., "entry": ...}`; see [`rewind label`](#rewind-label). |
+| `sessions --json` | A list, shown under [`rewind sessions`](#rewind-sessions); `[]` before anything was recorded. |
+| `stats --json`, `check --drill --json` | Shown under [`rewind stats`](#rewind-stats) and [`rewind check`](#rewind-check). |
+
+The plan of `restore --dry-run --json` (and `undo --dry-run --json`):
+
+```json
+{
+  "format": 1,
+  "kind": "restore",
+  "session": "demo",
+  "target": {"turn": 1, "id": "bd1c076d905e", "kind": "turn"},
+  "changes": 2,
+  "conflicts": 0,
+  "skipped": 0,
+  "files": [
+    {
+      "path": "src/calc.py",
+      "action": "restore",
+      "conflict": false,
+      "reason": null,
+      "before": {"kind": "file", "mode": 420, "size": 46, "xxh": "c08d8476ffad32f9"},
+      "after": {"kind": "file", "oid": "4693ad3c...", "mode": 420, "size": 32, "xxh": "810b0e393a85d4d3"}
+    }
+  ]
+}
+```
+
+| Key | Value |
+| --- | --- |
+| `kind` | `restore` or `undo`. |
+| `target` | A restore's: the entry restored to (files go back to their state just before it). An undo's: the restore or undo it reverses. |
+| `changes`, `conflicts`, `skipped` | How many files would be written, how many of them were changed outside rewind or by another session (the restore is refused without `--force`), how many cannot be restored (`skip` in the text). |
+| `files` | Every path the plan considered, in the text's order. |
+| `action` | `restore`, `delete`, `recreate`, `unchanged` (already as it was; the text leaves it out) or `cannot` (`skip` in the text). |
+| `conflict` | `true` when writing it would overwrite a change rewind did not record. |
+| `reason` | Why it conflicts or is skipped, as the text says it, or `null`. |
+| `before`, `after` | The file's state now and the state the restore would give it. |
+"""
+
+
 def commands() -> list[tuple[str, str]]:
     """Every subcommand with its one-line help, in the order ``rewind --help`` lists them."""
     sys.path.insert(0, str(ROOT))
@@ -850,6 +1000,7 @@ def render() -> str:
         if name in NOTES:
             section += "\n" + NOTES[name]
         parts.append(section)
+    parts.append(OTHER_JSON)
     parts.append(LOG_JSON)
     return "\n".join(parts)
 

@@ -37,6 +37,15 @@ def _confirm(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _json(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--json",
+        dest="as_json",
+        action="store_true",
+        help=f"print {what} as JSON (see docs/cli.md for its shape)",
+    )
+
+
 def _install_target(parser: argparse.ArgumentParser, verb: str) -> None:
     from rewind.installers import targets
 
@@ -170,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", help="what a turn changed, as a diff")
     _session(show)
     show.add_argument("turn", metavar="TURN", type=_turn, help="turn number or id")
+    _json(show, "the entry and its diffs")
 
     diff = commands.add_parser("diff", help="changes from a checkpoint to now, or between two")
     _session(diff)
@@ -177,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
         "turn", nargs="?", type=_turn, metavar="TURN", help="checkpoint (default: last turn)"
     )
     diff.add_argument("turn2", nargs="?", type=_turn, metavar="TURN2", help="second checkpoint")
+    _json(diff, "the diffs")
 
     restore = commands.add_parser("restore", help="put files back as they were before a turn")
     _session(restore)
@@ -189,10 +200,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="restore only this file (repeatable)",
     )
     _confirm(restore)
+    _json(restore, "the plan (with --dry-run only)")
 
     undo = commands.add_parser("undo", help="undo the last restore, exactly")
     _session(undo)
     _confirm(undo)
+    _json(undo, "the plan (with --dry-run only)")
 
     label = commands.add_parser(
         "label", help="name an entry after the fact; a labelled entry is kept by 'rewind gc'"
@@ -203,11 +216,15 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument(
         "--remove", action="store_true", help="remove the label NAME from TURN instead"
     )
+    _json(label, "the labelled entry")
 
     sessions = commands.add_parser("sessions", help="list the project's sessions")
-    sessions.add_argument("--json", dest="as_json", action="store_true", help="print JSON")
+    _json(sessions, "a list")
 
-    commands.add_parser("status", help="where the store is, the current session, turn and size")
+    status = commands.add_parser(
+        "status", help="where the store is, the current session, turn and size"
+    )
+    _json(status, "an object")
     stats = commands.add_parser(
         "stats", help="what rewind recorded and what it cost: sizes, hook latency, restores, gc"
     )

@@ -1,16 +1,19 @@
 from __future__ import annotations
 
+from rewind.commands.json_output import FORMAT, print_json
 from rewind.commands.render import colour_diff, use_colour
 from rewind.history.checkpoint import states_between
 from rewind.history.diffs import FileDiff, diff_states, diff_to_disk
+from rewind.history.entry import Entry
 from rewind.history.lookup import entries_between, find
 from rewind.history.opening import open_current_store
 from rewind.history.session import require_existing
 from rewind.history.sessions import refuse_damaged, resolve_session
+from rewind.history.summary import diff_json
 from rewind.store.repository import Store
 
 
-def run(*, session: str | None, turn: str | None, turn2: str | None) -> int:
+def run(*, session: str | None, turn: str | None, turn2: str | None, as_json: bool = False) -> int:
     store = open_current_store()
     head = require_existing(store, resolve_session(store, session))
     assert head.current is not None
@@ -19,7 +22,7 @@ def run(*, session: str | None, turn: str | None, turn2: str | None) -> int:
     second = find(store, head, turn2).number if turn2 is not None else first
     entries = entries_between(store, head, min(first, second), newest)
     numbers = [entry.number for entry in entries]
-    start = numbers.index(first)
+    start = stop = numbers.index(first)
     if turn2 is None:
         refuse_damaged(entries, start, "this diff")
         diffs = [
@@ -34,8 +37,24 @@ def run(*, session: str | None, turn: str | None, turn2: str | None) -> int:
             diff_states(store, path, old, new)
             for path, (old, new) in states_between(entries, start, stop).items()
         ]
+    if as_json:
+        print_json(
+            {
+                "format": FORMAT,
+                "session": head.session_id,
+                "from": _checkpoint(entries[start]),
+                "to": _checkpoint(entries[stop]) if turn2 is not None else None,
+                "files": [diff_json(diff, with_text=True) for diff in diffs],
+            }
+        )
+        return 0
     _print(store, diffs)
     return 0
+
+
+def _checkpoint(entry: Entry) -> dict[str, object]:
+    """The checkpoint before ``entry``, named by it."""
+    return {"turn": entry.number, "id": entry.id}
 
 
 def _print(store: Store, diffs: list[FileDiff]) -> None:

@@ -4,6 +4,7 @@ import json
 import sys
 from collections.abc import Iterable
 
+from rewind.commands.json_output import has_session, recorded_store
 from rewind.commands.render import file_summary, first_line, local_time, paint, use_colour
 from rewind.commands.when import parse_since
 from rewind.history.entry import TURN, WATCH_AGENT, Entry
@@ -29,8 +30,15 @@ def run(
     grep: str | None = None,
     path: str | None = None,
 ) -> int:
-    store = open_current_store()
     after = parse_since(since) if since is not None else None
+    if as_json:  # nothing recorded yet is an empty list, not an error
+        recorded = recorded_store()
+        if recorded is None or (path is None and not has_session(recorded, session)):
+            print("[]")
+            return 0
+        store = recorded
+    else:
+        store = open_current_store()
     entries: Iterable[Entry]
     with EntryIndex(store) as index:
         labels = _Labels(store)

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import sys
 
+from rewind.commands.json_output import print_json, refuse_json_without_dry_run
+from rewind.commands.plan_json import plan_json
 from rewind.commands.render import paint, plan_text, use_colour
 from rewind.errors import ConflictError, ExitCode, UserError
 from rewind.history.entry import UNDO
@@ -25,14 +27,18 @@ def run(
     dry_run: bool,
     force: bool,
     yes: bool,
+    as_json: bool = False,
     list_all: bool = False,
 ) -> int:
+    refuse_json_without_dry_run(as_json, dry_run, "restore TURN")
     store = open_current_store()
     head = settled_head(store, session)
     chosen, entries = entries_from(store, head, turn)
     only = [store.root.stored_name(path) for path in paths] if paths else None
     plan = plan_restore(store, entries, chosen, only)
-    return carry_out(store, plan, dry_run=dry_run, force=force, yes=yes, list_all=list_all)
+    return carry_out(
+        store, plan, dry_run=dry_run, force=force, yes=yes, as_json=as_json, list_all=list_all
+    )
 
 
 def settled_head(store: Store, session: str | None) -> SessionHead:
@@ -47,10 +53,14 @@ def carry_out(
     dry_run: bool,
     force: bool,
     yes: bool,
+    as_json: bool = False,
     list_all: bool = False,
 ) -> int:
     colour = use_colour()
-    print(plan_text(store, plan, colour, full=list_all or not sys.stdout.isatty()))
+    if as_json:  # only with --dry-run (refuse_json_without_dry_run)
+        print_json(plan_json(plan))
+    else:
+        print(plan_text(store, plan, colour, full=list_all or not sys.stdout.isatty()))
     if plan.conflicts and not force:
         if not dry_run:
             note_restore(store, plan.kind, REFUSED, len(plan.conflicts))

@@ -1,32 +1,21 @@
 from __future__ import annotations
 
-import json
-
+from rewind.commands.json_output import print_json, recorded_store
 from rewind.commands.render import local_time
-from rewind.history.opening import open_current_store
-from rewind.history.sessions import list_sessions
+from rewind.history.index import EntryIndex
+from rewind.history.sessions import SessionSummary, list_sessions
 from rewind.history.summary import iso_time
 
 
 def run(*, as_json: bool) -> int:
-    store = open_current_store()
-    summaries = list_sessions(store)
+    store = recorded_store()
+    summaries = list_sessions(store) if store is not None else []
     if as_json:
-        print(
-            json.dumps(
-                [
-                    {
-                        "session": s.head.session_id,
-                        "agent": s.head.current.agent if s.head.current else "",
-                        "entries": s.head.current.number if s.head.current else 0,
-                        "last_active": iso_time(s.mtime),
-                        "recent": s.is_recent,
-                    }
-                    for s in summaries
-                ],
-                indent=2,
-            )
-        )
+        details: list[tuple[float, int]] = []
+        if store is not None and summaries:
+            with EntryIndex(store) as index:
+                details = [index.started_and_paths(s.head) for s in summaries]
+        print_json([_session_json(s, *d) for s, d in zip(summaries, details, strict=True)])
         return 0
     if not summaries:
         print("no sessions yet")
@@ -39,3 +28,17 @@ def run(*, as_json: bool) -> int:
             f"{entry.number} entr{'y' if entry.number == 1 else 'ies'}  {entry.agent}".rstrip()
         )
     return 0
+
+
+def _session_json(summary: SessionSummary, started: float, files: int) -> dict[str, object]:
+    """One element of ``rewind sessions --json`` (format 1, docs/cli.md)."""
+    current = summary.head.current
+    return {
+        "session": summary.head.session_id,
+        "agent": current.agent if current else "",
+        "entries": current.number if current else 0,
+        "started": iso_time(started) if started else None,
+        "last_active": iso_time(summary.mtime),
+        "files": files,
+        "recent": summary.is_recent,
+    }

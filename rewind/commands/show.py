@@ -1,15 +1,16 @@
 from __future__ import annotations
 
+from rewind.commands.json_output import FORMAT, print_json
 from rewind.commands.render import colour_diff, first_line, local_time, paint, use_colour
 from rewind.errors import StoreError
 from rewind.history.lookup import find
 from rewind.history.opening import open_current_store
 from rewind.history.session import require_existing
 from rewind.history.sessions import all_labels, labels_of, resolve_session
-from rewind.history.summary import entry_diffs
+from rewind.history.summary import entry_diffs, entry_json
 
 
-def run(*, session: str | None, turn: str) -> int:
+def run(*, session: str | None, turn: str, as_json: bool = False) -> int:
     store = open_current_store()
     head = require_existing(store, resolve_session(store, session))
     entry = find(store, head, turn)
@@ -19,6 +20,15 @@ def run(*, session: str | None, turn: str) -> int:
             f"{entry.prompt}; 'rewind check' lists every damaged entry."
         )
     names = all_labels(entry, labels_of(store, head.session_id))
+    if as_json:
+        diffs = entry_diffs(store, entry, with_text=True)
+        shown = {"format": FORMAT, **entry_json(entry, diffs, names)}
+        files = shown["files"]
+        assert isinstance(files, list)
+        for item, diff in zip(files, diffs, strict=True):
+            item["diff"] = diff.text or None
+        print_json(shown)
+        return 0
     labels = f" [{', '.join(names)}]" if names else ""
     colour = use_colour()
     print(

@@ -19,13 +19,19 @@ from rewind.watch.pidfile import running_info
 RECENT_SHOWN = 5
 
 
-def run() -> int:
+def run(*, as_json: bool = False) -> int:
     """Prints what it can even without a usable store; exits 1 when hooks cannot record."""
     root = find_root(os.getcwdb())
     store_dir = store_dir_for(root)
-    print(f"project:  {os.fsdecode(root)}")
     storage = check_store_directory(store_dir)
     store, unopened = _open_store(root, store_dir)
+    if as_json:
+        from rewind.commands.status_json import print_status_json
+
+        problems = [p for p in (unopened, _storage_problem(storage)) if p]
+        print_status_json(root, store_dir, store, storage, problems)
+        return 1 if unopened or storage.problem else 0
+    print(f"project:  {os.fsdecode(root)}")
     _print_store(store_dir, store, storage)
     for problem in (unopened, _storage_problem(storage)):
         if problem:

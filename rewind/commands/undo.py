@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from rewind.commands.json_output import refuse_json_without_dry_run
 from rewind.commands.restore import carry_out, settled_head
 from rewind.history.lookup import entries_to_undo
 from rewind.history.opening import open_current_store
@@ -7,9 +8,18 @@ from rewind.history.restore_plan import plan_undo
 
 
 def run(
-    *, session: str | None, dry_run: bool, force: bool, yes: bool, list_all: bool = False
+    *,
+    session: str | None,
+    dry_run: bool,
+    force: bool,
+    yes: bool,
+    as_json: bool = False,
+    list_all: bool = False,
 ) -> int:
+    refuse_json_without_dry_run(as_json, dry_run, "undo")
     store = open_current_store()
     head = settled_head(store, session)
     plan = plan_undo(store, entries_to_undo(store, head))
-    return carry_out(store, plan, dry_run=dry_run, force=force, yes=yes, list_all=list_all)
+    return carry_out(
+        store, plan, dry_run=dry_run, force=force, yes=yes, as_json=as_json, list_all=list_all
+    )

@@ -28,6 +28,28 @@ def _path_fields(path: bytes) -> dict[str, object]:
         return {"path": path.decode("utf-8", "replace"), "path_hex": path.hex()}
 
 
+def diff_json(diff: FileDiff, with_text: bool = False) -> dict[str, object]:
+    """One file of ``rewind diff --json`` and ``show --json``: the keys of ``log --json``'s
+    files, with the unified diff as ``diff`` when ``with_text``."""
+    item = _path_fields(diff.path)
+    item.update(
+        status=diff.status,
+        added=diff.added,
+        removed=diff.removed,
+        binary=diff.binary,
+        before=diff.old.to_json() if diff.old else None,
+        after=diff.new.to_json() if diff.new else None,
+    )
+    if with_text:
+        item["diff"] = diff.text or None
+    return item
+
+
+def path_json(path: bytes) -> dict[str, object]:
+    """``path`` (and ``path_hex`` for a name that is not UTF-8), as every --json gives a path."""
+    return _path_fields(path)
+
+
 def entry_json(
     entry: Entry, diffs: list[FileDiff], labels: list[str] | None = None
 ) -> dict[str, object]:
