@@ -37,6 +37,7 @@ COLUMNS={columns}. Edit the script, not this file, then run `python scripts/cli_
 
 ```
 rewind [-C DIR] COMMAND [options]
+rewind --version
 ```
 
 Every command works on the project that holds the current directory: the top of the enclosing
@@ -57,6 +58,9 @@ GLOBAL_NOTES = """\
 `-C DIR` / `--root DIR` goes before the command and runs it as if it had been started in DIR,
 like `git -C`: the project is the one that holds DIR, and relative paths are relative to DIR.
 A DIR that is not an existing directory is an error (exit code 1).
+
+`--version` prints `rewind X.Y.Z` (the version of the `rewind-files` package) and exits 0,
+without opening or needing a project or a store.
 
 A command that must wait for the store's lock (another command is restoring, or ending a turn)
 says what it waits for after a second, on standard error, and gives up after 120 seconds
