@@ -311,3 +311,19 @@ def test_status_shows_the_problems_hooks_logged(project: Path) -> None:
     status = run_rewind("status")
     assert "problems in the last day (1)" in status.stdout
     assert "/etc/passwd is outside the project root" in status.stdout
+
+
+def test_version_is_printed_without_loading_commands(tmp_path: Path) -> None:
+    from rewind._version import __version__
+
+    assert ok("--version", cwd=tmp_path).stdout == f"rewind {__version__}\n"
+    # After -C, argparse answers: the same line.
+    assert ok("-C", str(tmp_path), "--version").stdout == f"rewind {__version__}\n"
+    probe = (
+        "import sys; from rewind.cli import main; main(['--version']); "
+        "print(sorted(set(sys.modules) & {'argparse', 'pygit2', 'textual', 'rewind.history'}))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path
+    ).stdout.splitlines()
+    assert loaded == [f"rewind {__version__}", "[]"]
