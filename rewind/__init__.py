@@ -21,9 +21,9 @@ __all__ = ["LOADED_AT", "Project", "Turn", "__version__"]
 
 def __getattr__(name: str) -> object:
     if name == "__version__":
-        from importlib.metadata import version
+        from rewind._version import __version__
 
-        return version("rewind")
+        return __version__
     if name in ("Project", "Turn"):
         from rewind import api
 

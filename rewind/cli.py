@@ -22,6 +22,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments and sys.stdin.isatty() and sys.stdout.isatty():
         arguments = ["tui"]  # plain 'rewind' on a terminal opens the TUI
+    if arguments == ["--version"]:
+        return _print_version()
     try:
         options = quick_parse(arguments) or _parse_with_argparse(arguments)
         command = options.pop("command")
@@ -61,6 +63,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.USER_ERROR)
     except Exception as error:
         return _crashed(error, arguments)
+
+
+def _print_version() -> int:
+    """``rewind --version``, answered before any parser or command is imported (argparse knows
+    the option too, for ``--help`` and for ``-C DIR --version``)."""
+    from rewind._version import __version__
+
+    print(f"rewind {__version__}")
+    return int(ExitCode.OK)
 
 
 def _crashed(error: Exception, arguments: list[str]) -> int:

@@ -37,6 +37,7 @@ COLUMNS={columns}. Edit the script, not this file, then run `python scripts/cli_
 
 ```
 rewind [-C DIR] COMMAND [options]
+rewind --version
 ```
 
 Every command works on the project that holds the current directory: the top of the enclosing
@@ -62,6 +63,9 @@ On a terminal, `log`, `show` and `diff` print through a pager, as git does: `$RE
 else `$PAGER`, else `less` (with `LESS=FRX` unless `LESS` is set: it quits at once when the
 output fits on the screen and passes colours through). `--no-pager`, an empty value or `cat`
 turn it off; output that is not a terminal never goes through one.
+
+`--version` prints `rewind X.Y.Z` (the version of the `rewind-files` package) and exits 0,
+without opening or needing a project or a store.
 
 A command that must wait for the store's lock (another command is restoring, or ending a turn)
 says what it waits for after a second, on standard error, and gives up after 120 seconds

@@ -358,3 +358,19 @@ def test_log_goes_through_the_pager_on_a_terminal_only(project: Path) -> None:
     assert "paged prompt" in piped.stdout and not paged.exists()
     shown = _on_a_terminal(project, ["status"], pager)  # not a paged command
     assert "session:" in shown and not paged.exists()
+
+
+def test_version_is_printed_without_loading_commands(tmp_path: Path) -> None:
+    from rewind._version import __version__
+
+    assert ok("--version", cwd=tmp_path).stdout == f"rewind {__version__}\n"
+    # After -C, argparse answers: the same line.
+    assert ok("-C", str(tmp_path), "--version").stdout == f"rewind {__version__}\n"
+    probe = (
+        "import sys; from rewind.cli import main; main(['--version']); "
+        "print(sorted(set(sys.modules) & {'argparse', 'pygit2', 'textual', 'rewind.history'}))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path
+    ).stdout.splitlines()
+    assert loaded == [f"rewind {__version__}", "[]"]

@@ -23,14 +23,14 @@ PROMPTS = [
 ]
 
 
-def run_demo(*args: str, temporary: Path) -> RewindResult:
+def run_demo(*args: str, temporary: Path, path: str | None = None) -> RewindResult:
     temporary.mkdir(exist_ok=True)
     completed = subprocess.run(
         [sys.executable, "-m", "rewind", "demo", *args],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        env={**os.environ, "TMPDIR": str(temporary)},
+        env={**os.environ, "TMPDIR": str(temporary), "PATH": path or os.environ["PATH"]},
         timeout=300,
     )
     return RewindResult(completed)
@@ -86,3 +86,21 @@ def test_kept_demo_rewinds_to_the_initial_files(tmp_path: Path) -> None:
     }
     assert files == {os.fsencode(name): content for name, content in INITIAL_FILES.items()}
     shutil.rmtree(base)
+
+
+def test_the_hints_say_when_rewind_is_not_on_path(tmp_path: Path) -> None:
+    git = shutil.which("git")
+    assert git is not None
+    bare = os.path.dirname(git)
+    assert shutil.which("rewind", path=bare) is None
+    hint = "These assume the rewind command is on your PATH, and it is not"
+    result = run_demo("--no-tui", temporary=tmp_path / "tmp", path=bare)
+    assert result.returncode == 0, result
+    assert hint in result.stdout
+    assert "'pipx install .'" in result.stdout
+    on_path = tmp_path / "bin"
+    on_path.mkdir()
+    (on_path / "rewind").symlink_to(sys.executable)
+    result = run_demo("--no-tui", temporary=tmp_path / "tmp", path=f"{on_path}{os.pathsep}{bare}")
+    assert result.returncode == 0, result
+    assert hint not in result.stdout

@@ -1,5 +1,5 @@
 """``rewind install`` / ``rewind uninstall``: real settings files in temporary directories,
-edited through the real command line; the ready-made configurations under hooks/."""
+edited through the real command line; the ready-made configurations under rewind/agent_configs/."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import json
 import os
 import shlex
 import stat
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from rewind._version import __version__
 from rewind.installers import (
     Change,
     Context,
@@ -34,11 +34,12 @@ PROJECT_FILES = {
     "gemini": ".gemini/settings.json",
     "cursor": ".cursor/hooks.json",
 }
+AGENT_CONFIGS = ROOT / "rewind" / "agent_configs"
 READY_MADE = {
-    "claude-code": "hooks/claude-code/hooks/hooks.json",
-    "codex": "hooks/codex/hooks.json",
-    "gemini": "hooks/gemini/settings.json",
-    "cursor": "hooks/cursor/hooks.json",
+    "claude-code": "claude-code/hooks/hooks.json",
+    "codex": "codex/hooks.json",
+    "gemini": "gemini/settings.json",
+    "cursor": "cursor/hooks.json",
 }
 CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]
 CLAUDE_EVENTS.append("SessionEnd")
@@ -436,23 +437,21 @@ def test_which_commands_are_rewinds(command: str, ours: bool) -> None:
 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_ready_made_files_are_what_install_writes(project: Path, agent: str) -> None:
-    """hooks/ must not drift from the installers: same document, but for the command path."""
+    """agent_configs/ must not drift from the installers: the same document but the command."""
     ok("install", agent)
     installed = read_json(project / PROJECT_FILES[agent])
     installed = with_command(installed, expected_command(agent), f"rewind hook {agent}")
-    ready = read_json(ROOT / READY_MADE[agent])
+    ready = read_json(AGENT_CONFIGS / READY_MADE[agent])
     if agent == "claude-code":
         assert isinstance(ready.pop("description"), str)
     assert ready == installed
 
 
 def test_the_claude_code_plugin_is_complete() -> None:
-    plugin = ROOT / "hooks" / "claude-code"
+    plugin = AGENT_CONFIGS / "claude-code"
     manifest = read_json(plugin / ".claude-plugin" / "plugin.json")
-    with open(ROOT / "pyproject.toml", "rb") as handle:
-        version = tomllib.load(handle)["project"]["version"]
     assert manifest["name"] == "rewind"
-    assert manifest["version"] == version
+    assert manifest["version"] == __version__
     assert manifest["description"]
     command = (plugin / "commands" / "rewind-files.md").read_text()
     front, body = command.removeprefix("---\n").split("\n---\n", 1)
@@ -460,10 +459,10 @@ def test_the_claude_code_plugin_is_complete() -> None:
     assert "$ARGUMENTS" in body
     for used in ("rewind log", "--dry-run", "--yes", "rewind undo"):
         assert used in body
-    marketplace = read_json(ROOT / "hooks" / ".claude-plugin" / "marketplace.json")
+    marketplace = read_json(AGENT_CONFIGS / ".claude-plugin" / "marketplace.json")
     [entry] = marketplace["plugins"]
     assert entry["name"] == "rewind"
-    assert (ROOT / "hooks" / entry["source"] / ".claude-plugin" / "plugin.json").exists()
+    assert (AGENT_CONFIGS / entry["source"] / ".claude-plugin" / "plugin.json").exists()
 
 
 # the registry ----------------------------------------------------------------------------------

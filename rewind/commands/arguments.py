@@ -129,7 +129,15 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from rewind._version import __version__
+
     parser = _Parser(prog="rewind", description=DESCRIPTION)
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"rewind {__version__}",
+        help="print rewind's version",
+    )
     parser.add_argument(
         "-C",
         "--root",

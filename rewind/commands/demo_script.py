@@ -332,4 +332,18 @@ def _print_next_steps(keep: bool) -> None:
         "  rewind undo --yes              and forward again\n"
         "  rewind tui                     browse and rewind in the terminal\n"
         "In a project of your own: 'rewind install claude-code' (or codex, gemini, cursor)."
+        f"{_path_hint()}"
+    )
+
+
+def _path_hint() -> str:
+    """The hints above run ``rewind`` from PATH: say so when it is not there (after ``make
+    demo`` it is in the checkout's .venv/bin, which no shell or agent looks in)."""
+    if shutil.which("rewind") is not None:
+        return ""
+    here = os.path.join(os.path.dirname(sys.executable), "rewind")
+    instead = f"run it as {here}, or " if os.path.exists(here) else ""
+    return (
+        "\nThese assume the rewind command is on your PATH, and it is not: "
+        f"{instead}install rewind for real use with 'pipx install .' in its checkout."
     )

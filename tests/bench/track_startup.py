@@ -198,8 +198,8 @@ OFF_HOOK_PATH = (
     ("import rich.console", "import rich.console"),
     ("import watchdog.observers", "import watchdog.observers"),
     (
-        "importlib.metadata.version('rewind')",
-        "from importlib.metadata import version; version('rewind')",
+        "importlib.metadata.version('rewind-files')",
+        "from importlib.metadata import version; version('rewind-files')",
     ),
     ("import platformdirs", "import platformdirs"),
     ("import argparse", "import argparse"),

@@ -1,0 +1,255 @@
+"""What users install: the wheel, built from this checkout, installed into a fresh virtual
+environment, and the ``rewind`` command run from there (not from the source tree) the way a
+person runs it: ``--version``, the demo, the TUI under a real pseudo-terminal, ``install`` into a
+temporary home, ``doctor``.
+
+Slow (a build, a venv, an install): everything expensive happens once, in the module's fixture.
+Dependencies come from the package index or pip's cache; the test skips, saying so, only when
+pip can find neither.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from rewind._version import __version__
+
+ROOT = Path(__file__).resolve().parent.parent
+# Files that are not modules and that an installed rewind cannot work without (or without which
+# it cannot show what its docs say it has).
+PACKAGE_DATA = (
+    "rewind/tui/app.tcss",
+    "rewind/py.typed",
+    "rewind/agent_configs/.claude-plugin/marketplace.json",
+    "rewind/agent_configs/claude-code/.claude-plugin/plugin.json",
+    "rewind/agent_configs/claude-code/commands/rewind-files.md",
+    "rewind/agent_configs/claude-code/hooks/hooks.json",
+    "rewind/agent_configs/codex/hooks.json",
+    "rewind/agent_configs/cursor/hooks.json",
+    "rewind/agent_configs/gemini/settings.json",
+)
+LOCAL_ONLY = (".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache", "wt-*")
+LEAKS = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PIP_PYTHON")
+UNREACHABLE = ("No matching distribution found", "Could not find a version that satisfies")
+ANSI = re.compile(r"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-B]|[=>78])")
+
+
+@dataclass
+class Installed:
+    """A fresh virtual environment holding the wheel, and the environment to run it in."""
+
+    wheel: Path
+    venv: Path
+    home: Path
+    env: dict[str, str]
+
+    @property
+    def rewind(self) -> str:
+        return str(self.venv / "bin" / "rewind")
+
+    def run(self, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [self.rewind, *args],
+            cwd=cwd,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+
+    def ok(self, *args: str, cwd: Path) -> str:
+        result = self.run(*args, cwd=cwd)
+        assert result.returncode == 0, (args, result.stdout, result.stderr)
+        return result.stdout
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    base = tmp_path_factory.mktemp("wheel")
+    # A copy of the checkout, as a clone has it: setuptools leaves build/ and *.egg-info behind
+    # in the tree it builds, and a stale build/ would put deleted modules in the wheel.
+    source = base / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*LOCAL_ONLY))
+    # pip and the venv's interpreter must see neither the checkout (PYTHONPATH) nor this venv.
+    clean = {key: value for key, value in os.environ.items() if key not in LEAKS}
+    dist = base / "dist"
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(dist), "."],
+        cwd=source,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert build.returncode == 0, build.stderr
+    [wheel] = dist.glob("rewind_files-*.whl")
+    venv = base / "venv"
+    # Without pip of its own (ensurepip costs seconds): this interpreter's pip installs into it.
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], env=clean, check=True
+    )
+    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python")]
+    install = subprocess.run(
+        [*pip, "install", "--quiet", "--disable-pip-version-check", str(wheel)],
+        cwd=base,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if install.returncode != 0 and any(words in install.stderr for words in UNREACHABLE):
+        pytest.skip(f"rewind's dependencies are neither reachable nor cached: {install.stderr}")
+    assert install.returncode == 0, install.stderr
+    home = base / "home"
+    home.mkdir()
+    env = {key: value for key, value in clean.items() if not key.startswith("REWIND_")}
+    env.update(
+        PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', os.defpath)}",
+        HOME=str(home),
+        REWIND_HOME=str(home / "rewind-home"),
+        GIT_CONFIG_GLOBAL=str(home / "gitconfig"),
+        GIT_CONFIG_NOSYSTEM="1",
+        NO_COLOR="1",
+        TERM="xterm-256color",
+    )
+    env.pop("XDG_DATA_HOME", None)
+    return Installed(wheel=wheel, venv=venv, home=home, env=env)
+
+
+def test_the_wheel_holds_the_package_data(installed: Installed) -> None:
+    with zipfile.ZipFile(installed.wheel) as archive:
+        names = set(archive.namelist())
+    missing = [name for name in PACKAGE_DATA if name not in names]
+    assert not missing, f"not in {installed.wheel.name}: {missing}"
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
+
+
+def test_rewind_runs_from_the_installed_package(installed: Installed, tmp_path: Path) -> None:
+    where = subprocess.run(
+        [str(installed.venv / "bin" / "python"), "-c", "import rewind; print(rewind.__file__)"],
+        cwd=tmp_path,
+        env=installed.env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert Path(where).is_relative_to(installed.venv), where
+    assert installed.ok("--version", cwd=tmp_path) == f"rewind {__version__}\n"
+
+
+def test_the_demo_runs_without_a_tui(installed: Installed, tmp_path: Path) -> None:
+    log = installed.ok("demo", "--no-tui", cwd=tmp_path)
+    assert re.search(r"^session \S+ \(claude-code\)$", log, re.MULTILINE), log
+    assert "Rename calc.py to arith.py" in log
+    assert "A logo-old.png  binary" in log
+
+
+def test_the_tui_paints_and_quits_in_a_terminal(installed: Installed, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True, env=installed.env)
+    prompt = "Greet the wheel test"
+    installed.ok("begin", "--session", "s1", "--prompt", prompt, "--agent", "bot", cwd=project)
+    installed.ok("track", "--session", "s1", "hello.txt", cwd=project)
+    (project / "hello.txt").write_text("hello\n")
+    installed.ok("end", "--session", "s1", cwd=project)
+
+    screen = _run_in_terminal(
+        [installed.rewind, "tui"], cwd=project, env=installed.env, wait_for=prompt, keys=b"q"
+    )
+    assert screen.status == 0, screen.text[-2000:]
+    assert "hello.txt" in screen.text
+
+
+def test_install_into_a_home_and_doctor(installed: Installed, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True, env=installed.env)
+    installed.ok("install", "claude-code", "--user", cwd=project)
+    settings = json.loads((installed.home / ".claude" / "settings.json").read_text())
+    commands = {
+        hook["command"]
+        for groups in settings["hooks"].values()
+        for group in groups
+        for hook in group["hooks"]
+    }
+    assert commands == {f"{installed.rewind} hook claude-code"}
+    doctor = installed.run("doctor", cwd=project)
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert "claude-code" in doctor.stdout
+
+
+@dataclass
+class Screen:
+    status: int
+    text: str
+
+
+def _run_in_terminal(
+    command: list[str], *, cwd: Path, env: dict[str, str], wait_for: str, keys: bytes
+) -> Screen:
+    """Run ``command`` on a real pseudo-terminal (80x24), wait until ``wait_for`` is painted,
+    type ``keys``, and wait for the process to end."""
+    import fcntl
+    import struct
+    import termios
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: becomes the program, on the terminal's slave side
+        try:
+            os.chdir(cwd)
+            os.execve(command[0], command, env)
+        finally:
+            os._exit(127)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    os.kill(pid, signal.SIGWINCH)
+    output = bytearray()
+    sent = False
+    deadline = time.monotonic() + 45
+    status: int | None = None
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:  # EIO: the child closed the terminal
+                    chunk = b""
+                if not chunk:
+                    break
+                output += chunk
+            if not sent and wait_for in _plain(output):
+                os.write(fd, keys)
+                sent = True
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = code
+                break
+        else:
+            os.kill(pid, signal.SIGKILL)
+    finally:
+        if status is None:
+            _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    text = _plain(output)
+    assert sent, f"{wait_for!r} never appeared on the screen: {text[-2000:]!r}"
+    return Screen(status=os.waitstatus_to_exitcode(status), text=text)
+
+
+def _plain(output: bytes | bytearray) -> str:
+    return ANSI.sub("", bytes(output).decode("utf-8", "replace"))
