@@ -207,7 +207,7 @@ def add_block(settings: SettingsFile, template: JsonObject, agent: str) -> list[
         elif len(ours) == 1 and current[ours[0]] == items[0]:
             continue
         else:
-            updated = {event: list(current)}
+            updated: JsonObject = {event: list(current)}
             _add_to_event(updated, event, items[0], agent)
             document.replace(event_node.value, updated[event])
             changes.append(("updated", event))
@@ -236,12 +236,12 @@ def _add_to_event(hooks: JsonObject, event: str, wanted: object, agent: str) -> 
 
 
 def remove_block(
-    settings: SettingsFile, agent: str, added: JsonObject | None = None
+    settings: SettingsFile, agent: str, made: record.InstallRecord | None = None
 ) -> list[tuple[str, str]]:
     """Removes every rewind hook of ``agent`` from every event, and the event lists (and the
-    ``hooks`` object) that leaves empty, by taking their text out of the file's; then the
-    top-level keys in ``added`` (what install added besides hooks) that still hold the value
-    install gave them. Returns what changed."""
+    ``hooks`` object) that leaves empty, by taking their text out of the file's. With ``made``
+    (what install recorded), only the event lists and ``hooks`` object install created go, and
+    the top-level keys it added that still hold the value it gave them. Returns what changed."""
     hooks = settings.hooks_object(create=False)
     if not hooks:
         return []
@@ -249,16 +249,20 @@ def remove_block(
     changes: list[tuple[str, str]] = []
     for event in list(hooks):
         removed = False
-        while _remove_one_hook(document, event, agent):
+        keep_empty = made is not None and event not in made.events
+        while _remove_one_hook(document, event, agent, keep_empty):
             removed = True
         if removed:
             changes.append(("removed", event))
     if not changes:
         return []
     hooks_member = document.root.member(HOOKS)
-    if hooks_member is not None and not hooks_member.value.members:
+    created_hooks = made is None or HOOKS in made.added
+    if hooks_member is not None and not hooks_member.value.members and created_hooks:
         document.remove(document.root, document.root.members.index(hooks_member))
-    for key, value in (added or {}).items():
+    for key, value in (made.added if made else {}).items():
+        if key == HOOKS:
+            continue
         member = document.root.member(key)
         if member is not None and member.value.value == value:
             document.remove(document.root, document.root.members.index(member))
@@ -267,9 +271,11 @@ def remove_block(
     return changes
 
 
-def _remove_one_hook(document: text_edits.Document, event: str, agent: str) -> bool:
+def _remove_one_hook(
+    document: text_edits.Document, event: str, agent: str, keep_empty: bool
+) -> bool:
     """Takes out one rewind hook of ``event`` (its group when nothing else is in it, the event
-    when it was the last); False when there is none left."""
+    when it was the last unless ``keep_empty``); False when there is none left."""
     hooks = document.root.member(HOOKS)
     member = hooks.value.member(event) if hooks else None
     if hooks is None or member is None or member.value.kind != "array":
@@ -279,7 +285,7 @@ def _remove_one_hook(document: text_edits.Document, event: str, agent: str) -> b
         if not _holds_rewind_hook(item.value, agent):
             continue
         if _without_rewind_hooks(item.value, agent) is None:
-            if len(items.elements) == 1:
+            if len(items.elements) == 1 and not keep_empty:
                 document.remove(hooks.value, hooks.value.members.index(member))
             else:
                 document.remove(items, index)
@@ -369,23 +375,24 @@ class JsonHooksTarget(Target):
         command = context.hook_command(self.agent)
         template = self.document(command)
         had = dict(settings.data)
+        had_hooks = settings.data.get(HOOKS)
+        had_events = set(had_hooks) if isinstance(had_hooks, dict) else set()
         blank = settings.text if settings.exists and not settings.data else None
         items = add_block(settings, template, self.agent)
         change = Change(settings.path, created=not settings.exists, items=items)
         if change.changed:
             directories = settings.write()
-            added = {k: v for k, v in template.items() if k != HOOKS and k not in had}
-            record.save(
-                settings.path,
-                record.InstallRecord(not settings.exists, directories, added, blank),
-            )
+            added = {k: v for k, v in template.items() if k not in had}
+            events = [event for event in _template_hooks(template) if event not in had_events]
+            made = record.InstallRecord(not settings.exists, directories, added, blank, events)
+            record.save(settings.path, made)
             change.notes.append(f"the hooks run: {command}")
         return change
 
     def uninstall(self, scope: str, context: Context) -> Change:
         settings = SettingsFile.read(self.location(scope, context))
         made = record.load(settings.path)
-        items = remove_block(settings, self.agent, made.added if made else None)
+        items = remove_block(settings, self.agent, made)
         if not items:
             return Change(settings.path, items=items)
         if made and not settings.data and (made.created_file or made.blank is not None):

@@ -1,15 +1,18 @@
 """What ``rewind install`` created, so that ``rewind uninstall`` can take it away again: the file
 when there was none, the directories above it, the top-level keys it added besides its hooks
-(Cursor's ``"version": 1``), and the text of a file that was blank.
+(Cursor's ``"version": 1``) and the ``hooks`` object and event lists it created, and the text of
+a file that was blank.
 
 Kept in ``$REWIND_HOME/installs.json``, by the settings file's real path::
 
     {"/home/me/.cursor/hooks.json": {"created_file": true,
                                      "created_directories": ["/home/me/.cursor"],
-                                     "added": {"version": 1}, "blank": null}}
+                                     "added": {"version": 1, "hooks": {}}, "blank": null,
+                                     "events": ["stop", ...]}}
 
 A file installed on another machine (a committed project file) has no record here; uninstall
-then removes rewind's hooks and leaves the file.
+then removes rewind's hooks, the event lists and ``hooks`` object that leaves empty, and keeps
+the file.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ class InstallRecord:
     created_directories: list[str] = field(default_factory=list)
     added: dict[str, object] = field(default_factory=dict)
     blank: str | None = None  # the text of a blank file install wrote into
+    events: list[str] = field(default_factory=list)  # the event lists install created
 
     def merged(self, later: InstallRecord) -> InstallRecord:
         """This record followed by a later install of the same file."""
@@ -39,6 +43,7 @@ class InstallRecord:
             directories,
             {**later.added, **self.added},
             self.blank if self.blank is not None else later.blank,
+            self.events + [e for e in later.events if e not in self.events],
         )
 
 
