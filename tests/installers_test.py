@@ -522,3 +522,16 @@ def test_another_module_can_register_a_target(
         assert "recorder has no --user settings; use --project." in capsys.readouterr().err
     finally:
         registry.pop("recorder")
+
+
+def test_install_warns_when_claude_code_hooks_are_all_disabled(
+    project: Path, isolated_home: Path
+) -> None:
+    user = isolated_home / ".claude" / "settings.json"
+    write_json(user, {"disableAllHooks": True})
+    warning = f"  warning: {user}: disableAllHooks is true, so Claude Code runs no hook; remove it."
+    assert ok("install", "claude-code").stdout.splitlines()[-1] == warning
+    again = ok("install", "claude-code").stdout.splitlines()
+    assert again[-1] == warning and again[0].endswith("nothing changed.")
+    write_json(user, {"disableAllHooks": False})
+    assert "warning" not in ok("install", "claude-code", "--local").stdout

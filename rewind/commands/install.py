@@ -8,6 +8,8 @@ def run(*, agent: str, scope: str | None) -> int:
     change = target.install(target.check_scope(scope), Context.current())
     if not change.changed:
         print(f"{agent}: already installed in {change.path}; nothing changed.")
+        for note in change.notes:
+            print(f"  {note}")
         return 0
     print_change(agent, change)
     return 0

@@ -387,7 +387,25 @@ class JsonHooksTarget(Target):
             made = record.InstallRecord(not settings.exists, directories, added, blank, events)
             record.save(settings.path, made)
             change.notes.append(f"the hooks run: {command}")
+        change.notes.extend(self._disabled_warnings(context))
         return change
+
+    def _disabled_warnings(self, context: Context) -> list[str]:
+        """A warning per settings file of this agent that turns all hooks off."""
+        warnings = []
+        for scope in self.scopes:
+            try:
+                settings = SettingsFile.read(self.location(scope, context))
+            except UserError:
+                continue
+            disabled = self.hooks_disabled(settings)
+            if disabled:
+                warnings.append(f"warning: {settings.path}: {disabled}")
+        return list(dict.fromkeys(warnings))
+
+    def hooks_disabled(self, settings: SettingsFile) -> str:
+        """Why these settings stop the agent running any hook, or "" (a subclass's business)."""
+        return ""
 
     def uninstall(self, scope: str, context: Context) -> Change:
         settings = SettingsFile.read(self.location(scope, context))
@@ -395,7 +413,8 @@ class JsonHooksTarget(Target):
         items = remove_block(settings, self.agent, made)
         if not items:
             return Change(settings.path, items=items)
-        if made and not settings.data and (made.created_file or made.blank is not None):
+        only_braces = re.sub(r"\s", "", settings.text.lstrip(BOM)) == "{}"
+        if made and only_braces and (made.created_file or made.blank is not None):
             if made.created_file:
                 os.unlink(os.path.realpath(settings.path))
                 for directory in reversed(made.created_directories):
