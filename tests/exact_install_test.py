@@ -14,6 +14,7 @@ from rewind.errors import UserError
 from rewind.installers import Context, get_target
 from rewind.installers.json_settings import is_rewind_hook
 from rewind.installers.jsonc import JsoncError, parse
+from rewind.installers.text_edits import Document
 from tests.conftest import ok
 
 AGENTS = ("claude-code", "codex", "gemini", "cursor")
@@ -270,3 +271,15 @@ def test_a_file_that_is_not_jsonc_is_refused_with_where(project: Path) -> None:
     with pytest.raises(UserError, match=r"line 3 column 3"):
         install("gemini", "project")
     assert path.read_text() == '{\n  "theme": "x"\n  "hooks": {}\n}\n'
+
+
+def test_removing_keeps_the_comments_around_an_item() -> None:
+    document = Document("[1, /* why */ 2, 3]", "  ")
+    document.remove(document.root, 1)
+    assert document.text == "[1, /* why */ 3]"
+    document = Document("[1 // one\n, 2]", "  ")
+    document.remove(document.root, 1)
+    assert document.text == "[1 // one\n ]"
+    document = Document('{"a": 1, "b": 2}', "  ")
+    document.remove(document.root, 0)
+    assert document.text == '{"b": 2}'

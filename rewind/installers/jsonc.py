@@ -47,23 +47,23 @@ class Node:
         return found[-1] if found else None  # the last one wins, as in json.loads
 
 
-def has_comments(text: str) -> bool:
-    """Whether ``text`` (a parsable document) holds a comment outside its strings."""
-    scanner = _Scanner(text)
-    scanner.parse_document()
-    return scanner.saw_comment
-
-
 def parse(text: str) -> Node:
     """The document's tree; a :class:`JsoncError` says where it is not JSONC."""
     return _Scanner(text).parse_document()
+
+
+def skip_blanks(text: str, position: int) -> int:
+    """Where the next token after ``position`` starts, past whitespace and comments."""
+    scanner = _Scanner(text)
+    scanner.at = position
+    scanner.skip()
+    return scanner.at
 
 
 class _Scanner:
     def __init__(self, text: str) -> None:
         self.text = text
         self.at = 0
-        self.saw_comment = False
 
     def fail(self, message: str, position: int | None = None) -> JsoncError:
         return JsoncError(message, self.text, self.at if position is None else position)
@@ -84,11 +84,9 @@ class _Scanner:
             if char in " \t\r\n\ufeff":
                 self.at += 1
             elif text.startswith("//", self.at):
-                self.saw_comment = True
                 newline = text.find("\n", self.at)
                 self.at = len(text) if newline < 0 else newline + 1
             elif text.startswith("/*", self.at):
-                self.saw_comment = True
                 close = text.find("*/", self.at + 2)
                 if close < 0:
                     raise self.fail("Unterminated comment")

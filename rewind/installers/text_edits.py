@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from rewind.installers.jsonc import Node, _Scanner
+from rewind.installers.jsonc import Node, parse, skip_blanks
 
 
 class Document:
@@ -24,11 +24,11 @@ class Document:
         self.text = text
         self.indent = indent
         self.newline = "\r\n" if "\r\n" in text else "\n"
-        self.root = _Scanner(text).parse_document()
+        self.root = parse(text)
 
     def _splice(self, start: int, end: int, new: str) -> None:
         self.text = self.text[:start] + new + self.text[end:]
-        self.root = _Scanner(self.text).parse_document()
+        self.root = parse(self.text)
 
     # rendering ---------------------------------------------------------------------------------
 
@@ -94,24 +94,19 @@ class Document:
             empty = self.text[container.start] + self.text[container.end - 1]
             self._splice(container.start, container.end, empty)
             return
-        if index > 0:
-            previous_end = items[index - 1][1]
-            comma = self._comma_after(previous_end)
-            if self.text[previous_end:start].strip() == ",":
-                self._splice(previous_end, end, "")
-            else:  # comments between: keep them, take the item and its comma
-                self._splice(start, end, "")
-                self._splice(comma, comma + 1, "")
-            return
-        comma = self._comma_after(end)
-        after = comma + 1
-        while after < len(self.text) and self.text[after] in " \t\r\n":
-            after += 1
-        self._splice(start, after, "")
+        if index > 0 and self.text[items[index - 1][1] : start].strip() == ",":
+            self._splice(items[index - 1][1], end, "")  # the exact inverse of add()
+        elif index + 1 < len(items):  # the item, its comma and the blanks up to the next item
+            after = self._comma_after(end) + 1
+            while after < len(self.text) and self.text[after] in " \t\r\n":
+                after += 1
+            self._splice(start, after, "")
+        else:  # the last item after comments: keep them, take the item and the comma before it
+            comma = self._comma_after(items[index - 1][1])
+            text = self.text[:comma] + self.text[comma + 1 : start] + self.text[end:]
+            self._splice(0, len(self.text), text)
 
     def _comma_after(self, position: int) -> int:
-        scanner = _Scanner(self.text)
-        scanner.at = position
-        scanner.skip()
-        assert self.text[scanner.at] == ","
-        return scanner.at
+        comma = skip_blanks(self.text, position)
+        assert self.text[comma] == ","
+        return comma
