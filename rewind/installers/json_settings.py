@@ -1,5 +1,7 @@
 """Editing an agent's JSON settings file: adding rewind's hook block, removing it, and saying
-what is there, while keeping every other key, hook and the file's key order.
+what is there. The file is read as JSONC (comments, trailing commas) and edited as text
+(:mod:`rewind.installers.text_edits`): install adds text, uninstall takes that text out again,
+and every other byte stays; :mod:`rewind.installers.record` notes what install created.
 
 A hook block is the document ``rewind install`` would write into an empty file, such as
 ``{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "rewind hook claude-code"}]}]}}``.
