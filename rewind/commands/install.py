@@ -9,7 +9,8 @@ def run(*, agent: str, scope: str | None) -> int:
     if not change.changed:
         print(f"{agent}: already installed in {change.path}; nothing changed.")
         for note in change.notes:
-            print(f"  {note}")
+            if note.startswith("warning: "):
+                print(f"  {note}")
         return 0
     print_change(agent, change)
     return 0
