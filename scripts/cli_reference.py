@@ -669,21 +669,35 @@ with `--local` into `.git/rewind-hooks`, which `core.hooksPath` in `.git/config`
 (for a hooks directory git tracks, which it refuses to change); see
 [git](integrations/git.md).
 
-The file and its directories are created when missing. Every other key and hook stays, in its
-order, and the file keeps its indentation and permissions; it is replaced atomically (through a
-symlink, the file it points to). A rewind hook already there with another path, matcher or
-timeout is updated in place. The command prints the file and each event `added` or `updated`,
-or `AGENT: already installed in PATH; nothing changed.` A file that is not a JSON object is
-refused (exit code 1) and nothing is written; an empty file counts as `{}`. Per agent:
+The file and its directories are created when missing. Install only adds text to the file:
+rewind's hooks go after the last item of each event list (or as new event lists at the end of
+`hooks`), in the file's own style (its indentation and line endings; on the same line in a list
+written on one line), and every other byte stays as it was: keys, their order, compact arrays,
+comments. Every settings file may hold `//` and `/* */` comments and trailing commas (JSONC, as
+Gemini CLI's `settings.json` does); rewind keeps them and adds only plain JSON. The file keeps
+its permissions and is replaced atomically (through a symlink, the file it points to). A rewind
+hook already there with another path, matcher or timeout is updated in place (that event list
+is then written anew). The command prints the file and each event `added` or `updated`, or
+`AGENT: already installed in PATH; nothing changed.`, then a `warning:` line for each of the
+agent's settings files that turns every hook off (Claude Code's `disableAllHooks`). A file that
+is not a JSON(C) object is refused (exit code 1, with the line and column) and nothing is
+written; an empty file counts as `{}`. What install created (the file, its directories, the
+`hooks` object and event lists, Cursor's `version`) is noted in `$REWIND_HOME/installs.json`
+for uninstall. Per agent:
 [Claude Code](integrations/claude-code.md), [Codex](integrations/codex.md),
 [Gemini CLI](integrations/gemini.md), [Cursor](integrations/cursor.md).
 """,
     "uninstall": """\
 Removes from the same file every hook whose command ends with `rewind hook AGENT` (whichever
-`rewind` path it runs), the groups and event lists that leaves empty, and the `hooks` object if
-nothing is left in it; everything else stays as it was, so uninstalling right after installing
-gives the file back as it was. It prints the events it `removed`, or
-`AGENT: no rewind hooks in PATH; nothing changed.` (also when the file does not exist).
+`rewind` path it runs), and the groups that leaves empty, by taking their text out: everything
+else keeps its bytes. The event lists and `hooks` object that leaves empty go too when install
+created them (or when no install on this machine is on record, as for a committed project
+file); so do the keys install added (Cursor's `version`) while they hold what install wrote.
+Uninstalling right after installing gives the file back byte for byte; when install created the
+file and nothing else is left in it (only `{}`), the file and the directories install created
+for it are deleted (a directory only when empty), and the last line is `deleted PATH`. It
+prints the events it `removed`, or `AGENT: no rewind hooks in PATH; nothing changed.` (also when
+the file does not exist).
 """,
     "watch": """\
 Runs in the foreground until Ctrl+C or SIGTERM and records, as external changes in the session's

@@ -278,11 +278,18 @@ def test_each_scope_has_its_file(
     result = ok("install", agent, option, cwd=subdirectory)  # the project root, not the cwd
     assert result.stdout.splitlines()[0] == f"{agent}: created {path}"
     assert commands_in(read_json(path)) and not (subdirectory / rest).exists()
-    others = [p for p in (isolated_home, project) for p in p.rglob("*.json") if p != path]
+    rewind_home = isolated_home / "rewind-home"
+    others = [
+        p
+        for p in (isolated_home, project)
+        for p in p.rglob("*.json")
+        if p != path and rewind_home not in p.parents
+    ]
     assert others == []
     result = ok("uninstall", agent, option, cwd=subdirectory)
     assert result.stdout.splitlines()[0] == f"{agent}: updated {path}"
-    assert commands_in(read_json(path)) == []
+    assert result.stdout.splitlines()[-1] == f"  deleted  {path}"
+    assert not path.exists() and not path.parent.exists()
 
 
 def test_the_default_scope_is_the_project(project: Path) -> None:
@@ -363,10 +370,13 @@ def test_uninstall_gives_back_the_file_as_it_was(project: Path, agent: str) -> N
     assert path.read_bytes() == original
 
 
-def test_uninstall_after_a_fresh_install_leaves_an_empty_object(project: Path) -> None:
+def test_uninstall_after_a_fresh_install_leaves_an_empty_file_empty(project: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{}\n")
     ok("install", "claude-code")
     ok("uninstall", "claude-code")
-    assert read_json(project / ".claude" / "settings.json") == {}
+    assert settings.read_bytes() == b"{}\n"
 
 
 def test_uninstall_of_a_missing_file_writes_nothing(project: Path) -> None:
@@ -511,3 +521,16 @@ def test_another_module_can_register_a_target(
         assert "recorder has no --user settings; use --project." in capsys.readouterr().err
     finally:
         registry.pop("recorder")
+
+
+def test_install_warns_when_claude_code_hooks_are_all_disabled(
+    project: Path, isolated_home: Path
+) -> None:
+    user = isolated_home / ".claude" / "settings.json"
+    write_json(user, {"disableAllHooks": True})
+    warning = f"  warning: {user}: disableAllHooks is true, so Claude Code runs no hook; remove it."
+    assert ok("install", "claude-code").stdout.splitlines()[-1] == warning
+    again = ok("install", "claude-code").stdout.splitlines()
+    assert again[-1] == warning and again[0].endswith("nothing changed.")
+    write_json(user, {"disableAllHooks": False})
+    assert "warning" not in ok("install", "claude-code", "--local").stdout

@@ -8,6 +8,9 @@ def run(*, agent: str, scope: str | None) -> int:
     change = target.install(target.check_scope(scope), Context.current())
     if not change.changed:
         print(f"{agent}: already installed in {change.path}; nothing changed.")
+        for note in change.notes:
+            if note.startswith("warning: "):
+                print(f"  {note}")
         return 0
     print_change(agent, change)
     return 0

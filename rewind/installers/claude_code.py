@@ -66,6 +66,11 @@ def probe(project: str, path: str) -> Probe:
 
 
 class ClaudeCode(JsonHooksTarget):
+    def hooks_disabled(self, settings: SettingsFile) -> str:
+        if settings.data.get("disableAllHooks") is True:
+            return "disableAllHooks is true, so Claude Code runs no hook; remove it."
+        return ""
+
     def inspect_more(self, scope: str, settings: SettingsFile, found: Inspection) -> None:
         """The rewind plugin, when these settings enable it; hooks turned off altogether."""
         plugins = settings.data.get("enabledPlugins")

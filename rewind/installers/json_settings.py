@@ -1,5 +1,7 @@
 """Editing an agent's JSON settings file: adding rewind's hook block, removing it, and saying
-what is there, while keeping every other key, hook and the file's key order.
+what is there. The file is read as JSONC (comments, trailing commas) and edited as text
+(:mod:`rewind.installers.text_edits`): install adds text, uninstall takes that text out again,
+and every other byte stays; :mod:`rewind.installers.record` notes what install created.
 
 A hook block is the document ``rewind install`` would write into an empty file, such as
 ``{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "rewind hook claude-code"}]}]}}``.
@@ -18,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rewind.errors import UserError
-from rewind.installers import Change, Context, Inspection, Probe, Target
+from rewind.installers import Change, Context, Inspection, Probe, Target, jsonc, record, text_edits
 from rewind.store.atomic import replace_file
 
 JsonObject = dict[str, object]
@@ -56,70 +58,97 @@ def _without_rewind_hooks(item: object, agent: str) -> object | None:
 
 # the file --------------------------------------------------------------------------------------
 
+BOM = "\ufeff"
+
 
 @dataclass
 class SettingsFile:
-    """A settings file as read: its data, and how to write it back the way it was written."""
+    """A settings file as read: its text (comments and all), its data, and the tree of where
+    each value sits in the text, which edits splice into."""
 
     path: str
     data: JsonObject
     exists: bool
+    text: str = ""
     indent: str = "  "
-    final_newline: bool = True
     mode: int | None = None
 
     @classmethod
     def read(cls, path: str) -> SettingsFile:
         """The file's content (an empty object when it is missing or empty); a file that is not
-        a JSON object is refused."""
+        a JSON object (comments and trailing commas allowed) is refused."""
         try:
-            with open(path, encoding="utf-8-sig") as handle:
-                text = handle.read()
+            with open(path, "rb") as handle:
+                raw = handle.read()
+            text = raw.decode("utf-8")
             mode = stat.S_IMODE(os.stat(path).st_mode)
         except FileNotFoundError:
             return cls(path, {}, exists=False)
         except (OSError, UnicodeDecodeError) as error:
             reason = getattr(error, "strerror", None) or str(error)
             raise UserError(f"{path} could not be read ({reason}); fix it and run again.") from None
-        if not text.strip():
-            return cls(path, {}, exists=True, mode=mode)
+        body = text[1:] if text.startswith(BOM) else text
+        if not body.strip():
+            return cls(path, {}, exists=True, text=text, mode=mode)
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
+            root = jsonc.parse(body)
+        except jsonc.JsoncError as error:
             raise UserError(
-                f"{path} is not valid JSON ({error.msg} at line {error.lineno} column "
-                f"{error.colno}); fix it, then run the command again."
+                f"{path} is not valid JSON ({error.message} at line {error.line} column "
+                f"{error.column}); fix it, then run the command again."
             ) from None
-        if not isinstance(data, dict):
+        if not isinstance(root.value, dict):
             raise UserError(f"{path} does not hold a JSON object; fix it, then run again.")
-        indent = re.search(r"^([ \t]+)\S", text, re.MULTILINE)
+        indent = re.search(r"^([ \t]+)[\"}\]]", body, re.MULTILINE)
         return cls(
             path,
-            data,
+            root.value,
             exists=True,
+            text=text,
             indent=indent.group(1) if indent else "  ",
-            final_newline=text.endswith("\n"),
             mode=mode,
         )
 
-    def render(self) -> str:
-        text = json.dumps(self.data, indent=self.indent, ensure_ascii=False)
-        return text + "\n" if self.final_newline else text
+    def document(self) -> text_edits.Document:
+        """The text to edit: ``{}`` when the file is missing or blank."""
+        body = self.text[1:] if self.text.startswith(BOM) else self.text
+        if not body.strip():
+            return text_edits.Document("{}\n", self.indent)
+        return text_edits.Document(body, self.indent)
 
-    def write(self) -> None:
-        """Replaces the file atomically, with its permissions (the real file, through a link)."""
+    def take(self, edited: text_edits.Document) -> None:
+        """Makes the edited document this file's content."""
+        self.text = (BOM if self.text.startswith(BOM) else "") + edited.text
+        value = edited.root.value
+        assert isinstance(value, dict)
+        self.data = value
+
+    def write(self) -> list[str]:
+        """Replaces the file atomically, with its permissions (the real file, through a link);
+        returns the directories it had to create, outermost first."""
         target = os.path.realpath(self.path)
+        created = _missing_directories(os.path.dirname(target))
         os.makedirs(os.path.dirname(target), exist_ok=True)
         mode = self.mode if self.mode is not None else 0o666 & ~_umask()
-        replace_file(os.fsencode(target), self.render().encode("utf-8"), mode)
+        replace_file(os.fsencode(target), self.text.encode("utf-8"), mode)
+        return created
 
     def hooks_object(self, create: bool) -> JsonObject | None:
         hooks = self.data.get(HOOKS)
-        if hooks is None and create:
-            hooks = self.data[HOOKS] = {}
         if hooks is not None and not isinstance(hooks, dict):
             raise UserError(f'"hooks" in {self.path} is not a JSON object; fix it and run again.')
         return hooks
+
+
+def _missing_directories(directory: str) -> list[str]:
+    missing: list[str] = []
+    while directory and not os.path.exists(directory):
+        missing.insert(0, directory)
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return missing
 
 
 def _umask() -> int:
@@ -137,9 +166,16 @@ def _template_hooks(template: JsonObject) -> dict[str, list[object]]:
     return hooks
 
 
+def _member(node: jsonc.Node, key: str) -> jsonc.Node:
+    member = node.member(key)
+    assert member is not None
+    return member.value
+
+
 def add_block(settings: SettingsFile, template: JsonObject, agent: str) -> list[tuple[str, str]]:
-    """Makes each event of ``template`` run rewind's hook exactly as the template says; returns
-    what changed. Top-level keys of the template other than ``hooks`` are added when missing."""
+    """Makes each event of ``template`` run rewind's hook exactly as the template says, by
+    adding text to the file's; returns what changed. Top-level keys of the template other than
+    ``hooks`` are added when missing."""
     wanted = _template_hooks(template)
     existing = settings.hooks_object(create=False)
     if existing is not None:
@@ -148,29 +184,45 @@ def add_block(settings: SettingsFile, template: JsonObject, agent: str) -> list[
                 raise UserError(
                     f'"hooks" > "{event}" in {settings.path} is not a list; fix it and run again.'
                 )
+    document = settings.document()
     changes: list[tuple[str, str]] = []
     for key, value in template.items():
         if key != HOOKS and key not in settings.data:
-            settings.data[key] = value
+            document.add(document.root, value, key)
             changes.append(("added", f"{key}: {json.dumps(value)}"))
-    hooks = settings.hooks_object(create=True)
-    assert hooks is not None
     for event, items in wanted.items():
-        action = _add_to_event(hooks, event, items[0], agent)
-        if action:
-            changes.append((action, event))
+        hooks = document.root.member(HOOKS)
+        if hooks is None:
+            document.add(document.root, {}, HOOKS)
+        hooks_node = _member(document.root, HOOKS)
+        event_node = hooks_node.member(event)
+        if event_node is None:
+            document.add(hooks_node, [items[0]], event)
+            changes.append(("added", event))
+            continue
+        current = event_node.value.value
+        assert isinstance(current, list)
+        ours = [i for i, item in enumerate(current) if _holds_rewind_hook(item, agent)]
+        if not ours:
+            document.add(event_node.value, items[0])
+            changes.append(("added", event))
+        elif len(ours) == 1 and current[ours[0]] == items[0]:
+            continue
+        else:
+            updated: JsonObject = {event: list(current)}
+            _add_to_event(updated, event, items[0], agent)
+            document.replace(event_node.value, updated[event])
+            changes.append(("updated", event))
+    if changes:
+        settings.take(document)
     return changes
 
 
-def _add_to_event(hooks: JsonObject, event: str, wanted: object, agent: str) -> str | None:
-    items = hooks.setdefault(event, [])
+def _add_to_event(hooks: JsonObject, event: str, wanted: object, agent: str) -> None:
+    """Replaces rewind's hooks of ``event`` by ``wanted``, in the place of the first of them."""
+    items = hooks[event]
     assert isinstance(items, list)
     ours = [index for index, item in enumerate(items) if _holds_rewind_hook(item, agent)]
-    if not ours:
-        items.append(wanted)
-        return "added"
-    if len(ours) == 1 and items[ours[0]] == wanted:
-        return None
     replaced: list[object] = []
     placed = False
     for index, item in enumerate(items):
@@ -183,28 +235,69 @@ def _add_to_event(hooks: JsonObject, event: str, wanted: object, agent: str) -> 
     if not placed:
         replaced.append(wanted)
     items[:] = replaced
-    return "updated"
 
 
-def remove_block(settings: SettingsFile, agent: str) -> list[tuple[str, str]]:
+def remove_block(
+    settings: SettingsFile, agent: str, made: record.InstallRecord | None = None
+) -> list[tuple[str, str]]:
     """Removes every rewind hook of ``agent`` from every event, and the event lists (and the
-    ``hooks`` object) that leaves empty; returns the events changed."""
+    ``hooks`` object) that leaves empty, by taking their text out of the file's. With ``made``
+    (what install recorded), only the event lists and ``hooks`` object install created go, and
+    the top-level keys it added that still hold the value it gave them. Returns what changed."""
     hooks = settings.hooks_object(create=False)
     if not hooks:
         return []
-    changes = []
-    for event, items in list(hooks.items()):
-        if not isinstance(items, list) or not any(_holds_rewind_hook(i, agent) for i in items):
+    document = settings.document()
+    changes: list[tuple[str, str]] = []
+    for event in list(hooks):
+        removed = False
+        keep_empty = made is not None and event not in made.events
+        while _remove_one_hook(document, event, agent, keep_empty):
+            removed = True
+        if removed:
+            changes.append(("removed", event))
+    if not changes:
+        return []
+    hooks_member = document.root.member(HOOKS)
+    created_hooks = made is None or HOOKS in made.added
+    if hooks_member is not None and not hooks_member.value.members and created_hooks:
+        document.remove(document.root, document.root.members.index(hooks_member))
+    for key, value in (made.added if made else {}).items():
+        if key == HOOKS:
             continue
-        kept = [r for r in (_without_rewind_hooks(i, agent) for i in items) if r is not None]
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-        changes.append(("removed", event))
-    if changes and not hooks:
-        del settings.data[HOOKS]
+        member = document.root.member(key)
+        if member is not None and member.value.value == value:
+            document.remove(document.root, document.root.members.index(member))
+            changes.append(("removed", f"{key}: {json.dumps(value)}"))
+    settings.take(document)
     return changes
+
+
+def _remove_one_hook(
+    document: text_edits.Document, event: str, agent: str, keep_empty: bool
+) -> bool:
+    """Takes out one rewind hook of ``event`` (its group when nothing else is in it, the event
+    when it was the last unless ``keep_empty``); False when there is none left."""
+    hooks = document.root.member(HOOKS)
+    member = hooks.value.member(event) if hooks else None
+    if hooks is None or member is None or member.value.kind != "array":
+        return False
+    items = member.value
+    for index, item in enumerate(items.elements):
+        if not _holds_rewind_hook(item.value, agent):
+            continue
+        if _without_rewind_hooks(item.value, agent) is None:
+            if len(items.elements) == 1 and not keep_empty:
+                document.remove(hooks.value, hooks.value.members.index(member))
+            else:
+                document.remove(items, index)
+            return True
+        inner = _member(item, HOOKS)
+        for position, hook in enumerate(inner.elements):
+            if is_rewind_hook(hook.value, agent):
+                document.remove(inner, position)
+                return True
+    return False
 
 
 def inspect_block(settings: SettingsFile, template: JsonObject, agent: str) -> Inspection:
@@ -282,18 +375,62 @@ class JsonHooksTarget(Target):
     def install(self, scope: str, context: Context) -> Change:
         settings = SettingsFile.read(self.location(scope, context))
         command = context.hook_command(self.agent)
-        items = add_block(settings, self.document(command), self.agent)
+        template = self.document(command)
+        had = dict(settings.data)
+        had_hooks = settings.data.get(HOOKS)
+        had_events = set(had_hooks) if isinstance(had_hooks, dict) else set()
+        blank = settings.text if settings.exists and not settings.data else None
+        items = add_block(settings, template, self.agent)
         change = Change(settings.path, created=not settings.exists, items=items)
         if change.changed:
-            settings.write()
+            directories = settings.write()
+            added = {k: v for k, v in template.items() if k not in had}
+            events = [event for event in _template_hooks(template) if event not in had_events]
+            made = record.InstallRecord(not settings.exists, directories, added, blank, events)
+            record.save(settings.path, made)
             change.notes.append(f"the hooks run: {command}")
+        change.notes.extend(self._disabled_warnings(context))
         return change
+
+    def _disabled_warnings(self, context: Context) -> list[str]:
+        """A warning per settings file of this agent that turns all hooks off."""
+        warnings = []
+        for scope in self.scopes:
+            try:
+                settings = SettingsFile.read(self.location(scope, context))
+            except UserError:
+                continue
+            disabled = self.hooks_disabled(settings)
+            if disabled:
+                warnings.append(f"warning: {settings.path}: {disabled}")
+        return list(dict.fromkeys(warnings))
+
+    def hooks_disabled(self, settings: SettingsFile) -> str:
+        """Why these settings stop the agent running any hook, or "" (a subclass's business)."""
+        return ""
 
     def uninstall(self, scope: str, context: Context) -> Change:
         settings = SettingsFile.read(self.location(scope, context))
-        items = remove_block(settings, self.agent)
-        if items:
+        made = record.load(settings.path)
+        items = remove_block(settings, self.agent, made)
+        if not items:
+            return Change(settings.path, items=items)
+        only_braces = re.sub(r"\s", "", settings.text.lstrip(BOM)) == "{}"
+        if made and only_braces and (made.created_file or made.blank is not None):
+            if made.created_file:
+                os.unlink(os.path.realpath(settings.path))
+                for directory in reversed(made.created_directories):
+                    try:
+                        os.rmdir(directory)
+                    except OSError:
+                        break  # something else is in it
+                items.append(("deleted", settings.path))
+            else:
+                settings.text = made.blank or ""
+                settings.write()
+        else:
             settings.write()
+        record.forget(settings.path)
         return Change(settings.path, items=items)
 
     def inspect(self, scope: str, context: Context) -> Inspection:
