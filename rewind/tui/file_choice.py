@@ -50,7 +50,7 @@ class Checks(SelectionList[bytes]):
         if len(segments) < 3 or segments[1].text != ToggleButton.BUTTON_INNER:
             return line
         box = CHECKED if selection.value in self.selected else UNCHECKED
-        boxed = [Segment(char, segment.style) for char, segment in zip(box, segments, strict=True)]
+        boxed = [Segment(char, segments[1].style) for char in box]  # the button's own colours
         return Strip(boxed + segments[3:], line.cell_length)
 
 

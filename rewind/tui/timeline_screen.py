@@ -38,8 +38,8 @@ def matches(row: TurnRow, query: str) -> bool:
 
 class TimelineScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "search", "Search"),
-        Binding("d", "toggle_diff", "Turn/now"),
+        Binding("slash", "search", "Find"),
+        Binding("d", "toggle_diff", "Diff"),
         Binding("v", "toggle_split", "Split"),
         Binding("l", "label", "Label"),
         Binding("m", "mark", "Mark"),
@@ -70,7 +70,8 @@ class TimelineScreen(Screen[None]):
         with Horizontal(id="detail"):
             yield FileList(id="files")
             yield DiffView(id="diff")
-        yield Footer()
+        # Compact, without the palette's entry, so that every key fits 100 columns (? lists them).
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#search", Input).display = False
