@@ -21,6 +21,7 @@ from rewind.tui.store_watcher import StoreWatcher
 from rewind.tui.timeline_screen import TimelineScreen
 
 DOUBLE_ESCAPE_SECONDS = 0.5
+NOTICE_SECONDS = 3.0
 REFRESH_DELAY = 0.15  # coalesces the burst of writes one hook call makes
 
 
@@ -32,11 +33,13 @@ def open_store(directory: str) -> Store:
 class RewindApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "rewind"
+    # Toasts sit over the diff (bottom right): short, so they hide it only briefly.
+    NOTIFICATION_TIMEOUT: ClassVar[float] = NOTICE_SECONDS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("question_mark", "help", "Help", key_display="?"),
-        Binding("u", "undo", "Undo restore"),
+        Binding("u", "undo", "Undo"),
     ]
 
     def __init__(self, directory: str, session: str | None = None, watch: bool = True) -> None:
@@ -89,12 +92,12 @@ class RewindApp(App[None]):
         self.undoable = bool(outcome.undoable)
         self.refresh_bindings()
         hint = "  (u: undo)" if self.undoable else ""
-        self.notify(outcome.message + hint, timeout=10)
+        self.notify(outcome.message + hint)
         self.refresh_views()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "undo":
-            return self.undoable
+            return True if self.undoable else None  # None: in the footer, dimmed, until a restore
         return True
 
     def action_undo(self) -> None:
@@ -105,7 +108,7 @@ class RewindApp(App[None]):
         outcome = undo_last(self.store, self.session_id)
         self.undoable = False
         self.refresh_bindings()
-        self.notify(outcome.message, timeout=10)
+        self.notify(outcome.message)
         self.refresh_views()
 
     # help --------------------------------------------------------------------------------
@@ -139,11 +142,23 @@ def _optional(module: str, name: str) -> Any:
 
 
 def all_bindings() -> list[tuple[str, str, str]]:
+    from rewind.tui.confirm_restore import ConfirmRestore
+    from rewind.tui.file_choice import Checks, FileChoice
+    from rewind.tui.label_dialog import LabelDialog
     from rewind.tui.sessions_screen import SessionsScreen
 
-    return binding_rows(
+    owners: list[tuple[str, list[BindingType]]] = [
         ("anywhere", RewindApp.BINDINGS),
         ("timeline", TimelineScreen.BINDINGS),
         ("sessions", SessionsScreen.BINDINGS),
+        ("label dialog", LabelDialog.BINDINGS),
+    ]
+    RewindMenu = _optional("rewind.tui.rewind_menu", "RewindMenu")
+    if RewindMenu is not None:
+        owners.append(("rewind menu", RewindMenu.BINDINGS))
+    owners += [
+        ("choose files", FileChoice.BINDINGS + Checks.BINDINGS),
+        ("confirm restore", ConfirmRestore.BINDINGS + Checks.BINDINGS),
         ("help", HelpScreen.BINDINGS),
-    )
+    ]
+    return binding_rows(*owners)

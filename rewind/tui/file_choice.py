@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.segment import Segment
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
+from textual.strip import Strip
 from textual.widgets import Button, Label, SelectionList
+from textual.widgets._toggle_button import ToggleButton
+from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
 from rewind.history.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
@@ -22,13 +26,32 @@ ACTION_WORDS = {
 }
 
 
+CHECKED = "[x]"
+UNCHECKED = "[ ]"
+
+
 class Checks(SelectionList[bytes]):
-    """A check-box list in which Space toggles and Enter confirms the screen's choice."""
+    """A check-box list in which Space toggles and Enter confirms the screen's choice.
+
+    Each box reads ``[x]`` or ``[ ]``, so its state shows without colour too."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "select", "Toggle", show=False),
         Binding("enter", "screen.confirm", "Confirm", show=False),
     ]
+
+    def render_line(self, y: int) -> Strip:
+        line = super().render_line(y)
+        try:
+            selection = self.get_option_at_index(round(self.scroll_offset.y) + y)
+        except OptionDoesNotExist:
+            return line
+        segments = list(line)
+        if len(segments) < 3 or segments[1].text != ToggleButton.BUTTON_INNER:
+            return line
+        box = CHECKED if selection.value in self.selected else UNCHECKED
+        boxed = [Segment(char, segments[1].style) for char in box]  # the button's own colours
+        return Strip(boxed + segments[3:], line.cell_length)
 
 
 def shown(path: bytes) -> str:

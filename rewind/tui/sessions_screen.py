@@ -14,7 +14,17 @@ from textual.widgets import DataTable, Static
 
 from rewind.store.repository import Store
 from rewind.tui.timeline_data import SessionDetails, session_details, session_rows
-from rewind.tui.turn_table import short_time
+from rewind.tui.turn_table import fitted, short_number, short_time
+
+# (name, width): with the cell padding, 94 columns, inside the dialog's border at 100 wide.
+COLUMNS = (
+    ("session", 38),  # "* " and a 36-character uuid
+    ("agent", 12),
+    ("started", 11),
+    ("last active", 11),
+    ("entries", 7),
+    ("files", 5),
+)
 
 
 class SessionsScreen(ModalScreen[str | None]):
@@ -25,7 +35,7 @@ class SessionsScreen(ModalScreen[str | None]):
     DEFAULT_CSS = """
     SessionsScreen { align: center middle; }
     SessionsScreen > Vertical {
-        width: 90%; height: 80%; border: round $accent; background: $surface;
+        width: 100%; max-width: 120; height: 80%; border: round $accent; background: $surface;
     }
     """
 
@@ -41,17 +51,18 @@ class SessionsScreen(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for name in ("session", "agent", "started", "last active", "entries", "files"):
-            table.add_column(name, key=name)
+        # Fixed widths that fit 100 columns; a longer session id or agent ends in an ellipsis.
+        for name, width in COLUMNS:
+            table.add_column(name, key=name, width=width)
         rows = session_rows(self.store)
         for row in rows:
             marker = "* " if row.is_recent else "  "
             table.add_row(
-                marker + row.session_id,
-                row.agent,
+                fitted(Text(marker + row.session_id), COLUMNS[0][1]),
+                fitted(Text(row.agent), COLUMNS[1][1]),
                 "…",
                 short_time(row.last_active),
-                str(row.entries),
+                short_number(row.entries),
                 "…",
                 key=row.session_id,
             )
@@ -70,7 +81,7 @@ class SessionsScreen(ModalScreen[str | None]):
     def _show_details(self, session_id: str, details: SessionDetails) -> None:
         table = self.query_one(DataTable)
         table.update_cell(session_id, "started", short_time(details.started))
-        table.update_cell(session_id, "files", str(details.files))
+        table.update_cell(session_id, "files", short_number(details.files))
 
     @on(DataTable.RowSelected)
     def _chosen(self, event: DataTable.RowSelected) -> None:

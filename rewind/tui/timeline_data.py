@@ -19,7 +19,17 @@ from rewind.history.diffs import (
     diff_states,
     diff_to_disk,
 )
-from rewind.history.entry import EDIT, EXTERNAL, RESTORE, SHELL, TURN, UNDO, Entry, FileChange
+from rewind.history.entry import (
+    EDIT,
+    EXTERNAL,
+    RESTORE,
+    SHELL,
+    TURN,
+    UNDO,
+    WATCH_AGENT,
+    Entry,
+    FileChange,
+)
 from rewind.history.filestate import TOO_LARGE, UNREADABLE, FileState
 from rewind.history.index import EntryIndex
 from rewind.history.session import SessionHead, load_head
@@ -84,16 +94,30 @@ class DiffText:
     path: bytes = b""  # the diffed file, for the diff view to tell its language
 
 
+def agent_of(index: EntryIndex, head: SessionHead) -> str:
+    """The session's agent as ``rewind log`` names it: that of its newest turn naming one
+    other than watch mode (``pre-commit`` for the git safety net's session)."""
+    return index.agent(head, WATCH_AGENT) or SAFETY_NET_SESSIONS.get(head.session_id, "")
+
+
+def session_agent(store: Store, session_id: str) -> str:
+    with EntryIndex(store) as index:
+        return agent_of(index, load_head(store, session_id))
+
+
 def session_rows(store: Store) -> list[SessionRow]:
     """The project's sessions, the most recently active first."""
     rows = []
-    for summary in reversed(list_sessions(store)):
+    with EntryIndex(store) as index:
+        summaries = list(reversed(list_sessions(store)))
+        agents = [agent_of(index, summary.head) for summary in summaries]
+    for summary, agent in zip(summaries, agents, strict=True):
         entry = summary.head.current
         assert entry is not None
         rows.append(
             SessionRow(
                 summary.head.session_id,
-                entry.agent or SAFETY_NET_SESSIONS.get(entry.session, ""),
+                agent,
                 summary.mtime,
                 entry.number,
                 summary.is_recent,

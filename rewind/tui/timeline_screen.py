@@ -17,7 +17,14 @@ from rewind.store.repository import Store
 from rewind.tui.compare import compared_diff, compared_files, span
 from rewind.tui.diff_view import DiffView
 from rewind.tui.file_list import FileList
-from rewind.tui.timeline_data import TO_NOW, TURN_DIFF, Counts, SessionHistory, TurnRow
+from rewind.tui.timeline_data import (
+    TO_NOW,
+    TURN_DIFF,
+    Counts,
+    SessionHistory,
+    TurnRow,
+    session_agent,
+)
 from rewind.tui.turn_table import TurnTable
 
 MODE_NAMES = {TURN_DIFF: "what the turn changed", TO_NOW: "from the checkpoint to now"}
@@ -31,12 +38,12 @@ def matches(row: TurnRow, query: str) -> bool:
 
 class TimelineScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "search", "Search"),
-        Binding("d", "toggle_diff", "Turn/now"),
+        Binding("slash", "search", "Find"),
+        Binding("d", "toggle_diff", "Diff"),
         Binding("v", "toggle_split", "Split"),
         Binding("l", "label", "Label"),
-        Binding("m", "mark", "Mark", show=False),
-        Binding("c", "compare", "Compare", show=False),
+        Binding("m", "mark", "Mark"),
+        Binding("c", "compare", "Compare"),
         Binding("s", "sessions", "Sessions"),
         Binding("escape", "back", "Back", show=False),
     ]
@@ -54,6 +61,7 @@ class TimelineScreen(Screen[None]):
         self.split = False  # side by side rather than unified
         self.marked: str | None = None  # the entry id marked with m, to compare with
         self.comparing = False  # the detail shows the marked..selected span (c)
+        self.agent = ""  # as 'rewind log' names it: the newest turn's agent other than watch
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")
@@ -62,7 +70,8 @@ class TimelineScreen(Screen[None]):
         with Horizontal(id="detail"):
             yield FileList(id="files")
             yield DiffView(id="diff")
-        yield Footer()
+        # Compact, without the palette's entry, so that every key fits 100 columns (? lists them).
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#search", Input).display = False
@@ -87,6 +96,7 @@ class TimelineScreen(Screen[None]):
 
     def _show_rows(self) -> None:
         self.rows = self.history.rows()
+        self.agent = session_agent(self.store, self.session_id)
         shown = [row for row in self.rows if not self.query_text or matches(row, self.query_text)]
         self.shown = shown
         self.query_one(TurnTable).show(shown, self.counts, self.marked)
@@ -96,8 +106,10 @@ class TimelineScreen(Screen[None]):
 
     def _show_title(self, shown: int) -> None:
         entries = self.history.entries
-        agent = next((e.agent for e in reversed(entries) if e.agent), "")
-        title = Text(f"session {self.session_id}", style="bold")
+        agent = self.agent
+        # One line: cut with an ellipsis when the terminal is narrower than the title.
+        title = Text(no_wrap=True, overflow="ellipsis")
+        title.append(f"session {self.session_id}", style="bold")
         if agent:
             title.append(f"  {agent}")
         title.append(f"  {len(entries) + self.history.older} entries", style="dim")

@@ -16,7 +16,11 @@ KIND_STYLES = {
     "quicksave": "magenta",
     "external": "blue",
 }
-PROMPT_WIDTH = 34
+NUMBER_WIDTH = 6  # entry numbers are never abbreviated: 99999* fits
+TIME_WIDTH = 11
+PROMPT_WIDTH = 30
+FILES_WIDTH = 22  # the widest counts_text: "1.2k files +999k -999k"
+LABELS_WIDTH = 20
 
 
 def short_time(stamp: float, now: float | None = None) -> str:
@@ -35,13 +39,35 @@ def number_text(number: int, marked: bool) -> Text:
     return Text(str(number), style="bold")
 
 
+def short_number(number: int) -> str:
+    """At most four characters: ``999``, ``1k``, ``1.2k``, ``12k``, ``999k``, ``1.2M``, ``12M``.
+
+    Rounded down, so an abbreviation never claims more than there is."""
+    for limit, suffix in ((10**9, "G"), (10**6, "M"), (10**3, "k")):
+        if number >= limit:
+            whole, rest = divmod(number, limit)
+            if whole < 10 and rest * 10 // limit:
+                return f"{whole}.{rest * 10 // limit}{suffix}"
+            return f"{whole}{suffix}" if whole < 1000 else f"{number // limit}{suffix}"
+    return str(number)
+
+
+def fitted(text: Text, width: int) -> Text:
+    """``text`` cut to ``width`` cells with an ellipsis when it is longer (never silently)."""
+    if text.cell_len > width:
+        text = text.copy()
+        text.truncate(width, overflow="ellipsis")
+    return text
+
+
 def counts_text(files: int, counts: Counts | None) -> Text:
-    text = Text(f"{files} file{'' if files == 1 else 's'}")
+    """``3 files +12 -4``; large numbers abbreviated (``1k files +0 -1k``) so they fit whole."""
+    text = Text(f"{short_number(files)} file{'' if files == 1 else 's'}")
     if counts is not None and (counts.added or counts.removed):
         text.append(" ")
-        text.append(f"+{counts.added}", style="green")
+        text.append(f"+{short_number(counts.added)}", style="green")
         text.append(" ")
-        text.append(f"-{counts.removed}", style="red")
+        text.append(f"-{short_number(counts.removed)}", style="red")
     elif counts is not None and counts.binary:
         text.append(" bin")
     return text
@@ -53,11 +79,15 @@ def _title(row: TurnRow) -> Text:
         text.append(f"[{row.kind}] ", style=KIND_STYLES.get(row.kind, "bold"))
     for tag in row.sources:  # files saved by the shell quicksave or seen by watch mode
         text.append(f"[{tag}] ", style=KIND_STYLES.get(tag, "bold"))
-    room = max(PROMPT_WIDTH - len(text.plain), 8)
-    text.append(row.title if len(row.title) <= room else row.title[: room - 1] + "…")
-    if row.is_open:
-        text.append(" (open)", style="dim")
-    return text
+    suffix = Text(" (open)", style="dim") if row.is_open else Text()
+    room = max(PROMPT_WIDTH - text.cell_len - suffix.cell_len, 8)
+    text.append_text(fitted(Text(row.title), room))
+    text.append_text(suffix)
+    return fitted(text, PROMPT_WIDTH)
+
+
+def labels_text(labels: tuple[str, ...]) -> Text:
+    return fitted(Text(", ".join(labels), style="cyan"), LABELS_WIDTH)
 
 
 class TurnTable(DataTable[Text | str]):
@@ -71,11 +101,11 @@ class TurnTable(DataTable[Text | str]):
         self.cursor_type = "row"
         self.zebra_stripes = True
         # Fixed widths: measuring every cell of a 1,000-row table costs a noticeable paint.
-        self.add_column("#", key="number", width=4)
-        self.add_column("time", key="time", width=11)
+        self.add_column("#", key="number", width=NUMBER_WIDTH)
+        self.add_column("time", key="time", width=TIME_WIDTH)
         self.add_column("prompt", key="prompt", width=PROMPT_WIDTH)
-        self.add_column("files", key="files", width=16)
-        self.add_column("labels", key="labels", width=20)
+        self.add_column("files", key="files", width=FILES_WIDTH)
+        self.add_column("labels", key="labels", width=LABELS_WIDTH)
 
     def show(
         self, rows: list[TurnRow], counts: dict[int, Counts], marked: str | None = None
@@ -90,7 +120,7 @@ class TurnTable(DataTable[Text | str]):
                 short_time(row.started),
                 _title(row),
                 counts_text(row.files, counts.get(row.index)),
-                Text(", ".join(row.labels), style="cyan"),
+                labels_text(row.labels),
                 key=row.entry_id,
             )
         if not rows:

@@ -1,4 +1,5 @@
-"""Snapshots (SVG, under __snapshots__/) of the timeline and the diff view at 100x30 and 80x24.
+"""Snapshots (SVG, under __snapshots__/) of the timeline and the diff view at 100x30 and 80x24,
+and of a 1,000-file restore's timeline at 80, 100 and 120 columns (counts whole, ellipses).
 
 After a deliberate change of the look: ``pytest tests/tui --snapshot-update``, then look at the
 new SVGs before committing them. Times are frozen and shown in UTC so the pictures are stable.
@@ -6,6 +7,7 @@ new SVGs before committing them. Times are frozen and shown in UTC so the pictur
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,8 +17,13 @@ import pytest
 from textual.pilot import Pilot
 
 import rewind.history.recording
+import rewind.history.restore
+from rewind.history.labels import add_label
+from rewind.history.opening import open_current_store
+from rewind.history.session import load_head
 from rewind.tui.app import RewindApp
-from tests.tui.conftest import SESSION, record_demo
+from tests.tui.conftest import SESSION, record_demo, turn
+from tests.tui.polish_test import record_thousand_then_restore
 
 SnapCompare = Callable[..., bool]
 SIZES = [pytest.param((100, 30), id="100x30"), pytest.param((80, 24), id="80x24")]
@@ -39,6 +46,42 @@ def frozen_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
 async def settled(pilot: Pilot[None]) -> None:
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+@pytest.fixture
+def thousand_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A long prompt with long labels, a 1,000-file turn and its restore, at frozen times."""
+    ticks = itertools.count(FROZEN, 20.0)
+    clock = SimpleNamespace(time=lambda: next(ticks))
+    monkeypatch.setattr(rewind.history.recording, "time", clock)
+    monkeypatch.setattr(rewind.history.restore, "time", clock)
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    store = open_current_store(create=True)
+    turn(store, "Rename every parser entry point and update the callers", {"p.py": "x = 1\n"})
+    entry = load_head(store, SESSION).current
+    assert entry is not None
+    for name in ("parser-rename", "before-release-candidate"):
+        add_label(store, SESSION, entry, name)
+    record_thousand_then_restore(store)
+    yield project
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.parametrize(
+    "size",
+    [
+        pytest.param((80, 24), id="80x24"),
+        pytest.param((100, 30), id="100x30"),
+        pytest.param((120, 30), id="120x30"),
+    ],
+)
+def test_thousand_file_restore(
+    thousand_project: Path, snap_compare: SnapCompare, size: tuple[int, int]
+) -> None:
+    app = RewindApp(str(thousand_project), SESSION, watch=False)
+    assert snap_compare(app, terminal_size=size, run_before=settled)
 
 
 @pytest.mark.parametrize("size", SIZES)
