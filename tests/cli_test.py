@@ -12,7 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tests.conftest import error_line, log_json, ok, run_rewind, store_dir
+from tests.conftest import error_line, log_json, ok, run_on_a_terminal, run_rewind, store_dir
 
 SESSION = "s"
 
@@ -314,30 +314,9 @@ def test_status_shows_the_problems_hooks_logged(project: Path) -> None:
 
 
 def _on_a_terminal(project: Path, arguments: list[str], environment: dict[str, str]) -> str:
-    """``rewind ARGUMENTS`` with its standard output on a pseudo-terminal; what it printed."""
-    leader, follower = pty.openpty()
-    done = subprocess.run(
-        [sys.executable, "-m", "rewind", *arguments],
-        cwd=project,
-        stdout=follower,
-        stdin=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env={**os.environ, **environment},
-        check=False,
-    )
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(leader)
-    assert done.returncode == 0, done
-    return b"".join(chunks).decode()
+    code, shown = run_on_a_terminal(arguments, project, environment)
+    assert code == 0, shown
+    return shown
 
 
 def test_log_goes_through_the_pager_on_a_terminal_only(project: Path) -> None:

@@ -143,3 +143,34 @@ def without_read_permission(*arguments: str) -> RewindResult:
         command = ["setpriv", f"--inh-caps={dropped}", f"--bounding-set={dropped}", *command]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60)
     return RewindResult(done)
+
+
+def run_on_a_terminal(
+    arguments: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> tuple[int, str]:
+    """``rewind ARGUMENTS`` with its standard output on a pseudo-terminal (as a person at a
+    terminal runs it): its exit code and what it printed (CRLF made LF)."""
+    import pty
+
+    leader, follower = pty.openpty()
+    done = subprocess.run(
+        [sys.executable, "-m", "rewind", *arguments],
+        cwd=cwd,
+        stdout=follower,
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    return done.returncode, b"".join(chunks).decode().replace("\r\n", "\n")

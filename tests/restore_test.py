@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.conftest import (
@@ -14,6 +12,7 @@ from tests.conftest import (
     error_line,
     log_json,
     ok,
+    run_on_a_terminal,
     run_rewind,
     snapshot,
     without_read_permission,
@@ -720,8 +719,6 @@ def test_a_long_plan_is_summarised_on_a_terminal_and_listed_in_full_on_request(
 ) -> None:
     """On a terminal a 60-file plan is counts, the files needing attention and the first
     others; --list (or output that is not a terminal) shows every file."""
-    import pty
-
     names = [f"f{index:02d}.txt" for index in range(60)]
     for name in names:
         (project / name).write_bytes(b"0\n")
@@ -733,29 +730,10 @@ def test_a_long_plan_is_summarised_on_a_terminal_and_listed_in_full_on_request(
     (project / "f07.txt").write_bytes(b"changed by hand\n")
 
     def on_a_terminal(*arguments: str) -> str:
-        leader, follower = pty.openpty()
-        done = subprocess.run(
-            [sys.executable, "-m", "rewind", "restore", "1", "--session", SESSION, *arguments],
-            cwd=project,
-            stdout=follower,
-            stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, "NO_COLOR": "1"},
-            check=False,
-        )
-        os.close(follower)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        os.close(leader)
-        assert done.returncode == 1, done  # the hand-made change is a conflict
-        return b"".join(chunks).decode().replace("\r\n", "\n")
+        restore = ["restore", "1", "--session", SESSION, *arguments]
+        code, shown = run_on_a_terminal(restore, project, {"NO_COLOR": "1"})
+        assert code == 1, shown  # the hand-made change is a conflict
+        return shown
 
     summary = on_a_terminal("--dry-run")
     assert "  60 file(s): 60 to restore; 1 changed outside rewind" in summary
