@@ -662,8 +662,12 @@ the files it is about to change are recorded:
 | `cursor` | `~/.cursor/hooks.json` | `.cursor/hooks.json` | |
 
 Project paths are relative to the project root (the top of the git work tree), wherever in it
-the command runs. The hooks run `PATH-TO-REWIND hook AGENT`, with the absolute path of the
-`rewind` that ran the install (`rewind` when none can be found); install again after moving it.
+the command runs. A `--project` file is meant to be committed, so its hooks run `rewind hook
+AGENT` with `rewind` from PATH and name no path of this machine: they work on every teammate's
+machine that has rewind on PATH (install warns when this one does not, and `doctor` fails such a
+hook). `--user` and `--local` files are this machine's: their hooks run `PATH-TO-REWIND hook
+AGENT`, with the absolute path of the `rewind` that ran the install (`rewind` when none can be
+found), so they work whatever PATH the agent has; install again after moving it.
 `git-hook` installs git's pre-commit hook instead: into the directory git runs hooks from, or
 with `--local` into `.git/rewind-hooks`, which `core.hooksPath` in `.git/config` then names
 (for a hooks directory git tracks, which it refuses to change); see
@@ -677,9 +681,13 @@ comments. Every settings file may hold `//` and `/* */` comments and trailing co
 Gemini CLI's `settings.json` does); rewind keeps them and adds only plain JSON. The file keeps
 its permissions and is replaced atomically (through a symlink, the file it points to). A rewind
 hook already there with another path, matcher or timeout is updated in place (that event list
-is then written anew). The command prints the file and each event `added` or `updated`, or
+is then written anew), except in a `--project` file that git tracks: someone committed that
+setup, so install leaves each event that already runs rewind as it is, adds only the events
+missing, and prints a `warning:` naming the events left and how to replace them (uninstall, then
+install). The command prints the file and each event `added` or `updated`, or
 `AGENT: already installed in PATH; nothing changed.`, then a `warning:` line for each of the
-agent's settings files that turns every hook off (Claude Code's `disableAllHooks`). A file that
+agent's settings files that turns every hook off (Claude Code's `disableAllHooks`), and one
+when a `--project` install finds no `rewind` on PATH. A file that
 is not a JSON(C) object is refused (exit code 1, with the line and column) and nothing is
 written; an empty file counts as `{}`. What install created (the file, its directories, the
 `hooks` object and event lists, Cursor's `version`) is noted in `$REWIND_HOME/installs.json`
@@ -719,8 +727,11 @@ run) and what was found:
 - each agent's settings file at every scope: the events that run a rewind hook; events
   `rewind install` would add that are missing, and entries that differ from what it writes
   (warnings); a file that is not valid JSON (a failure);
+- whether `rewind` is on PATH (a warning if not: hooks in `--project` files run it from there);
 - the `rewind` each hook command runs: found on PATH, or an absolute path that exists and is
-  executable (else a failure), and whether it is the `rewind` on PATH (a warning if not);
+  executable (else a failure), and whether it is the `rewind` on PATH (a warning if not); an
+  absolute path in a `--project` file, which is meant to be committed, is a warning (teammates'
+  hooks would fail);
 - Claude Code settings that enable the rewind plugin (it counts as installed) or set
   `disableAllHooks`; a Codex `notify` in the `config.toml` next to `hooks.json`;
 - where hooks write (`rewind store`): a small file is written and removed where the project's
@@ -741,6 +752,10 @@ run) and what was found:
   (and a run that records there is then a failure, or a warning for an agent that is not
   installed, since hooks cannot record this project). Each event must exit 0 within 15 s; one
   that takes over a second is a warning.
+
+With `--json`, the same findings as one object, printed at the end:
+`{"format": 1, "healthy": true, "findings": [{"level": "ok", "target": "rewind", "where":
+"store", "message": "..."}, ...]}`; `healthy` is false exactly when the exit code is 1.
 
 Exit code 0 when at least one agent runs rewind's hooks and nothing failed; 1 when no agent
 runs them or a check failed (the live run of an agent that is not installed only warns). Doctor
@@ -907,7 +922,7 @@ OTHER_JSON = """\
 ## Output of the other `--json` options
 
 Every `--json` output is versioned. An object carries its version as `"format": 1` (`status`,
-`show`, `diff`, `restore --dry-run`, `undo --dry-run`, `label`); a list (`log`, `sessions`,
+`show`, `diff`, `restore --dry-run`, `undo --dry-run`, `label`, `doctor`); a list (`log`, `sessions`,
 `stats --all`) cannot, and its elements are of format 1 (`stats` without `--all` is an object
 without the key, as before). The version changes only when a key is removed or changes meaning;
 new keys may be added to any format. Times are ISO 8601 UTC (`2026-11-30T00:54:25Z`); a path is
@@ -922,6 +937,7 @@ under [`log --json`](#output-of-rewind-log---json).
 | `diff --json` | One object, shown under [`rewind diff`](#rewind-diff). |
 | `restore TURN --dry-run --json`, `undo --dry-run --json` | The plan, below. |
 | `label TURN NAME --json` | `{"format": 1, "label": ..., "removed": ..., "entry": ...}`; see [`rewind label`](#rewind-label). |
+| `doctor --json` | `{"format": 1, "healthy": ..., "findings": [...]}`; see [`rewind doctor`](#rewind-doctor). |
 | `sessions --json` | A list, shown under [`rewind sessions`](#rewind-sessions); `[]` before anything was recorded. |
 | `stats --json`, `check --drill --json` | Shown under [`rewind stats`](#rewind-stats) and [`rewind check`](#rewind-check). |
 

@@ -26,6 +26,10 @@ def isolated_home(
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     monkeypatch.delenv("REWIND_SESSION", raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
+    # 'rewind' on PATH is the one being tested, as after a real install: hooks in files meant
+    # to be committed run it from there.
+    path = os.environ.get("PATH", os.defpath)
+    monkeypatch.setenv("PATH", os.pathsep.join([os.path.dirname(sys.executable), path]))
     # git's own identity and config, for tests that make real repositories.
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
+import shutil
 import stat
 from pathlib import Path
 
-from rewind.installers import rewind_executable
 from tests.conftest import ok, run_rewind
 
 AGENTS = ("claude-code", "codex", "gemini", "cursor")
@@ -58,9 +57,10 @@ def test_after_install_the_hooks_are_listed_and_work(project: Path) -> None:
     settings = project / ".claude" / "settings.json"
     events = "SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SessionEnd"
     assert ("ok", "claude-code", "project", f"{settings}: {events}") in found
-    executable = rewind_executable()
+    # A file meant to be committed runs 'rewind' from PATH, whoever's machine it is on.
     runs = [m for level, t, w, m in found if (t, w) == ("claude-code", "project") and "runs" in m]
-    assert len(runs) == 1 and runs[0].startswith(f"runs {executable or 'rewind'}")
+    assert runs == [f"runs rewind from PATH: {shutil.which('rewind')}"]
+    assert ("ok", "rewind", "PATH", f"rewind on PATH: {shutil.which('rewind')}") in found
     [(level, message)] = [(lv, m) for lv, t, w, m in found if (t, w) == ("claude-code", "hook")]
     assert level == "ok", message
     assert "recorded turn 1 with probe.txt (modified)" in message
@@ -137,10 +137,9 @@ def test_the_claude_code_plugin_counts_as_installed(project: Path, isolated_home
     settings = isolated_home / ".claude" / "settings.json"
     settings.parent.mkdir()
     settings.write_text(json.dumps({"enabledPlugins": {"rewind@rewind": True}}))
-    # The plugin runs 'rewind' from PATH: give it the one being tested.
-    executable = rewind_executable()
-    path = os.pathsep.join(filter(None, [os.path.dirname(executable or ""), os.environ["PATH"]]))
-    result = run_rewind("doctor", cwd=project, env={"PATH": path})
+    # The plugin runs 'rewind' from PATH: the one being tested (see conftest).
+    executable = shutil.which("rewind")
+    result = run_rewind("doctor", cwd=project)
     found = findings(result.stdout)
     plugin = [(lv, m) for lv, t, w, m in found if (t, w) == ("claude-code", "user")]
     assert (
@@ -152,3 +151,28 @@ def test_the_claude_code_plugin_counts_as_installed(project: Path, isolated_home
     assert (level, hook.split(":")[0]) == ("ok", "rewind hook claude-code")
     assert not any("no agent runs rewind's hooks" in m for _, _, _, m in found)
     assert result.returncode == 0, result
+
+
+def test_json_holds_the_same_findings(project: Path) -> None:
+    ok("install", "cursor")
+    text = run_rewind("doctor", cwd=project)
+    as_json = run_rewind("doctor", "--json", cwd=project)
+    assert as_json.returncode == text.returncode == 0, as_json
+    report = json.loads(as_json.stdout)
+    assert set(report) == {"format", "healthy", "findings"}
+    assert report["format"] == 1 and report["healthy"] is True
+
+    def without_timing(found: list[tuple[str, str, str, str]]) -> list[tuple[str, str, str]]:
+        return [(level, target, where) for level, target, where, _ in found]
+
+    listed = [(f["level"], f["target"], f["where"], f["message"]) for f in report["findings"]]
+    assert without_timing(listed) == without_timing(findings(text.stdout))
+    assert all(set(f) == {"level", "target", "where", "message"} for f in report["findings"])
+
+
+def test_json_of_an_unhealthy_setup_exits_1(project: Path) -> None:
+    result = run_rewind("doctor", "--json", cwd=project)
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["healthy"] is False
+    assert report["findings"][-1]["level"] == "fail"

@@ -60,7 +60,11 @@ UNRELATED: dict[str, Any] = {
 }
 
 
-def expected_command(agent: str) -> str:
+def expected_command(agent: str, scope: str = "project") -> str:
+    """A file meant to be committed (--project) runs 'rewind' from PATH; the others this
+    machine's rewind."""
+    if scope == "project":
+        return f"rewind hook {agent}"
     executable = rewind_executable()
     return f"{shlex.quote(executable) if executable else 'rewind'} hook {agent}"
 
@@ -113,13 +117,13 @@ def test_install_creates_the_file_with_the_whole_block(project: Path) -> None:
     assert lines[7:] == [f"  the hooks run: {command}"]
 
 
-def test_the_command_is_the_rewind_being_run(project: Path) -> None:
+def test_the_user_scope_runs_the_rewind_being_run(project: Path, isolated_home: Path) -> None:
     executable = rewind_executable()
     if executable is None:
         pytest.skip("no rewind console script in this environment")
     assert os.path.isabs(executable) and os.access(executable, os.X_OK)
-    ok("install", "codex")
-    commands = commands_in(read_json(project / ".codex" / "hooks.json"))
+    ok("install", "codex", "--user")
+    commands = commands_in(read_json(isolated_home / ".codex" / "hooks.json"))
     assert set(commands) == {f"{shlex.quote(executable)} hook codex"}
     assert shlex.split(commands[0])[0] == executable
 

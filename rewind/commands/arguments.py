@@ -308,7 +308,10 @@ def build_parser() -> argparse.ArgumentParser:
         "uninstall", help="remove rewind's hooks from an agent's settings"
     )
     _install_target(uninstall, "edit")
-    commands.add_parser("doctor", help="check the installed hooks and try each agent's hook")
+    doctor = commands.add_parser(
+        "doctor", help="check the installed hooks and try each agent's hook"
+    )
+    _json(doctor, "the findings")
 
     watch = commands.add_parser(
         "watch",

@@ -9,9 +9,10 @@ import shlex
 import shutil
 from dataclasses import dataclass
 
+from rewind.commands.json_output import FORMAT, print_json
 from rewind.commands.status import human_size
 from rewind.errors import UserError
-from rewind.installers import Context, Inspection, Target, targets
+from rewind.installers import Context, Inspection, Target, path_advice, targets
 from rewind.installers.probe import SLOW, run_probe
 from rewind.store.config import CONFIG_NAME, load_config
 from rewind.store.failure_log import problem_logs, recent_problems
@@ -22,21 +23,40 @@ RECENT_SHOWN = 3  # lines of each log
 
 
 class Report:
-    """Prints one line per finding as it comes; remembers whether any was a failure."""
+    """Prints one line per finding as it comes (or, for ``--json``, keeps them for the end);
+    remembers whether any was a failure."""
 
-    def __init__(self) -> None:
+    def __init__(self, as_json: bool = False) -> None:
         self.failed = False
+        self.as_json = as_json
+        self.findings: list[dict[str, str]] = []
 
     def add(self, level: str, target: str, where: str, message: str) -> None:
         self.failed = self.failed or level == "fail"
-        print(f"{level:<4}  {target:<11}  {where:<7}  {message}", flush=True)
+        if self.as_json:
+            self.findings.append(
+                {"level": level, "target": target, "where": where, "message": message}
+            )
+        else:
+            print(f"{level:<4}  {target:<11}  {where:<7}  {message}", flush=True)
+
+    def print_json(self) -> None:
+        print_json({"format": FORMAT, "healthy": not self.failed, "findings": self.findings})
 
 
-def run() -> int:
+def run(*, as_json: bool = False) -> int:
     context = Context.current()
-    report = Report()
+    report = Report(as_json)
+    code = _diagnose(context, report)
+    if as_json:
+        report.print_json()
+    return code
+
+
+def _diagnose(context: Context, report: Report) -> int:
     store_dir = store_dir_for(os.fsencode(context.project))
     access = _check_storage(store_dir, report)
+    _check_path(report)
     _check_config(context.project, store_dir, report)
     _report_recent_problems(store_dir, report)
     active = []
@@ -83,6 +103,21 @@ def _check_storage(store_dir: str, report: Report) -> StoreAccess:
         report.add("warn", "rewind", "store", f"free space on the disk of {storage.checked}.")
     home = rewind_home()
     return StoreAccess(probe_home=home if os.path.isdir(home) else None)
+
+
+def _check_path(report: Report) -> None:
+    """Whether ``rewind`` is on PATH: hooks in files meant to be committed run it from there."""
+    on_path = shutil.which("rewind")
+    if on_path:
+        report.add("ok", "rewind", "PATH", f"rewind on PATH: {on_path}")
+    else:
+        report.add(
+            "warn",
+            "rewind",
+            "PATH",
+            "rewind is not on PATH, so hooks in files meant to be committed (--project) cannot "
+            "run it here; put it there (pipx install rewind-files).",
+        )
 
 
 def _check_config(project: str, store_dir: str, report: Report) -> None:
@@ -171,10 +206,20 @@ def _check_command(target: Target, scope: str, command: str, report: Report) -> 
     if "/" not in program:
         found = shutil.which(program)
         if found is None:
-            report.add("fail", name, scope, f"runs {program}, which is not on PATH; {again}.")
+            advice = path_advice(target)
+            report.add("fail", name, scope, f"runs {program} from PATH, which has none; {advice}.")
         else:
             report.add("ok", name, scope, f"runs {program} from PATH: {found}")
         return
+    if scope in target.shared_scopes:
+        report.add(
+            "warn",
+            name,
+            scope,
+            f"runs {program}, a path of one machine, from a file meant to be committed: "
+            f"teammates' hooks fail; run 'rewind uninstall {name} --{scope}', then install "
+            "again to run 'rewind' from PATH.",
+        )
     path = os.path.expanduser(program)
     if not os.path.isfile(path):
         report.add("fail", name, scope, f"runs {program}, which does not exist; {again}.")

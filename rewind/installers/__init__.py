@@ -54,8 +54,10 @@ The contract:
   the installed hook command (else ``rewind hook HOOK_AGENT``) in a throwaway project, as a
   :class:`Probe`; doctor then expects ``rewind log --json`` there to show a turn holding the
   probe file. The default, ``None``, skips that check.
-- ``context.hook_command(agent)`` is the command a hook should run: the absolute path of the
-  ``rewind`` being run (quoted for a shell when needed), else ``rewind``, then ``hook AGENT``.
+- ``context.hook_command(agent, shared)`` is the command a hook should run: ``rewind hook AGENT``
+  from PATH in a file meant to be committed (a scope in ``shared_scopes``: it must work on every
+  teammate's machine, so it names no path of this one), else the absolute path of the ``rewind``
+  being run (quoted for a shell when needed, ``rewind`` when there is none), then ``hook AGENT``.
 """
 
 from __future__ import annotations
@@ -89,8 +91,9 @@ class Context:
         project = os.fsdecode(find_root(os.getcwdb()))
         return cls(project, os.path.expanduser("~"), shlex.quote(rewind_executable() or "rewind"))
 
-    def hook_command(self, agent: str) -> str:
-        return f"{self.rewind} hook {agent}"
+    def hook_command(self, agent: str, shared: bool = False) -> str:
+        """The command a hook runs; ``shared``: for a file meant to be committed."""
+        return f"{'rewind' if shared else self.rewind} hook {agent}"
 
 
 def rewind_executable() -> str | None:
@@ -164,6 +167,8 @@ class Target:
     title = ""
     scopes: tuple[str, ...] = ("user", "project")
     default_scope = "project"
+    # Scopes whose file is meant to be committed: their hooks run 'rewind' from PATH.
+    shared_scopes: tuple[str, ...] = ()
     hook_agent = ""  # the AGENT of the 'rewind hook AGENT' its hooks run, for doctor's probe
 
     def location(self, scope: str, context: Context) -> str:
@@ -190,6 +195,23 @@ class Target:
             accepted = " or ".join(f"--{name}" for name in self.scopes)
             raise UserError(f"{self.name} has no --{chosen} settings; use {accepted}.")
         return chosen
+
+    def private_scope(self) -> str | None:
+        """The scope that installs for this machine only (its own path of rewind), if any:
+        the project's private file when the target has one, else the user's."""
+        for scope in ("local", "user"):
+            if scope in self.scopes and scope not in self.shared_scopes:
+                return scope
+        return None
+
+
+def path_advice(target: Target) -> str:
+    """What to do when the ``rewind`` a hook runs from PATH is not there (a clause)."""
+    advice = "put rewind on PATH (pipx install rewind-files)"
+    private = target.private_scope()
+    if private:
+        advice += f", or run 'rewind install {target.name} --{private}' to use this machine's path"
+    return advice
 
 
 _registry: dict[str, Target] = {}

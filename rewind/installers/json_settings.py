@@ -15,12 +15,24 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import stat
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from rewind.errors import UserError
-from rewind.installers import Change, Context, Inspection, Probe, Target, jsonc, record, text_edits
+from rewind.installers import (
+    Change,
+    Context,
+    Inspection,
+    Probe,
+    Target,
+    jsonc,
+    path_advice,
+    record,
+    text_edits,
+)
 from rewind.store.atomic import replace_file
 
 JsonObject = dict[str, object]
@@ -157,6 +169,20 @@ def _umask() -> int:
     return mask
 
 
+def tracked_by_git(project: str, path: str) -> bool:
+    """Whether git tracks ``path`` in the project's repository (someone committed it)."""
+    try:
+        done = subprocess.run(
+            ["git", "--literal-pathspecs", "ls-files", "--error-unmatch", "--", path],
+            cwd=project,
+            capture_output=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
 # adding, removing, inspecting ------------------------------------------------------------------
 
 
@@ -172,10 +198,14 @@ def _member(node: jsonc.Node, key: str) -> jsonc.Node:
     return member.value
 
 
-def add_block(settings: SettingsFile, template: JsonObject, agent: str) -> list[tuple[str, str]]:
+def add_block(
+    settings: SettingsFile, template: JsonObject, agent: str, keep_existing: bool = False
+) -> tuple[list[tuple[str, str]], list[str]]:
     """Makes each event of ``template`` run rewind's hook exactly as the template says, by
-    adding text to the file's; returns what changed. Top-level keys of the template other than
-    ``hooks`` are added when missing."""
+    adding text to the file's; returns what changed, and the events left alone. Top-level keys
+    of the template other than ``hooks`` are added when missing. With ``keep_existing`` (a
+    file someone committed), an event whose rewind hooks are set up differently is left as it
+    is: only events without one get rewind's."""
     wanted = _template_hooks(template)
     existing = settings.hooks_object(create=False)
     if existing is not None:
@@ -186,6 +216,7 @@ def add_block(settings: SettingsFile, template: JsonObject, agent: str) -> list[
                 )
     document = settings.document()
     changes: list[tuple[str, str]] = []
+    kept: list[str] = []
     for key, value in template.items():
         if key != HOOKS and key not in settings.data:
             document.add(document.root, value, key)
@@ -208,6 +239,8 @@ def add_block(settings: SettingsFile, template: JsonObject, agent: str) -> list[
             changes.append(("added", event))
         elif len(ours) == 1 and current[ours[0]] == items[0]:
             continue
+        elif keep_existing:
+            kept.append(event)
         else:
             updated: JsonObject = {event: list(current)}
             _add_to_event(updated, event, items[0], agent)
@@ -215,7 +248,7 @@ def add_block(settings: SettingsFile, template: JsonObject, agent: str) -> list[
             changes.append(("updated", event))
     if changes:
         settings.take(document)
-    return changes
+    return changes, kept
 
 
 def _add_to_event(hooks: JsonObject, event: str, wanted: object, agent: str) -> None:
@@ -304,7 +337,6 @@ def inspect_block(settings: SettingsFile, template: JsonObject, agent: str) -> I
     found = Inspection(settings.path, settings.exists)
     hooks = settings.data.get(HOOKS)
     hooks = hooks if isinstance(hooks, dict) else {}
-    commands: dict[str, None] = {}
     for event, wanted in _template_hooks(template).items():
         items = hooks.get(event)
         items = items if isinstance(items, list) else []
@@ -315,13 +347,21 @@ def inspect_block(settings: SettingsFile, template: JsonObject, agent: str) -> I
         found.installed.append(event)
         if ours != [_with_command(wanted[0], _first_command(ours[0], agent))]:
             found.different.append(event)
-        for item in ours:
+    found.commands = _commands_of(hooks, found.installed, agent)
+    return found
+
+
+def _commands_of(hooks: object, events: list[str], agent: str) -> list[str]:
+    """The distinct commands of rewind's hooks of ``events`` in a ``hooks`` object."""
+    commands: dict[str, None] = {}
+    for event in events:
+        items = hooks.get(event) if isinstance(hooks, dict) else None
+        for item in items if isinstance(items, list) else []:
             for hook in _inner_hooks(item):
                 if is_rewind_hook(hook, agent):
                     assert isinstance(hook, dict)
                     commands[str(hook["command"])] = None
-    found.commands = list(commands)
-    return found
+    return list(commands)
 
 
 def _first_command(item: object, agent: str) -> str:
@@ -363,6 +403,7 @@ class JsonHooksTarget(Target):
         self.name = name
         self.title = title
         self.scopes = tuple(paths)
+        self.shared_scopes = ("project",) if "project" in paths else ()
         self.paths = paths
         self.document = document
         self.agent = self.hook_agent = agent or name
@@ -374,13 +415,15 @@ class JsonHooksTarget(Target):
 
     def install(self, scope: str, context: Context) -> Change:
         settings = SettingsFile.read(self.location(scope, context))
-        command = context.hook_command(self.agent)
+        shared = scope in self.shared_scopes
+        command = context.hook_command(self.agent, shared)
         template = self.document(command)
         had = dict(settings.data)
         had_hooks = settings.data.get(HOOKS)
         had_events = set(had_hooks) if isinstance(had_hooks, dict) else set()
         blank = settings.text if settings.exists and not settings.data else None
-        items = add_block(settings, template, self.agent)
+        committed = shared and settings.exists and tracked_by_git(context.project, settings.path)
+        items, kept = add_block(settings, template, self.agent, keep_existing=committed)
         change = Change(settings.path, created=not settings.exists, items=items)
         if change.changed:
             directories = settings.write()
@@ -389,6 +432,17 @@ class JsonHooksTarget(Target):
             made = record.InstallRecord(not settings.exists, directories, added, blank, events)
             record.save(settings.path, made)
             change.notes.append(f"the hooks run: {command}")
+        if kept:
+            runs = ", ".join(_commands_of(had_hooks, kept, self.agent))
+            change.notes.append(
+                f"warning: left {', '.join(kept)} as committed (running {runs}); to rewrite "
+                f"them, run 'rewind uninstall {self.name} --{scope}', then install again."
+            )
+        if shared and shutil.which("rewind") is None:
+            change.notes.append(
+                "warning: rewind is not on PATH here, and these hooks, meant to be committed, "
+                f"run 'rewind' from PATH: {path_advice(self)}."
+            )
         change.notes.extend(self._disabled_warnings(context))
         return change
 
