@@ -17,8 +17,8 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest
-	$(BIN)/ruff check rewind tests
-	$(BIN)/ruff format --check rewind tests
+	$(BIN)/ruff check rewind tests setup.py
+	$(BIN)/ruff format --check rewind tests setup.py
 	$(BIN)/mypy
 
 faults: $(VENV)/.installed

@@ -762,6 +762,14 @@ runs them or a check failed (the live run of an agent that is not installed only
 leaves nothing behind: what the live run writes is removed, and its hooks' fallback logs go to
 its temporary directory.
 """,
+    "help": """\
+The documentation, where rewind is installed: the pages of docs/ (the build puts them in the
+package; a checkout reads its docs/). `rewind help` lists them with their titles; `rewind help
+PAGE` prints one (`restore`, `concepts`, `claude-code`, `git`, ...); `rewind help COMMAND`
+prints that command's section of this reference (options, behaviour, exit codes) when no page
+has that name; `json`, `exit-codes` and `options` print those sections of it. The text is
+Markdown, through the pager on a terminal. An unknown topic is an error (exit code 1).
+""",
     "tui": """\
 Needs a terminal (its standard input and standard error): without one it exits 1 at once. A
 session that does not exist is refused as by every other command. If the TUI stops on an error,

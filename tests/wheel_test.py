@@ -41,6 +41,9 @@ PACKAGE_DATA = (
     "rewind/agent_configs/codex/hooks.json",
     "rewind/agent_configs/cursor/hooks.json",
     "rewind/agent_configs/gemini/settings.json",
+    "rewind/docs/cli.md",
+    "rewind/docs/restore.md",
+    "rewind/docs/integrations/claude-code.md",
 )
 LOCAL_ONLY = (".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache", "wt-*")
 LEAKS = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PIP_PYTHON")
@@ -152,6 +155,14 @@ def test_rewind_runs_from_the_installed_package(installed: Installed, tmp_path: 
     assert installed.ok("--version", cwd=tmp_path) == f"rewind {__version__}\n"
 
 
+def test_the_documentation_is_readable_where_installed(
+    installed: Installed, tmp_path: Path
+) -> None:
+    assert installed.ok("help", "restore", cwd=tmp_path).startswith("# Restoring files\n")
+    assert "usage: rewind log" in installed.ok("help", "log", cwd=tmp_path)
+    assert "claude-code   Claude Code" in installed.ok("help", cwd=tmp_path)
+
+
 def test_the_demo_runs_without_a_tui(installed: Installed, tmp_path: Path) -> None:
     log = installed.ok("demo", "--no-tui", cwd=tmp_path)
     assert re.search(r"^session \S+ \(claude-code\)$", log, re.MULTILINE), log
@@ -192,6 +203,12 @@ def test_install_into_a_home_and_doctor(installed: Installed, tmp_path: Path) ->
     doctor = installed.run("doctor", cwd=project)
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert "claude-code" in doctor.stdout
+    # The project's file, meant to be committed, runs rewind from PATH (the venv's here).
+    installed.ok("install", "codex", cwd=project)
+    assert "rewind hook codex" in (project / ".codex" / "hooks.json").read_text()
+    assert str(installed.venv) not in (project / ".codex" / "hooks.json").read_text()
+    doctor = installed.run("doctor", cwd=project)
+    assert f"runs rewind from PATH: {installed.rewind}" in doctor.stdout, doctor.stdout
 
 
 @dataclass

@@ -10,6 +10,10 @@ from rewind.commands.quick_arguments import HOOK_COMMANDS, CommandGrammar
 from rewind.errors import UserError
 
 DESCRIPTION = "Per-turn undo history for files changed by coding agents."
+EPILOG = (
+    "'rewind COMMAND --help' prints a command's options; 'rewind help' lists the documentation "
+    "(how restores work, each agent's setup, the JSON shapes), 'rewind help TOPIC' reads it."
+)
 
 
 def _session(parser: argparse.ArgumentParser) -> None:
@@ -42,7 +46,7 @@ def _json(parser: argparse.ArgumentParser, what: str) -> None:
         "--json",
         dest="as_json",
         action="store_true",
-        help=f"print {what} as JSON (see docs/cli.md for its shape)",
+        help=f"print {what} as JSON (its shape: rewind help json)",
     )
 
 
@@ -131,7 +135,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     from rewind._version import __version__
 
-    parser = _Parser(prog="rewind", description=DESCRIPTION)
+    parser = _Parser(prog="rewind", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument(
         "--version",
         action="version",
@@ -161,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--json",
         dest="as_json",
         action="store_true",
-        help="print a JSON list (see docs/cli.md for its shape)",
+        help="print a JSON list (its shape: rewind help json)",
     )
     log.add_argument(
         "-n",
@@ -240,7 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--json",
         dest="as_json",
         action="store_true",
-        help="print a JSON object (a list with --all; see docs/cli.md for its shape)",
+        help="print a JSON object (a list with --all; its shape: rewind help json)",
     )
     stats.add_argument(
         "--all",
@@ -261,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--json",
         dest="as_json",
         action="store_true",
-        help="with --drill: print JSON (see docs/cli.md for its shape)",
+        help="with --drill: print JSON (its shape: rewind help check)",
     )
     gc = commands.add_parser(
         "gc", help="pack the store's history and drop what no session or label needs"
@@ -315,7 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     watch = commands.add_parser(
         "watch",
-        help="record changes made outside the agent's edit tools, as they happen (docs/watch.md)",
+        help="record changes made outside the edit tools as they happen (rewind help watch)",
     )
     _session(watch)
     action = watch.add_mutually_exclusive_group()
@@ -334,8 +338,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     action.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
 
+    help_command = commands.add_parser(
+        "help", help="read the documentation: a page, a command's reference, the JSON shapes"
+    )
+    help_command.add_argument(
+        "topic", nargs="?", metavar="TOPIC", help="a page or command (default: list the topics)"
+    )
+
     tui = commands.add_parser(
-        "tui", help="browse the turns, their diffs and rewind, in the terminal (docs/tui.md)"
+        "tui", help="browse the turns, their diffs and rewind, in the terminal (rewind help tui)"
     )
     _session(tui)
     return parser
