@@ -97,7 +97,7 @@ def _file_being_read(error: BaseException) -> str | None:
 
 
 # Commands whose output goes through a pager on a terminal (rewind.commands.pager).
-PAGED_COMMANDS = frozenset({"log", "show", "diff", "help"})
+PAGED_COMMANDS = frozenset({"log", "show", "diff", "history", "blame", "help"})
 # Commands that never print while they wait for the store: agents' hooks (their output belongs
 # to the agent) and the watcher (it waits between its own batches).
 QUIET_COMMANDS = frozenset({"hook", "watch", "tui"})

@@ -152,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-pager",
         action="store_true",
-        help="print log, show and diff straight to the terminal, without $PAGER",
+        help="print log, show, diff, history and blame straight to the terminal, without $PAGER",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
@@ -187,6 +187,21 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="every entry, of every session of the project, that recorded PATH",
     )
+
+    history = commands.add_parser(
+        "history", help="every recorded version of one file, across sessions, newest first"
+    )
+    history.add_argument("path", metavar="PATH", help="the file (it may no longer exist)")
+    _json(history, "the versions")
+    history.add_argument(
+        "-n", "--max-count", type=_count, metavar="N", help="only the newest N versions"
+    )
+
+    blame = commands.add_parser(
+        "blame", help="for each line of a file, the prompt that last changed it"
+    )
+    blame.add_argument("path", metavar="PATH", help="a text file as it is now")
+    _json(blame, "runs of lines and their origins")
 
     show = commands.add_parser("show", help="what a turn changed, as a diff")
     _session(show)

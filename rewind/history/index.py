@@ -10,7 +10,11 @@ it is missing, damaged or of another format:
   the conflict check of a restore read it instead of every other session's history;
 - ``tips``: the commit each session was indexed up to;
 - ``diffstats``: +/- line counts per pair of contents, computed once by the first reader that
-  needs them (the hook path never diffs) and kept.
+  needs them (the hook path never diffs) and kept;
+- ``blames``: per path, where each line of its newest recorded version came from, as
+  ``rewind blame`` last worked it out (:mod:`rewind.history.blame`): the versions it walked
+  (``chain``) and one code per line (``origins``), so that the next blame diffs only what was
+  recorded since.
 
 Writers never update it: hooks stay free of sqlite. A reader brings a session up to date first
 (:meth:`EntryIndex.sync`): it walks back from the session's tip to the first commit it already
@@ -74,6 +78,11 @@ CREATE TABLE IF NOT EXISTS diffstats (
     removed INTEGER NOT NULL,
     binary INTEGER NOT NULL,
     PRIMARY KEY (old, new)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blames (
+    path BLOB PRIMARY KEY,
+    chain TEXT NOT NULL,
+    origins BLOB NOT NULL
 ) WITHOUT ROWID;
 """
 
@@ -555,6 +564,22 @@ class EntryIndex:
             self.db.executemany(
                 "INSERT OR REPLACE INTO diffstats VALUES (?, ?, ?, ?, ?)",
                 [(old, new, a, r, int(b)) for (old, new), (a, r, b) in found.items()],
+            )
+
+    # blames ---------------------------------------------------------------------------------
+
+    def blame(self, path: bytes) -> tuple[str, bytes] | None:
+        """The chain of versions and the packed line origins last kept for ``path``."""
+        row = self.db.execute(
+            "SELECT chain, origins FROM blames WHERE path = ?", (path,)
+        ).fetchone()
+        return (row[0], row[1]) if row is not None else None
+
+    def remember_blame(self, path: bytes, chain: str, origins: bytes) -> None:
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute(
+                "INSERT OR REPLACE INTO blames VALUES (?, ?, ?)", (path, chain, origins)
             )
 
 

@@ -74,3 +74,89 @@ def build_pack(git_dir: str, folder: str, objects: Iterable[bytes]) -> None:
 def forget_repository(git_dir: str) -> None:
     """Drops the open repository, so that the next read sees the packs as they are now."""
     _repositories.pop(git_dir, None)
+
+
+Hunk = tuple[int, int, int, int]
+
+
+class LineDiffer:
+    """Line diffs (libgit2, no context) between the store's blobs, for walks that diff each
+    version with the next: the blob read for one step is kept for the next.
+
+    A hunk is ``(old_start, old_lines, new_start, new_lines)``; the starts count from 0 and, for
+    an empty side, are where its lines would go. None stands for empty content. Every blob is
+    diffed as text.
+    """
+
+    def __init__(self, git_dir: str) -> None:
+        self.repository = open_repository(git_dir)
+        self.kept: tuple[str, pygit2.Blob] | None = None
+
+    def _blob(self, oid: str) -> pygit2.Blob:
+        import pygit2
+
+        if self.kept is not None and self.kept[0] == oid:
+            return self.kept[1]
+        try:
+            blob = self.repository[oid]
+        except (KeyError, ValueError):
+            raise MissingObject(
+                f"object {oid} is missing from the store; run 'rewind check' to see what it "
+                "affects."
+            ) from None
+        except pygit2.GitError as error:
+            raise StoreError(
+                f"object {oid} in the store is corrupted ({error}); run 'rewind check' to see "
+                "what it affects."
+            ) from None
+        if not isinstance(blob, pygit2.Blob):
+            raise StoreError(f"object {oid} in the store is not a blob; run 'rewind check'.")
+        self.kept = (oid, blob)
+        return blob
+
+    def hunks(self, old: str | None, new: str | None) -> list[Hunk]:
+        """From blob ``old`` to blob ``new``."""
+        import pygit2
+        from pygit2.enums import DiffOption
+
+        if old is None:
+            new_blob = self._blob(new) if new is not None else None
+            return _hunks(
+                pygit2.Patch.create_from(
+                    None, new_blob, context_lines=0, flag=DiffOption.FORCE_TEXT
+                )
+            )
+        old_blob = self._blob(old)
+        if new is None:
+            return _hunks(
+                pygit2.Patch.create_from(
+                    old_blob, None, context_lines=0, flag=DiffOption.FORCE_TEXT
+                )
+            )
+        new_blob = self._blob(new)
+        # pygit2 takes context_lines here; its stubs do not list it.
+        patch = old_blob.diff(new_blob, DiffOption.FORCE_TEXT, context_lines=0)  # type: ignore[call-arg]
+        return _hunks(patch)
+
+    def hunks_to(self, old: str | None, data: bytes) -> list[Hunk]:
+        """From blob ``old`` to ``data`` (a file as it is now)."""
+        import pygit2
+        from pygit2.enums import DiffOption
+
+        base = self._blob(old) if old is not None else None
+        flags = DiffOption.FORCE_TEXT
+        return _hunks(pygit2.Patch.create_from(base, data, context_lines=0, flag=flags))
+
+
+def _hunks(patch: pygit2.Patch | None) -> list[Hunk]:
+    if patch is None:
+        return []
+    return [
+        (
+            hunk.old_start - 1 if hunk.old_lines else hunk.old_start,
+            hunk.old_lines,
+            hunk.new_start - 1 if hunk.new_lines else hunk.new_start,
+            hunk.new_lines,
+        )
+        for hunk in patch.hunks
+    ]

@@ -1,0 +1,111 @@
+"""``rewind blame PATH``: for every line of a file as it is now, the prompt that last changed it
+(docs/history.md)."""
+
+from __future__ import annotations
+
+import sys
+
+from rewind.commands.json_output import FORMAT, print_json
+from rewind.commands.render import first_line, local_time, paint, use_colour
+from rewind.history.blame import BEFORE_RECORD, Blame, Run, blame_file
+from rewind.history.entry import TURN
+from rewind.history.file_history import OUTSIDE, Version
+from rewind.history.opening import open_current_store
+from rewind.history.summary import iso_time, path_json
+
+AGENT_WIDTH = 11
+LABEL_WIDTH = 13 + 2 + 5 + 1 + AGENT_WIDTH + 16 + 1  # "ID (#N agent YYYY-MM-DD HH:MM)"
+
+
+def run(*, path: str, as_json: bool = False) -> int:
+    store = open_current_store()
+    blame = blame_file(store, store.root.stored_name(path))
+    if as_json:
+        print_json(blame_json(blame))
+    else:
+        _print_text(blame, store.root.display(blame.path))
+    return 0
+
+
+def origin_json(version: Version) -> dict[str, object]:
+    entry = version.entry
+    return {
+        "version": version.id,
+        "entry": entry.id,
+        "session": entry.session,
+        "turn": entry.number,
+        "kind": entry.kind,
+        "agent": entry.agent,
+        "prompt": entry.prompt,
+        "source": version.source,
+        "time": iso_time(version.at),
+        **path_json(version.path),
+    }
+
+
+def blame_json(blame: Blame) -> dict[str, object]:
+    """The shape of ``rewind blame --json`` (documented in docs/cli.md)."""
+    return {
+        "format": FORMAT,
+        **path_json(blame.path),
+        "lines": len(blame.lines),
+        "runs": [
+            {
+                "start": run.start,
+                "count": run.count,
+                "status": run.status,
+                "origin": origin_json(run.version) if run.version is not None else None,
+            }
+            for run in blame.runs
+        ],
+    }
+
+
+def _label(run: Run) -> str:
+    version = run.version
+    if version is None:
+        text = "before the record" if run.status == BEFORE_RECORD else "changed outside rewind"
+        return text.ljust(LABEL_WIDTH)
+    agent = "outside" if version.source == OUTSIDE else version.entry.agent or "-"
+    if len(agent) > AGENT_WIDTH - 1:
+        agent = agent[: AGENT_WIDTH - 2] + "…"
+    number = f"#{version.entry.number}"
+    return (
+        f"{version.id:<13} ({number:<5} {agent:<{AGENT_WIDTH - 1}} {local_time(version.at)[:16]})"
+    ).ljust(LABEL_WIDTH)
+
+
+def _print_text(blame: Blame, shown: str) -> None:
+    colour = use_colour()
+    write = sys.stdout.write
+    count = len(blame.lines)
+    print(
+        paint(
+            f"{shown}: {count} line{'s' * (count != 1)}, by the prompt that last changed each",
+            "bold",
+            colour,
+        )
+    )
+    seen: dict[str, Version] = {}
+    for run in blame.runs:
+        if run.version is not None:
+            seen.setdefault(run.version.id, run.version)
+    for version in sorted(seen.values(), key=lambda v: v.at, reverse=True):
+        entry = version.entry
+        text = first_line(entry.prompt, 60) if entry.kind == TURN else entry.prompt
+        if version.source == OUTSIDE:
+            text = f"changed outside rewind before: {text}"
+        print(
+            paint(f"{version.id:<13} {entry.session} #{entry.number}", "cyan", colour) + f"  {text}"
+        )
+    print()
+    width = len(str(count))
+    for run in blame.runs:
+        label = _label(run)
+        if run.version is None or run.version.source == OUTSIDE:
+            label = paint(label, "yellow", colour)
+        else:
+            label = paint(label, "cyan", colour)
+        for number in range(run.start, run.start + run.count):
+            line = blame.lines[number - 1].decode("utf-8", "replace")
+            write(f"{label} {number:>{width}}| {line}\n")

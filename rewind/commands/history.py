@@ -1,0 +1,124 @@
+"""``rewind history PATH``: every recorded version of one file, newest first.
+
+``rewind log --path`` lists the entries that recorded a path (what else each changed, too);
+this lists the file's versions: each distinct content it had, who made it, and how it differed
+from the version before (docs/history.md).
+"""
+
+from __future__ import annotations
+
+import os
+
+from rewind.commands.json_output import FORMAT, print_json, recorded_store
+from rewind.commands.render import first_line, local_time, paint, use_colour
+from rewind.history.entry import TURN
+from rewind.history.file_history import OUTSIDE, Version, file_versions
+from rewind.history.filestate import ABSENT, FILE, LINK, TOO_LARGE
+from rewind.history.opening import open_current_store
+from rewind.history.summary import iso_time, path_json
+from rewind.store.repository import Store
+
+
+def run(*, path: str, as_json: bool = False, max_count: int | None = None) -> int:
+    if as_json:
+        store = recorded_store()
+        if store is None:  # nothing recorded yet: an empty history, not an error
+            print_json({"format": FORMAT, **path_json(os.fsencode(path)), "versions": []})
+            return 0
+    else:
+        store = open_current_store()
+    name = store.root.stored_name(path)
+    versions = file_versions(store, name)
+    if max_count is not None:
+        versions = versions[:max_count]
+    if as_json:
+        print_json(
+            {
+                "format": FORMAT,
+                **path_json(name),
+                "versions": [version_json(version) for version in versions],
+            }
+        )
+        return 0
+    shown = store.root.display(name)
+    if not versions:
+        print(f"rewind has recorded nothing for {shown}.")
+        return 0
+    _print_text(store, name, versions)
+    return 0
+
+
+def version_json(version: Version) -> dict[str, object]:
+    """One element of ``rewind history --json``'s versions (documented in docs/cli.md)."""
+    entry = version.entry
+    item: dict[str, object] = {
+        "version": version.id,
+        "entry": entry.id,
+        "side": "after" if version.after else "before",
+        "session": entry.session,
+        "turn": entry.number,
+        "kind": entry.kind,
+        "agent": entry.agent,
+        "prompt": entry.prompt,
+        "source": version.source,
+        "time": iso_time(version.at),
+        **path_json(version.path),
+        "moved_from": path_json(version.moved_from)["path"] if version.moved_from else None,
+        "state": version.state.to_json(),
+        "added": version.added if version.compared else None,
+        "removed": version.removed if version.compared else None,
+        "binary": version.binary,
+    }
+    return item
+
+
+def describe_state(version: Version) -> str:
+    """What the version held, in a few words: "deleted", "binary", "412 B", "link"..."""
+    state = version.state
+    if state.kind == ABSENT:
+        return "deleted"
+    if state.kind == LINK:
+        return "symlink"
+    if state.kind == TOO_LARGE:
+        return f"too large ({_size(state.size)})"
+    if state.kind != FILE:
+        return state.kind
+    if version.binary:
+        return f"binary, {_size(state.size)}"
+    return _size(state.size)
+
+
+def _size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+def _print_text(store: Store, name: bytes, versions: list[Version]) -> None:
+    colour = use_colour()
+    count = len(versions)
+    shown = store.root.display(name)
+    print(paint(f"{shown}: {count} version{'s' * (count != 1)}, newest first", "bold", colour))
+    for version in versions:
+        entry = version.entry
+        counts = ""
+        if version.compared and not version.binary and version.state.kind != ABSENT:
+            counts = f"  +{version.added} -{version.removed}"
+        source = version.source
+        if source == OUTSIDE:
+            source = paint("changed outside rewind", "yellow", colour)
+        heading = (
+            f"{version.id:<13}  {local_time(version.at)[:16]}  {entry.session} #{entry.number}"
+            + (f"  {entry.agent}" if entry.agent else "")
+        )
+        print(paint(heading, "cyan", colour) + f"  {source}  {describe_state(version)}{counts}")
+        prompt = first_line(entry.prompt, 80) if entry.kind == TURN else entry.prompt
+        where = ""
+        if version.path != name:
+            where = f"[as {store.root.display(version.path)}] "
+        if version.moved_from is not None:
+            where = f"[renamed from {store.root.display(version.moved_from)}] "
+        side = "" if version.after else "before: "
+        print(f"               {where}{side}{prompt}".rstrip())
