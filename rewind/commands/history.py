@@ -109,8 +109,9 @@ def _print_text(store: Store, name: bytes, versions: list[Version]) -> None:
         source = version.source
         if source == OUTSIDE:
             source = paint("changed outside rewind", "yellow", colour)
+        session = entry.session if len(entry.session) <= 12 else entry.session[:8] + "…"
         heading = (
-            f"{version.id:<13}  {local_time(version.at)[:16]}  {entry.session} #{entry.number}"
+            f"{version.id:<13}  {local_time(version.at)[:16]}  {session} #{entry.number}"
             + (f"  {entry.agent}" if entry.agent else "")
         )
         print(paint(heading, "cyan", colour) + f"  {source}  {describe_state(version)}{counts}")

@@ -251,7 +251,12 @@ def _same(one: FileState, other: FileState) -> bool:
 
 
 def _versions(touches: list[_Touch]) -> list[Version]:
-    """The distinct states, oldest first."""
+    """The distinct states, oldest first.
+
+    The before-state of an entry of changes made outside any agent's turn (drift found by
+    'rewind begin', watch mode) is what its session last recorded, which another session may
+    have changed since: only its after-state, what was found, is a version (unless it is the
+    first record of the file)."""
     versions: list[Version] = []
     last: FileState | None = None
     for touch in touches:
@@ -261,7 +266,7 @@ def _versions(touches: list[_Touch]) -> list[Version]:
             before is not None
             and before.kind != UNKNOWN
             and touch.moved_from is None  # the new name's absence is not a state of the file
-            and (last is None or not _same(before, last))
+            and (last is None or not (_same(before, last) or entry.is_outside_agent))
         ):
             source = _source(entry, change) if last is None else _outside_source(entry)
             versions.append(Version(change.path, entry, False, source, change.at, before))
