@@ -13,7 +13,7 @@ from rewind.history.file_history import OUTSIDE, Version
 from rewind.history.opening import open_current_store
 from rewind.history.summary import iso_time, path_json
 
-AGENT_WIDTH = 11
+AGENT_WIDTH = 12
 LABEL_WIDTH = 13 + 2 + 5 + 1 + AGENT_WIDTH + 16 + 1  # "ID (#N agent YYYY-MM-DD HH:MM)"
 
 
