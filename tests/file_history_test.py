@@ -232,3 +232,74 @@ def test_an_open_turn_counts_with_its_before_state(project: Path) -> None:
     (open_turn,) = entry_ids("s")
     versions = history("a.txt")["versions"]
     assert [v["version"] for v in versions] == [open_turn + "^"]
+
+
+def test_a_move_and_an_edit_in_one_turn_are_followed_through_the_recorded_move(
+    project: Path,
+) -> None:
+    """The content differs at both ends, so only the move the quicksave announced links them."""
+    (project / "old.py").write_text("x = 1\n")
+    agent = Agent(project, SESSION_A)
+    agent.turn("Change x", ("write", "old.py", "x = 2\n"))
+    agent.turn(
+        "Rename and extend",
+        ("shell", "mv old.py new.py", ""),
+        ("write", "new.py", "x = 2\ny = 3\n"),
+    )
+    changed, moved = entry_ids(SESSION_A)
+    versions = history("new.py")["versions"]
+    assert [(v["version"], v["path"]) for v in versions] == [
+        (moved, "new.py"),
+        (changed, "old.py"),
+        (changed + "^", "old.py"),
+    ]
+    assert (versions[0]["moved_from"], versions[0]["added"], versions[0]["removed"]) == (
+        "old.py",
+        1,
+        0,
+    )
+    recorded = {f["path"]: f for f in log_json("--session", SESSION_A)[1]["files"]}
+    assert recorded["new.py"]["before"]["kind"] == "absent"
+
+
+def test_a_codex_patch_that_moves_a_file_is_followed(project: Path) -> None:
+    from tests.agent_payloads import Codex
+
+    (project / "a.txt").write_text("one\n")
+    codex = Codex(project, SESSION_B)
+
+    def codex_hook(payload: Payload | None) -> None:
+        completed = subprocess.run(
+            [sys.executable, "-m", "rewind", "hook", "codex"],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert (completed.returncode, completed.stderr) == (0, "")
+
+    codex_hook(codex.prompt("Move a to b and change it"))
+    before, after = codex.patch("*** Update File: a.txt\n*** Move to: b.txt\n@@\n-one\n+two")
+    codex_hook(before)
+    (project / "a.txt").unlink()
+    (project / "b.txt").write_text("two\n")
+    codex_hook(after)
+    codex_hook(codex.end())
+    (moved,) = entry_ids(SESSION_B)
+    versions = history("b.txt")["versions"]
+    assert [(v["version"], v["path"], v["moved_from"]) for v in versions] == [
+        (moved, "b.txt", "a.txt"),
+        (moved + "^", "a.txt", None),
+    ]
+
+
+def test_entries_without_moves_read_and_write_as_before() -> None:
+    from rewind.history.entry import FileChange
+
+    old = {"path": "a.txt", "before": {"kind": "absent"}, "after": None, "at": 1.0}
+    change = FileChange.from_json(old)
+    assert change.moved_from is None
+    assert change.to_json() == old
+    moved = FileChange.from_json({**old, "moved_from": "b.txt"})
+    assert moved.moved_from == b"b.txt"
+    assert moved.to_json() == {**old, "moved_from": "b.txt"}

@@ -830,3 +830,15 @@ def test_a_submodule_git_file_does_not_use_up_the_limits(project: Path) -> None:
     plan = paths_at_risk("rm -rf vendor", bytes(project), QuicksaveLimits(max_files=1))
     assert plan.paths == [bytes(project / "vendor" / "lib" / "code.py")]
     assert plan.warnings == []
+
+
+def test_the_files_mv_moves_are_named_with_their_source(project: Path) -> None:
+    (project / "a.txt").write_text("a")
+    (project / "b.txt").write_text("b")
+    (project / "dir").mkdir()
+    plan = plan_of("mv a.txt c.txt && mv b.txt dir && cp a.txt d.txt", project)
+    root = os.fsencode(project)
+    assert plan.moves == {
+        root + b"/c.txt": root + b"/a.txt",
+        root + b"/dir/b.txt": root + b"/b.txt",
+    }

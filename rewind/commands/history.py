@@ -110,9 +110,8 @@ def _print_text(store: Store, name: bytes, versions: list[Version]) -> None:
         if source == OUTSIDE:
             source = paint("changed outside rewind", "yellow", colour)
         session = entry.session if len(entry.session) <= 12 else entry.session[:8] + "…"
-        heading = (
-            f"{version.id:<13}  {local_time(version.at)[:16]}  {session} #{entry.number}"
-            + (f"  {entry.agent}" if entry.agent else "")
+        heading = f"{version.id:<13}  {local_time(version.at)[:16]}  {session} #{entry.number}" + (
+            f"  {entry.agent}" if entry.agent else ""
         )
         print(paint(heading, "cyan", colour) + f"  {source}  {describe_state(version)}{counts}")
         prompt = first_line(entry.prompt, 80) if entry.kind == TURN else entry.prompt

@@ -39,7 +39,7 @@ DRIFT_PROMPT = "changed outside rewind since it last recorded them"
 class FileChange:
     """A path touched by an entry: its state before the first touch and after the last one."""
 
-    __slots__ = ("after", "at", "before", "path", "source")
+    __slots__ = ("after", "at", "before", "moved_from", "path", "source")
 
     def __init__(
         self,
@@ -48,12 +48,17 @@ class FileChange:
         after: FileState | None,
         at: float = 0.0,
         source: str = EDIT,
+        moved_from: bytes | None = None,
     ) -> None:
         self.path = path
         self.before = before
         self.after = after
         self.at = at  # when the before-state was taken (seconds since the epoch)
         self.source = source  # EDIT, SHELL or EXTERNAL: who recorded the before-state
+        # The path this one was to be moved from (``mv A B`` read by the quicksave, a patch's
+        # "Move to"), as announced before the change: a reader checks that the entry left that
+        # path absent before it follows the move (rewind.history.file_history).
+        self.moved_from = moved_from
 
     @property
     def latest(self) -> FileState | None:
@@ -68,6 +73,8 @@ class FileChange:
         }
         if self.source != EDIT:  # older entries have no source: they were all edits
             data["source"] = self.source
+        if self.moved_from is not None:  # only moves have it: older entries have none
+            data["moved_from"] = os.fsdecode(self.moved_from)
         return data
 
     @classmethod
@@ -79,12 +86,14 @@ class FileChange:
         if not all(state is None or isinstance(state, dict) for state in (before, after)):
             raise ValueError(f"the states of {data['path']!r} are not objects")
         source = data.get("source")
+        moved_from = data.get("moved_from")
         return cls(
             os.fsencode(data["path"]),
             FileState.from_json(before) if isinstance(before, dict) else None,
             FileState.from_json(after) if isinstance(after, dict) else None,
             float(at) if isinstance(at, int | float) else 0.0,
             source if isinstance(source, str) and source in SOURCES else EDIT,
+            os.fsencode(moved_from) if isinstance(moved_from, str) and moved_from else None,
         )
 
 

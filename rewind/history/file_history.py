@@ -15,11 +15,12 @@ editor, a command the quicksave could not read, the person between two prompts) 
 version of its own with the source :data:`OUTSIDE`. The very first before-state is the file as
 rewind first saw it: what it held then predates the record.
 
-Renames are followed where rewind saw both ends: within one entry, the path goes from absent to
-a file whose content another path of the same entry held before the entry and no longer holds
-after it (``mv A B`` read by the shell quicksave records both ends; so does an ``apply_patch``
-``*** Move to:``). The story of ``B`` then goes on, further back, with the versions of ``A``;
-each version says which path it had.
+Renames are followed where rewind saw both ends, within one entry: the move was announced when
+it was recorded (``FileChange.moved_from``: ``mv A B`` read by the shell quicksave, an
+``apply_patch`` ``*** Move to:``) and the entry left ``A`` absent; or, for entries recorded
+otherwise, ``B`` went from absent to the content ``A`` held before the entry, and ``A`` ended
+absent. The story of ``B`` then goes on, further back, with the versions of ``A`` (only when the
+move is the first time rewind saw ``B``); each version says which path it had.
 
 Only the entries that touched the path (and, for a rename, its earlier name) are read, through
 the index's ``touches`` rows: the cost grows with the file's own history, never with the
@@ -209,11 +210,21 @@ def _changes_of(
 
 
 def _moved_from(entry: Entry, change: FileChange) -> FileChange | None:
-    """The change of the same entry that ``change`` is the other end of a move of: the new name
-    goes from absent to a content the old name held before the entry, and the old name ends
-    absent."""
+    """The change of the same entry that ``change`` is the other end of a move of.
+
+    A move announced when it was recorded (``change.moved_from``) counts when the entry left the
+    old name absent and the new one present. Otherwise one is recognised by content: the new
+    name goes from absent to a content the old name held before the entry, and the old name
+    ends absent.
+    """
     before, after = change.before, change.after
-    if before is None or after is None or before.kind != ABSENT or after.kind not in (FILE, LINK):
+    if after is None or after.kind not in (FILE, LINK):
+        return None
+    if change.moved_from is not None:
+        source = entry.file(change.moved_from)
+        if source is not None and source.after is not None and source.after.kind == ABSENT:
+            return source
+    if before is None or before.kind != ABSENT:
         return None
     for other in entry.files:
         old, new = other.before, other.after

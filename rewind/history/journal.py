@@ -275,7 +275,10 @@ def _apply_before(entry: Entry, index: dict[bytes, FileChange], change: FileChan
     if existing is None:
         entry.files.append(change)
         index[change.path] = change
-    elif change.at < existing.at and change.before is not None:
+        return
+    if existing.moved_from is None and change.moved_from is not None:
+        existing.moved_from = change.moved_from  # moved onto a path the turn had recorded
+    if change.at < existing.at and change.before is not None:
         # A spooled record taken earlier than the one already applied is the true pre-image.
         existing.before, existing.at, existing.source = change.before, change.at, change.source
 

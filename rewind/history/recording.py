@@ -155,12 +155,15 @@ def track(
     agent: str = "",
     known: dict[bytes, FileState] | None = None,
     source: str = EDIT,
+    moves: dict[bytes, bytes] | None = None,
 ) -> dict[bytes, FileState]:
     """Records the state of ``paths`` before they change; the first record in a turn wins.
 
     ``known`` gives states taken otherwise (an agent that reported the text before its edit
     only afterwards); the other paths are read from disk. ``source`` says how rewind learnt of
     the change (an edit tool, the shell quicksave, watch mode) and is kept with each record.
+    ``moves`` maps a destination to the path it is about to be moved from (kept as the
+    destination's ``moved_from``).
     Returns the state taken now for each path. Directories and special files are returned but
     not recorded. A session or open turn that does not exist yet is started on the spot.
 
@@ -176,7 +179,7 @@ def track(
             store.note(_NOTED_KINDS[state.kind])
     now = time.time()
     changes = [
-        FileChange(path, state, None, at=now, source=source)
+        FileChange(path, state, None, now, source, moves.get(path) if moves else None)
         for path, state in states.items()
         if state.kind not in NOT_TRACKABLE
     ]

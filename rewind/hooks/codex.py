@@ -37,9 +37,11 @@ def _tool(context: HookContext, session: str, directory: str, before: bool) -> N
     tool_input = context.mapping("tool_input")
     call = context.text("tool_use_id", "call_id")
     if tool in PATCH_TOOLS:
-        names = context.stored_names(patch_paths(_patch_text(tool_input)), directory)
+        patch = _patch_text(tool_input)
+        names = context.stored_names(patch_paths(patch), directory)
         if before:
-            context.before_change(session, names)
+            moves = context.stored_moves(patch_moves(patch), directory, names)
+            context.before_change(session, names, moves=moves)
         elif names:
             context.after_change(session, names)
     elif tool in SHELL_TOOLS:
@@ -72,6 +74,23 @@ def patch_paths(patch: str) -> list[str]:
             if line.startswith(marker) and line[len(marker) :].strip():
                 paths.append(line[len(marker) :].strip())
     return list(dict.fromkeys(paths))
+
+
+def patch_moves(patch: str) -> dict[str, str]:
+    """The files an ``apply_patch`` patch moves: ``*** Move to: B`` after ``*** Update File: A``
+    (destination: source)."""
+    moves = {}
+    updated = None
+    for line in patch.splitlines():
+        if line.startswith("*** Update File: "):
+            updated = line[len("*** Update File: ") :].strip() or None
+        elif line.startswith("*** Move to: ") and updated is not None:
+            destination = line[len("*** Move to: ") :].strip()
+            if destination:
+                moves[destination] = updated
+        elif line.startswith("*** "):
+            updated = None
+    return moves
 
 
 def shell_command(value: object) -> str:

@@ -96,6 +96,22 @@ class HookContext:
                 self.log(f"{self.agent}: not recorded: {error}")
         return names
 
+    def stored_moves(
+        self, moves: dict[str, str] | dict[bytes, bytes], base: str, names: list[bytes]
+    ) -> dict[bytes, bytes]:
+        """``moves`` (destination: source) by recorded names, both ends among ``names``."""
+        assert self.store is not None
+        found = {}
+        cwd = os.fsencode(base or ".")
+        for destination, source in moves.items():
+            try:
+                pair = [self.store.root.stored_name(end, cwd=cwd) for end in (destination, source)]
+            except UserError:
+                continue
+            if pair[0] in names and pair[1] in names and pair[0] != pair[1]:
+                found[pair[0]] = pair[1]
+        return found
+
     # actions -------------------------------------------------------------------------------
 
     def start_turn(self, session: str, prompt: str) -> None:
@@ -109,13 +125,17 @@ class HookContext:
         names: list[bytes],
         known: dict[bytes, FileState] | None = None,
         source: str = EDIT,
+        moves: dict[bytes, bytes] | None = None,
     ) -> dict[bytes, FileState]:
         """Records the paths before they change; with no open turn, one is started. A path
-        recorded without its content, or not at all (a directory), is logged."""
+        recorded without its content, or not at all (a directory), is logged. ``moves``: the
+        path each destination of a move is moved from."""
         assert self.store is not None
         if not names:
             return {}
-        states = track(self.store, session, names, agent=self.agent, known=known, source=source)
+        states = track(
+            self.store, session, names, agent=self.agent, known=known, source=source, moves=moves
+        )
         for name, state in states.items():
             problem = TRACK_PROBLEMS.get(state.kind)
             if problem:
@@ -156,7 +176,9 @@ class HookContext:
         names = self.stored_names([os.fsdecode(path) for path in plan.paths], directory)
         if not names:
             return
-        self.before_change(session, names, source=SHELL)
+        self.before_change(
+            session, names, source=SHELL, moves=self.stored_moves(plan.moves, directory, names)
+        )
         if call:
             pending = self.store.state_path("pending", _file_name(call))
             os.makedirs(os.path.dirname(pending), exist_ok=True)

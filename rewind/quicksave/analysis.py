@@ -33,6 +33,7 @@ class Analysis:
         "found",
         "limit_reached",
         "limits",
+        "moves",
         "scanned",
         "unshown_warnings",
         "warned",
@@ -43,6 +44,7 @@ class Analysis:
         self.limits = limits
         self.cwd = cwd
         self.found: dict[str, None] = {}  # an ordered set
+        self.moves: dict[str, str] = {}  # destination: source, for each file mv moves
         self.warnings: list[str] = []
         self.warned: set[str] = set()
         self.unshown_warnings = 0

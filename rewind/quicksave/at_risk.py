@@ -35,10 +35,16 @@ def paths_at_risk(command: str, cwd: bytes, limits: QuicksaveLimits) -> Quicksav
             analysis.warn(unread_warning(parsed.unread))
         run_sequence(analysis, parsed.commands, Shell(directory))
         paths = [os.fsencode(path) for path in analysis.paths if not _is_directory(path)]
+        kept = set(paths)
+        moves = {
+            os.fsencode(destination): os.fsencode(source)
+            for destination, source in analysis.moves.items()
+            if os.fsencode(destination) in kept and os.fsencode(source) in kept
+        }
     except Exception as error:  # never raise on the hook path
         message = f"the command could not be analysed ({error!r}); nothing recorded"
         return QuicksavePlan([], False, [*(analysis.all_warnings if analysis else []), message])
-    return QuicksavePlan(paths, True, analysis.all_warnings)
+    return QuicksavePlan(paths, True, analysis.all_warnings, moves)
 
 
 def _is_directory(path: str) -> bool:

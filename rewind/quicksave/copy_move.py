@@ -69,6 +69,7 @@ def _transfer(
                 continue
             if move:
                 analysis.add(source)
+                analysis.moves[os.path.normpath(destination)] = os.path.normpath(source)
             analysis.add(destination)
 
 

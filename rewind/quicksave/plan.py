@@ -27,14 +27,22 @@ class QuicksaveLimits:
 
 
 class QuicksavePlan:
-    """The absolute paths to record before the command runs, in a stable order."""
+    """The absolute paths to record before the command runs, in a stable order, and the files
+    among them that ``mv`` moves (``moves``: destination to source)."""
 
-    __slots__ = ("paths", "understood", "warnings")
+    __slots__ = ("moves", "paths", "understood", "warnings")
 
-    def __init__(self, paths: list[bytes], understood: bool, warnings: list[str]) -> None:
+    def __init__(
+        self,
+        paths: list[bytes],
+        understood: bool,
+        warnings: list[str],
+        moves: dict[bytes, bytes] | None = None,
+    ) -> None:
         self.paths = paths
         self.understood = understood
         self.warnings = warnings
+        self.moves = moves or {}
 
     def __repr__(self) -> str:
         return (
