@@ -59,7 +59,7 @@ GLOBAL_NOTES = """\
 like `git -C`: the project is the one that holds DIR, and relative paths are relative to DIR.
 A DIR that is not an existing directory is an error (exit code 1).
 
-On a terminal, `log`, `show` and `diff` print through a pager, as git does: `$REWIND_PAGER`,
+On a terminal, `log`, `show`, `diff`, `history` and `blame` print through a pager, as git does: `$REWIND_PAGER`,
 else `$PAGER`, else `less` (with `LESS=FRX` unless `LESS` is set: it quits at once when the
 output fits on the screen and passes colours through). `--no-pager`, an empty value or `cat`
 turn it off; output that is not a terminal never goes through one.
@@ -172,13 +172,82 @@ Filters, which combine:
   `yesterday`.
 - `--grep TEXT`: only entries whose prompt (a restore's or undo's description) or labels contain
   TEXT, ignoring case.
-- `--path PATH`: the file's history: every entry, of every session of the project, that recorded
-  PATH, oldest first, each with its session and only that file's line. Sessions interleave by
-  time.
+- `--path PATH`: every entry, of every session of the project, that recorded PATH, oldest
+  first, each with its session and only that file's line. Sessions interleave by time. This is
+  the entry filter (it combines with the others); [`rewind history PATH`](#rewind-history) tells
+  the file's story instead: one line per distinct version, newest first, across renames.
 
 `log` reads the store's index (see [store](store.md#the-index)), not every commit: `-n 20` of a
 session of 10,000 entries costs what it costs for 20 entries. Line counts are counted the first
 time any reader needs them and kept in the index.
+""",
+    "history": """\
+The file's versions, newest first: every distinct state rewind recorded for PATH, in every
+session of the project, with consecutive duplicates collapsed (see [history](history.md)). Two
+lines per version:
+
+```text
+src/app.py: 5 versions, newest first
+3f2a9c1b0d4e   2026-11-30 14:05  00893aaf… #4  claude-code  edit  1.2 KB  +3 -1
+               Fix the parser
+3f2a9c1b0d4e^  2026-11-30 14:02  00893aaf… #4  claude-code  changed outside rewind  1.1 KB  +1 -0
+               before: Fix the parser
+```
+
+The version id is the id of the entry that recorded it (`rewind log` shows it): `ENTRYID` is the
+file as that entry left it, `ENTRYID^` the file just before that entry first touched it. Then
+the time, the session (long ids shortened), the entry's number and agent, the source, the size
+(or `deleted`, `binary, SIZE`, `symlink`, `too large (SIZE)`), and `+added -removed` lines
+against the version below it. The second line is the first line of the prompt (a restore's or
+undo's description), `before:` for a before-state, and `[as OLD]` / `[renamed from OLD]` when
+the file had another name.
+
+| Source | The version was recorded by |
+| --- | --- |
+| `edit` | an agent's edit tool, the API, or `rewind track` |
+| `shell` | the shell quicksave of a command the agent ran |
+| `external` | `rewind watch`, or the drift `rewind begin` found |
+| `pre-commit` | the git pre-commit hook (session `git`) |
+| `restore`, `undo` | a restore or an undo |
+| `outside` (`changed outside rewind`) | nobody: the file differed from its last recorded state when an entry first touched it |
+
+A rename is followed where rewind saw both ends (`mv` read by the shell quicksave, an
+`apply_patch` `*** Move to:`, or, in one entry, a file deleted and another created with the same
+content): the versions before the move are the old name's.
+
+`-n N` keeps the newest N versions. With nothing recorded for PATH, it prints one line saying so
+and exits 0; `--json` then prints `"versions": []` (also before rewind recorded anything in the
+project). `--json` prints one object; see
+[the other JSON outputs](#output-of-the-other---json-options).
+
+Only the entries that recorded PATH (and the old names of a rename) are read, through the
+store's index; line counts are counted the first time and kept.
+""",
+    "blame": """\
+For every line of the file as it is on disk now, the version that last changed it within
+rewind's record, like `git blame` but by prompt. First the versions that appear, newest first,
+with their session, entry number and the first line of their prompt; then the lines:
+
+```text
+3f2a9c1b0d4e  (#4    claude-code  2026-11-30 14:05) 12| def parse(text):
+before the record                                   13|     return text.split()
+changed outside rewind                              14|     # TODO by hand
+```
+
+A line is `recorded` (it came from a version), `before the record` (already in the oldest
+version whose content rewind holds: nothing recorded says who wrote it) or
+`changed outside rewind` (it differs between the newest recorded version and the file now, or a
+version of source `outside` brought it; that version's id `ENTRYID^` and `outside` stand in the
+label then). Nothing is guessed. Renames are followed as in
+[`rewind history`](#rewind-history).
+
+A binary file, a symbolic link, a missing file or one rewind recorded nothing for is refused in
+one line (exit code 1).
+
+The walk diffs each version with the next (libgit2, no context lines) and keeps where each line
+of the newest version came from in the index: the next blame diffs only what was recorded since,
+plus the file now. `--json` prints runs of lines with the same origin; see
+[the other JSON outputs](#output-of-the-other---json-options).
 """,
     "show": """\
 Prints `KIND N (ENTRY-ID)  TIME  PROMPT [LABELS]`, then a git-style unified diff of every file
@@ -930,7 +999,7 @@ OTHER_JSON = """\
 ## Output of the other `--json` options
 
 Every `--json` output is versioned. An object carries its version as `"format": 1` (`status`,
-`show`, `diff`, `restore --dry-run`, `undo --dry-run`, `label`, `doctor`); a list (`log`, `sessions`,
+`show`, `diff`, `restore --dry-run`, `undo --dry-run`, `label`, `doctor`, `history`, `blame`); a list (`log`, `sessions`,
 `stats --all`) cannot, and its elements are of format 1 (`stats` without `--all` is an object
 without the key, as before). The version changes only when a key is removed or changes meaning;
 new keys may be added to any format. Times are ISO 8601 UTC (`2026-11-30T00:54:25Z`); a path is
@@ -946,6 +1015,8 @@ under [`log --json`](#output-of-rewind-log---json).
 | `restore TURN --dry-run --json`, `undo --dry-run --json` | The plan, below. |
 | `label TURN NAME --json` | `{"format": 1, "label": ..., "removed": ..., "entry": ...}`; see [`rewind label`](#rewind-label). |
 | `doctor --json` | `{"format": 1, "healthy": ..., "findings": [...]}`; see [`rewind doctor`](#rewind-doctor). |
+| `history PATH --json` | `{"format": 1, "path": ..., "versions": [...]}`, below. |
+| `blame PATH --json` | `{"format": 1, "path": ..., "lines": N, "runs": [...]}`, below. |
 | `sessions --json` | A list, shown under [`rewind sessions`](#rewind-sessions); `[]` before anything was recorded. |
 | `stats --json`, `check --drill --json` | Shown under [`rewind stats`](#rewind-stats) and [`rewind check`](#rewind-check). |
 
@@ -983,6 +1054,85 @@ The plan of `restore --dry-run --json` (and `undo --dry-run --json`):
 | `conflict` | `true` when writing it would overwrite a change rewind did not record. |
 | `reason` | Why it conflicts or is skipped, as the text says it, or `null`. |
 | `before`, `after` | The file's state now and the state the restore would give it. |
+
+`history PATH --json`, newest first:
+
+```json
+{
+  "format": 1,
+  "path": "src/new.py",
+  "versions": [
+    {
+      "version": "9eb1286a2ed3",
+      "entry": "9eb1286a2ed3",
+      "side": "after",
+      "session": "00893aaf-19fa-41d2-8238-13269b9b3ca0",
+      "turn": 2,
+      "kind": "turn",
+      "agent": "claude-code",
+      "prompt": "Rename the module",
+      "source": "shell",
+      "time": "2026-11-30T14:05:09Z",
+      "path": "src/new.py",
+      "moved_from": "src/old.py",
+      "state": {"kind": "file", "oid": "a48ab915...", "mode": 420, "size": 22, "xxh": "9e69b93457fd4b03"},
+      "added": 0,
+      "removed": 0,
+      "binary": false
+    }
+  ]
+}
+```
+
+| Key | Value |
+| --- | --- |
+| `version` | `ENTRYID` (the file as the entry left it) or `ENTRYID^` (just before the entry first touched it). |
+| `entry`, `session`, `turn`, `kind`, `agent`, `prompt` | The entry that recorded the version (`kind`: `turn`, `restore` or `undo`; the whole prompt). |
+| `side` | `after` or `before`: which of the entry's states of the file this is. |
+| `source` | `edit`, `shell`, `external`, `pre-commit`, `restore`, `undo` or `outside`; see [`rewind history`](#rewind-history). |
+| `time` | When the state was recorded: the entry's end for `after`, the first touch for `before`. |
+| `path` | The name the file had in this version (it differs from the one asked about before a rename). |
+| `moved_from` | On the version that renamed the file: its previous name; else `null`. |
+| `state` | The recorded state, as in [`log --json`](#output-of-rewind-log---json) (`kind` `absent`: deleted). |
+| `added`, `removed`, `binary` | Lines against the next older version; `null` for the oldest. |
+
+`blame PATH --json`:
+
+```json
+{
+  "format": 1,
+  "path": "src/app.py",
+  "lines": 120,
+  "runs": [
+    {"start": 1, "count": 11, "status": "before-record", "origin": null},
+    {
+      "start": 12,
+      "count": 1,
+      "status": "recorded",
+      "origin": {
+        "version": "3f2a9c1b0d4e",
+        "entry": "3f2a9c1b0d4e",
+        "session": "00893aaf-19fa-41d2-8238-13269b9b3ca0",
+        "turn": 4,
+        "kind": "turn",
+        "agent": "claude-code",
+        "prompt": "Fix the parser",
+        "source": "edit",
+        "time": "2026-11-30T14:05:09Z",
+        "path": "src/app.py"
+      }
+    },
+    {"start": 13, "count": 108, "status": "outside", "origin": null}
+  ]
+}
+```
+
+| Key | Value |
+| --- | --- |
+| `lines` | How many lines the file has now; the runs cover them all, in order. |
+| `start`, `count` | The run's first line (from 1) and its length. |
+| `status` | `recorded`; `before-record` (in the oldest version whose content rewind holds); `outside` (changed outside rewind's record). |
+| `origin` | The version the lines came from (keys as in `history --json`), or `null` for `before-record` lines and for lines that differ from the newest recorded version. An `outside` run with an origin names the `ENTRYID^` version that first showed them. |
 """
 
 
