@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 
 from tests.bench import (
+    blame_long,
     drill_cost,
     gc_growth,
     history_length,
@@ -38,6 +39,7 @@ BENCHMARKS = {
     drill_cost.NAME: drill_cost,
     store_size.NAME: store_size,
     gc_growth.NAME: gc_growth,
+    blame_long.NAME: blame_long,
 }
 
 
