@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from rewind.history.diffs import ADDED, DELETED, MODE, MODIFIED, FileDiff, diff_states
 from rewind.history.entry import Entry
-from rewind.history.filestate import FileState
+from rewind.history.filestate import ABSENT, FILE, LINK, FileState
 from rewind.history.index import EntryIndex
+from rewind.store.packed import LineDiffer
 from rewind.store.repository import Store
 
 COUNTED = frozenset({ADDED, DELETED, MODIFIED, MODE})
@@ -39,6 +40,7 @@ class LineCounts:
         self.known: dict[Key, Counts] = index.all_diffstats() if preload else {}
         self.preloaded = preload
         self.counted: dict[Key, Counts] = {}
+        self.differ: LineDiffer | None = None
 
     def diffs(self, entry: Entry) -> list[FileDiff]:
         return [self.diff(change.path, change.before, change.after) for change in entry.files]
@@ -52,12 +54,22 @@ class LineCounts:
         if counts is None and not self.preloaded:
             counts = self.index.diffstat(*key)
         if counts is None:
-            made = diff_states(self.store, path, old, new, with_text=False)
-            counts = (made.added, made.removed, made.binary)
+            counts = self._count(path, old, new)
             self.counted[key] = counts
         self.known[key] = counts
         result.added, result.removed, result.binary = counts
         return result
+
+    def _count(self, path: bytes, old: FileState | None, new: FileState | None) -> Counts:
+        """Between two blobs (or a blob and an absence), libgit2 diffs the stored objects
+        themselves, the blob read for one pair kept for the next (a file's versions in a row);
+        other states go through :func:`diff_states`."""
+        if _blob_or_absent(old) and _blob_or_absent(new):
+            if self.differ is None:
+                self.differ = LineDiffer(self.store.git_dir)
+            return self.differ.counts(_oid(old), _oid(new))
+        made = diff_states(self.store, path, old, new, with_text=False)
+        return made.added, made.removed, made.binary
 
     def save(self) -> None:
         try:
@@ -65,3 +77,13 @@ class LineCounts:
         except Exception as error:  # only a cache: the counts are made again next time
             self.store.log_problem(f"could not keep line counts in the index: {error}")
         self.counted = {}
+
+
+def _blob_or_absent(state: FileState | None) -> bool:
+    if state is None:
+        return False
+    return state.kind == ABSENT or (state.kind in (FILE, LINK) and state.oid is not None)
+
+
+def _oid(state: FileState | None) -> str | None:
+    return state.oid if state is not None and state.kind != ABSENT else None

@@ -138,6 +138,22 @@ class LineDiffer:
         patch = old_blob.diff(new_blob, DiffOption.FORCE_TEXT, context_lines=0)  # type: ignore[call-arg]
         return _hunks(patch)
 
+    def counts(self, old: str | None, new: str | None) -> tuple[int, int, bool]:
+        """Lines added and removed from blob ``old`` to blob ``new``, and whether either is
+        binary (then no lines are counted), as ``git diff --numstat`` counts them."""
+        import pygit2
+
+        old_blob = self._blob(old) if old is not None else None
+        new_blob = self._blob(new) if new is not None else None
+        if old_blob is not None and new_blob is not None:
+            patch = old_blob.diff(new_blob)
+        else:
+            patch = pygit2.Patch.create_from(old_blob, new_blob)
+        if patch is None:
+            return 0, 0, False
+        _, added, removed = patch.line_stats
+        return added, removed, bool(patch.delta.is_binary)
+
     def hunks_to(self, old: str | None, data: bytes) -> list[Hunk]:
         """From blob ``old`` to ``data`` (a file as it is now)."""
         import pygit2
