@@ -14,7 +14,7 @@ import pytest
 
 import rewind
 from rewind.errors import ConflictError, UserError
-from rewind.history.hunks import hunks_between, put_back_hunks
+from rewind.history.hunks import Selection, hunks_between, put_back_hunks
 from rewind.history.partial import PartialRefused
 from rewind.history.restore import apply_plan
 from tests.agent_payloads import ClaudeCode, Payload
@@ -297,5 +297,5 @@ def test_putting_back_every_hunk_into_the_after_state_gives_the_before_state(
     before: bytes, after: bytes
 ) -> None:
     hunks = hunks_between(before, after)
-    every = {hunk.number: None for hunk in hunks}
+    every: Selection = {hunk.number: None for hunk in hunks}
     assert put_back_hunks(after, after, hunks, every) == before

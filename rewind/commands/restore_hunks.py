@@ -90,6 +90,8 @@ def _answer() -> str:
         except EOFError:
             print()
             return "q"
+        if not sys.stdin.isatty():
+            print(answer)  # a terminal echoes it; answers read from a pipe are shown too
         if answer in ("y", "n", "q", "a", "d"):
             return answer
         print(HELP)
