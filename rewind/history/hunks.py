@@ -104,15 +104,36 @@ def is_binary(data: bytes) -> bool:
     return b"\0" in data[:8000]
 
 
+def matching_blocks(old: list[bytes], new: list[bytes]) -> list[tuple[int, int, int]]:
+    """The runs of lines ``old`` and ``new`` share, as (start in old, start in new, length),
+    in order. The common head and tail are matched first, so that the matcher (quadratic at
+    worst) sees only the part that changed: an edit of a few lines of a long file is cheap."""
+    head = 0
+    limit = min(len(old), len(new))
+    while head < limit and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    middle = SequenceMatcher(
+        None, old[head : len(old) - tail], new[head : len(new) - tail], autojunk=False
+    )
+    blocks = [(0, 0, head)] if head else []
+    blocks += [(a + head, b + head, size) for a, b, size in middle.get_matching_blocks() if size]
+    if tail:
+        blocks.append((len(old) - tail, len(new) - tail, tail))
+    return blocks
+
+
 def hunks_between(before: bytes, after: bytes) -> list[Hunk]:
     """The hunks of the diff ``before`` -> ``after``, numbered from 1."""
     old, new = split_lines(before), split_lines(after)
-    matcher = SequenceMatcher(None, old, new, autojunk=False)
-    hunks = [
-        Hunk(0, i1, old[i1:i2], j1, new[j1:j2])
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
-        if tag != "equal"
-    ]
+    hunks = []
+    i = j = 0
+    for a, b, size in [*matching_blocks(old, new), (len(old), len(new), 0)]:
+        if a > i or b > j:
+            hunks.append(Hunk(0, i, old[i:a], j, new[j:b]))
+        i, j = a + size, b + size
     for position, hunk in enumerate(hunks):
         hunk.number = position + 1
         previous_end = (
@@ -269,8 +290,7 @@ def _place(
 def _alignment(after: list[bytes], now: list[bytes]) -> list[int | None]:
     """For each line of ``after``, where the same unchanged line is in ``now`` (None: gone)."""
     where: list[int | None] = [None] * len(after)
-    matcher = SequenceMatcher(None, after, now, autojunk=False)
-    for a, b, size in matcher.get_matching_blocks():
+    for a, b, size in matching_blocks(after, now):
         for offset in range(size):
             where[a + offset] = b + offset
     return where
