@@ -9,6 +9,8 @@
         turn.delete("old.txt")
     project.restore(1)   # every file back as it was before turn 1
     project.undo()       # and back again
+    project.restore_version("old.txt", project.log()[0].id + "^")  # one file, one version
+    project.restore_hunks(1, "src/parse.py", "1")  # hunk 1 of turn 1's edit of it, only
 
 Every method that changes a file records the file's current state in the open turn first, then
 replaces it atomically. Errors a caller can fix raise :class:`rewind.errors.UserError`.
@@ -23,8 +25,10 @@ import warnings
 from rewind.errors import ConflictError, UserError
 from rewind.history.entry import Entry
 from rewind.history.filestate import FileState
-from rewind.history.lookup import entries_from, entries_to_undo, newest
+from rewind.history.hunks import Hunk, Selection, parse_selection
+from rewind.history.lookup import entries_from, entries_to_undo, find, newest
 from rewind.history.opening import open_store
+from rewind.history.partial import PartialPlan, PartialRefused, plan_partial, turn_hunks
 from rewind.history.recording import (
     NOT_TRACKABLE,
     TRACK_PROBLEMS,
@@ -36,6 +40,7 @@ from rewind.history.recording import (
 from rewind.history.restore import RestoreResult, apply_plan
 from rewind.history.restore_plan import RestorePlan, plan_restore, plan_undo
 from rewind.history.session import SessionHead, load_head, new_session_id
+from rewind.history.versions import VersionPlan, find_version, plan_version
 from rewind.store.atomic import replace_file
 from rewind.store.root import find_root
 
@@ -118,6 +123,45 @@ class Project:
         it last recorded it, unless ``force`` (the current content is then saved for :meth:`undo`).
         """
         return apply_plan(self.store, self.plan_restore(turn, paths), force=force)
+
+    def plan_version(self, path: PathLike, version: str) -> VersionPlan:
+        """What :meth:`restore_version` would do, without writing any file."""
+        name = self._name(path)
+        head = self._settled_head()
+        return plan_version(self.store, head.session_id, find_version(self.store, name, version))
+
+    def restore_version(self, path: PathLike, version: str, force: bool = False) -> RestoreResult:
+        """Brings ``path`` back to one version, recorded as a restore of this session.
+
+        ``version`` is ``"ID"`` (the file as entry ID left it) or ``"ID^"`` (as it was just
+        before entry ID touched it); ID is an entry's id, or a unique prefix of it, from any
+        session of the project. Raises :class:`ConflictError`, changing nothing, when the file
+        is not what rewind last recorded of it, unless ``force``.
+        """
+        return apply_plan(self.store, self.plan_version(path, version), force=force)
+
+    def hunks(self, turn: int | str, path: PathLike) -> list[Hunk]:
+        """The numbered hunks of what ``turn`` did to the text file ``path``."""
+        entry = find(self.store, self._settled_head(), str(turn))
+        return turn_hunks(self.store, entry, self._name(path)).hunks
+
+    def plan_hunks(self, turn: int | str, path: PathLike, hunks: str | Selection) -> PartialPlan:
+        """What :meth:`restore_hunks` would do, without writing any file."""
+        head = self._settled_head()
+        entry = find(self.store, head, str(turn))
+        selection = parse_selection(hunks) if isinstance(hunks, str) else hunks
+        return plan_partial(self.store, head.session_id, entry, {self._name(path): selection})
+
+    def restore_hunks(
+        self, turn: int | str, path: PathLike, hunks: str | Selection
+    ) -> RestoreResult:
+        """Puts back some hunks (or lines) of what ``turn`` did to ``path``, into the file as
+        it is now: later edits elsewhere in it stay. ``hunks`` is written as ``--hunks`` takes
+        it (``"1,3"``, ``"2:1-3"``) or a {hunk number: None for all of it, or a set of its
+        changed lines' numbers} dict. Raises :class:`PartialRefused` (a ConflictError), writing
+        nothing, when a chosen hunk no longer applies, and ConflictError when the file changed
+        while the merge was computed."""
+        return apply_plan(self.store, self.plan_hunks(turn, path, hunks))
 
     def undo(self, force: bool = False) -> RestoreResult:
         """Reverses the last restore (or undo) of the session, exactly."""
@@ -231,4 +275,4 @@ def _mode_for(path: bytes) -> int:
         return 0o666 & ~umask
 
 
-__all__ = ["ConflictError", "Project", "RewindWarning", "Turn", "UserError"]
+__all__ = ["ConflictError", "PartialRefused", "Project", "RewindWarning", "Turn", "UserError"]

@@ -261,6 +261,27 @@ too), plus `"format": 1`, and in each object of `files` one more key, `diff`: th
 as text (what `show` prints for that file, without colour), or `null` when the file has no text
 diff (binary, a mode change only, no state from before). See
 [the other JSON outputs](#output-of-the-other---json-options).
+
+`--path P` prints only that file's diff, cut into numbered **hunks** (each one run of
+consecutive changed lines; changes separated by an unchanged line are separate hunks), with the
+changed lines of each hunk numbered, removed lines first: what
+`rewind restore TURN --path P --hunks` takes.
+
+```
+hunk 2/3 of f.txt  @@ -7,7 +7,8 @@
+      line 7
+      line 8
+      line 9
+  1  -line 10
+  2  +ten
+  3  +ten and a half
+      line 11
+```
+
+With `--json`: `{"format": 1, "entry": {"id", "number", "session", "kind"}, "path": ...,
+"hunks": [...]}`, each hunk `{"number", "header", "old_start", "new_start", "removed", "added",
+"lines": [{"number": 1 or null for context, "origin": "-", "+" or " ", "text": ...}]}`. A binary
+file or a symlink has no hunks: refused with a message.
 """,
     "diff": """\
 - `rewind diff`: from the checkpoint before the session's newest entry to the files on disk
@@ -341,7 +362,29 @@ restore session demo to before turn 2:
   with conflicts is printed too, and the exit code is 1 as without `--json` (the error on
   standard error).
 
-The rules, with worked examples: [restore.md](restore.md).
+**One version of one file**: `rewind restore --path P --version VERSION` (no `TURN`, exactly one
+`--path`) brings `P` back to one version: `ENTRYID` is the file as that entry left it,
+`ENTRYID^` as it was just before that entry touched it (so `ID^` of the entry that deleted a file
+brings it back). `ENTRYID` is the 12-character id `rewind log` prints, or a unique prefix of it
+(4 characters at least), from any session of the project. It is recorded as a `restore` entry of
+the current session (`--session`, `$REWIND_SESSION`, the most recent), with the same conflict
+rule (the file must be what rewind last recorded of it, in any session, or `--force`), plan,
+`--dry-run`, `--dry-run --json` (plus a `version` key) and `rewind undo`.
+
+**Some hunks of a turn**: `rewind restore TURN --path P --hunks LIST` puts back only the hunks
+`LIST` names of what `TURN` did to the text file `P` (`rewind show TURN --path P` numbers them),
+merged into the file as it is now: later edits elsewhere in it stay. `LIST` is comma-separated
+items: `N` (hunk N), `N-M` (hunks N to M), `N:L` (changed line L of hunk N), `N:L-M` (its lines
+L to M); `--hunks` may be repeated. A hunk whose lines, or the line on either side of it, are no
+longer as the turn left them is refused and shown, and nothing is written. `--patch` (`-p`)
+goes through the hunks of each `--path` and asks `Put back this hunk [y,n,q,a,d,?]?`; the
+answers are the confirmation. The plan is followed by the diff from the file now to what it
+will hold; `--dry-run --json` adds `hunks` and `diff` to each file. Binary files and symlinks
+are refused.
+
+The rules, with worked examples: [restore.md](restore.md) (versions:
+[one version of one file](restore.md#restoring-one-version-of-one-file); hunks:
+[partial rewinds](restore.md#partial-rewinds-hunks-and-lines)).
 """,
     "undo": """\
 Reverses the session's most recent restore or undo, exactly: every file it wrote goes back to
@@ -1013,6 +1056,7 @@ under [`log --json`](#output-of-rewind-log---json).
 | `show TURN --json` | One entry as in `log --json`, plus `format` and each file's `diff`; see [`rewind show`](#rewind-show). |
 | `diff --json` | One object, shown under [`rewind diff`](#rewind-diff). |
 | `restore TURN --dry-run --json`, `undo --dry-run --json` | The plan, below. |
+| `show TURN --path P --json` | The file's numbered hunks; see [`rewind show`](#rewind-show). |
 | `label TURN NAME --json` | `{"format": 1, "label": ..., "removed": ..., "entry": ...}`; see [`rewind label`](#rewind-label). |
 | `doctor --json` | `{"format": 1, "healthy": ..., "findings": [...]}`; see [`rewind doctor`](#rewind-doctor). |
 | `history PATH --json` | `{"format": 1, "path": ..., "versions": [...]}`, below. |
@@ -1054,6 +1098,8 @@ The plan of `restore --dry-run --json` (and `undo --dry-run --json`):
 | `conflict` | `true` when writing it would overwrite a change rewind did not record. |
 | `reason` | Why it conflicts or is skipped, as the text says it, or `null`. |
 | `before`, `after` | The file's state now and the state the restore would give it. |
+| `version` | Only for `restore --path P --version V`: `{"version": "ID^", "entry", "session", "number", "kind", "side": "before" or "after", "path", "state"}`, the version brought back. |
+| `hunks`, `diff` | Only for `restore --hunks`: in each file, the hunks put back (as `--hunks` writes them, `1,2:1-3`) and the unified diff from the file now to what it would hold. |
 
 `history PATH --json`, newest first:
 

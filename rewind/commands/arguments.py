@@ -206,6 +206,12 @@ def build_parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", help="what a turn changed, as a diff")
     _session(show)
     show.add_argument("turn", metavar="TURN", type=_turn, help="turn number or id")
+    show.add_argument(
+        "--path",
+        metavar="P",
+        help="only this file's diff, cut into numbered hunks with numbered changed lines "
+        "(what 'restore --hunks' takes)",
+    )
     _json(show, "the entry and its diffs")
 
     diff = commands.add_parser("diff", help="changes from a checkpoint to now, or between two")
@@ -216,15 +222,44 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("turn2", nargs="?", type=_turn, metavar="TURN2", help="second checkpoint")
     _json(diff, "the diffs")
 
-    restore = commands.add_parser("restore", help="put files back as they were before a turn")
+    restore = commands.add_parser(
+        "restore",
+        help="put files back as they were before a turn, or one file to one version, or "
+        "some hunks of a turn",
+    )
     _session(restore)
-    restore.add_argument("turn", metavar="TURN", type=_turn, help="turn number or id")
+    restore.add_argument(
+        "turn",
+        metavar="TURN",
+        nargs="?",
+        type=_turn,
+        help="turn number or id (not with --version)",
+    )
     restore.add_argument(
         "--path",
         dest="paths",
         action="append",
         metavar="P",
         help="restore only this file (repeatable)",
+    )
+    restore.add_argument(
+        "--version",
+        metavar="VERSION",
+        help="bring the one --path back to a version: ENTRYID as that entry left it, ENTRYID^ "
+        "as it was just before (an id from any session)",
+    )
+    restore.add_argument(
+        "--hunks",
+        action="append",
+        metavar="LIST",
+        help="put back only these hunks of TURN's diff of the one --path: 1,3 or 2-4, or "
+        "lines of a hunk, 2:1-3 ('rewind show TURN --path P' numbers them; repeatable)",
+    )
+    restore.add_argument(
+        "--patch",
+        "-p",
+        action="store_true",
+        help="go through TURN's hunks of each --path and ask which to put back",
     )
     _confirm(restore)
     _json(restore, "the plan (with --dry-run only)")

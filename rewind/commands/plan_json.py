@@ -4,13 +4,18 @@ docs/cli.md)."""
 from __future__ import annotations
 
 from rewind.commands.json_output import FORMAT
+from rewind.history.hunks import describe_selection
+from rewind.history.partial import PartialPlan
 from rewind.history.restore_plan import CANNOT, PlannedFile, RestorePlan
 from rewind.history.summary import path_json
+from rewind.history.versions import VersionPlan
 
 
 def plan_json(plan: RestorePlan) -> dict[str, object]:
+    """The plan as data; a version's restore adds "version" (which one), a partial rewind adds,
+    per file, the hunks chosen and the diff from the file now to what it will hold."""
     subject = plan.subject
-    return {
+    shape: dict[str, object] = {
         "format": FORMAT,
         "kind": plan.kind,
         "session": plan.session,
@@ -20,6 +25,15 @@ def plan_json(plan: RestorePlan) -> dict[str, object]:
         "skipped": len(plan.blocked),
         "files": [_planned_json(planned) for planned in plan.files],
     }
+    if isinstance(plan, VersionPlan):
+        shape["version"] = plan.version.to_json()
+    if isinstance(plan, PartialPlan):
+        files = shape["files"]
+        assert isinstance(files, list)
+        for item, planned in zip(files, plan.files, strict=True):
+            item["hunks"] = describe_selection(plan.chosen[planned.path])
+            item["diff"] = plan.resulting_diff(planned)
+    return shape
 
 
 def _planned_json(planned: PlannedFile) -> dict[str, object]:

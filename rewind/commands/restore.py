@@ -4,41 +4,102 @@ import sys
 
 from rewind.commands.json_output import print_json, refuse_json_without_dry_run
 from rewind.commands.plan_json import plan_json
-from rewind.commands.render import paint, plan_text, use_colour
+from rewind.commands.render import colour_diff, paint, plan_text, use_colour
+from rewind.commands.restore_hunks import partial_plan
 from rewind.errors import ConflictError, ExitCode, UserError
 from rewind.history.entry import UNDO
 from rewind.history.filestate import TOO_LARGE
 from rewind.history.lookup import entries_from
 from rewind.history.opening import open_current_store
+from rewind.history.partial import PartialPlan
 from rewind.history.recording import closed_head
 from rewind.history.restore import apply_plan, conflict_message
 from rewind.history.restore_events import REFUSED, note_restore
 from rewind.history.restore_plan import RestorePlan, plan_restore
 from rewind.history.session import SessionHead
 from rewind.history.sessions import resolve_session
+from rewind.history.versions import find_version, plan_version
 from rewind.store.repository import Store
 
 
 def run(
     *,
     session: str | None,
-    turn: str,
+    turn: str | None,
     paths: list[str] | None,
     dry_run: bool,
     force: bool,
     yes: bool,
     as_json: bool = False,
     list_all: bool = False,
+    version: str | None = None,
+    patch: bool = False,
+    hunks: list[str] | None = None,
 ) -> int:
     refuse_json_without_dry_run(as_json, dry_run, "restore TURN")
+    _check_options(turn, paths, version, patch, hunks, as_json)
     store = open_current_store()
     head = settled_head(store, session)
+    options = {"dry_run": dry_run, "force": force, "yes": yes, "as_json": as_json}
+    if version is not None:
+        assert paths is not None
+        path = store.root.stored_name(paths[0])
+        plan: RestorePlan = plan_version(store, head.session_id, find_version(store, path, version))
+        return carry_out(store, plan, list_all=list_all, **options)
+    assert turn is not None
+    if patch or hunks:
+        assert paths is not None
+        names = [store.root.stored_name(path) for path in paths]
+        partial = partial_plan(store, head, turn, names, hunks)
+        if partial is None:
+            print("No hunk was chosen; nothing was changed.")
+            return ExitCode.USER_ERROR
+        # With --patch, the answers were the confirmation.
+        return carry_out(store, partial, list_all=list_all, **{**options, "yes": yes or patch})
     chosen, entries = entries_from(store, head, turn)
     only = [store.root.stored_name(path) for path in paths] if paths else None
     plan = plan_restore(store, entries, chosen, only)
-    return carry_out(
-        store, plan, dry_run=dry_run, force=force, yes=yes, as_json=as_json, list_all=list_all
-    )
+    return carry_out(store, plan, list_all=list_all, **options)
+
+
+def _check_options(
+    turn: str | None,
+    paths: list[str] | None,
+    version: str | None,
+    patch: bool,
+    hunks: list[str] | None,
+    as_json: bool,
+) -> None:
+    """Refuses the combinations that mean nothing, each with what to give instead."""
+    if version is not None:
+        if turn is not None:
+            raise UserError(
+                "give either TURN or --version VERSION, not both: --version names the entry "
+                "itself ('rewind restore --path P --version ID^')."
+            )
+        if patch or hunks:
+            raise UserError(
+                "--version restores a whole version; --patch and --hunks take a TURN instead "
+                "('rewind restore TURN --path P --hunks 1')."
+            )
+        if not paths or len(paths) != 1:
+            raise UserError("--version needs exactly one --path: the file to bring back.")
+        return
+    if turn is None:
+        raise UserError(
+            "give the TURN to restore to ('rewind log' lists them), or --path P --version ID."
+        )
+    if patch and hunks:
+        raise UserError("give either --patch (to choose hunk by hunk) or --hunks, not both.")
+    if hunks and (not paths or len(paths) != 1):
+        raise UserError(
+            "--hunks needs exactly one --path, the file whose hunks are numbered; run it once "
+            "per file, or use --patch."
+        )
+    if patch and not paths:
+        raise UserError("--patch needs --path P (repeatable): the files to go through.")
+    if patch and as_json:
+        raise UserError("--patch asks about each hunk; use --hunks N with --dry-run --json.")
 
 
 def settled_head(store: Store, session: str | None) -> SessionHead:
@@ -61,6 +122,9 @@ def carry_out(
         print_json(plan_json(plan))
     else:
         print(plan_text(store, plan, colour, full=list_all or not sys.stdout.isatty()))
+        if isinstance(plan, PartialPlan):
+            for planned in plan.changes:
+                print(colour_diff(plan.resulting_diff(planned), colour), end="")
     if plan.conflicts and not force:
         if not dry_run:
             note_restore(store, plan.kind, REFUSED, len(plan.conflicts))

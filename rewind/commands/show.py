@@ -1,16 +1,20 @@
 from __future__ import annotations
 
+from rewind.commands.hunk_text import hunk_json, hunk_text
 from rewind.commands.json_output import FORMAT, print_json
 from rewind.commands.render import colour_diff, first_line, local_time, paint, use_colour
 from rewind.errors import StoreError
+from rewind.history.entry import Entry
 from rewind.history.lookup import find
 from rewind.history.opening import open_current_store
+from rewind.history.partial import turn_hunks
 from rewind.history.session import require_existing
 from rewind.history.sessions import all_labels, labels_of, resolve_session
-from rewind.history.summary import entry_diffs, entry_json
+from rewind.history.summary import entry_diffs, entry_json, path_json
+from rewind.store.repository import Store
 
 
-def run(*, session: str | None, turn: str, as_json: bool = False) -> int:
+def run(*, session: str | None, turn: str, as_json: bool = False, path: str | None = None) -> int:
     store = open_current_store()
     head = require_existing(store, resolve_session(store, session))
     entry = find(store, head, turn)
@@ -19,6 +23,8 @@ def run(*, session: str | None, turn: str, as_json: bool = False) -> int:
             f"entry {entry.number} of session {entry.session} cannot be shown, it is a "
             f"{entry.prompt}; 'rewind check' lists every damaged entry."
         )
+    if path is not None:
+        return _show_hunks(store, entry, store.root.stored_name(path), as_json)
     names = all_labels(entry, labels_of(store, head.session_id))
     if as_json:
         diffs = entry_diffs(store, entry, with_text=True)
@@ -44,4 +50,40 @@ def run(*, session: str | None, turn: str, as_json: bool = False) -> int:
             print(colour_diff(diff.text, colour), end="")
         elif diff.status != "unchanged":
             print(f"{store.root.display(diff.path)}: {diff.status}")
+    return 0
+
+
+def _show_hunks(store: Store, entry: Entry, path: bytes, as_json: bool) -> int:
+    """The entry's diff of one file as numbered hunks, with numbered changed lines: what
+    'rewind restore TURN --path P --hunks' takes."""
+    found = turn_hunks(store, entry, path)
+    name = store.root.display(path)
+    if as_json:
+        print_json(
+            {
+                "format": FORMAT,
+                "entry": {
+                    "id": entry.id,
+                    "number": entry.number,
+                    "session": entry.session,
+                    "kind": entry.kind,
+                },
+                **path_json(path),
+                "hunks": [hunk_json(hunk) for hunk in found.hunks],
+            }
+        )
+        return 0
+    colour = use_colour()
+    print(
+        paint(
+            f"{entry.kind} {entry.number} ({entry.id})  {local_time(entry.started)}  "
+            f"{first_line(entry.prompt)}",
+            "bold",
+            colour,
+        )
+    )
+    if not found.hunks:
+        print(f"{name}: no changed lines")
+    for hunk in found.hunks:
+        print(hunk_text(hunk, len(found.hunks), name, colour))
     return 0

@@ -424,6 +424,15 @@ class EntryIndex:
             raise UserError(f"{wanted!r} matches more than one turn; give more of the id.")
         return rows[0][0] if rows else None
 
+    def with_id_prefix(self, prefix: str, limit: int = 2) -> list[tuple[str, int]]:
+        """(session, number) of up to ``limit`` entries, of any session, whose id starts with
+        ``prefix``; the caller syncs the sessions first (:meth:`sync_all`)."""
+        rows = self.db.execute(
+            "SELECT session, number FROM entries WHERE id >= ? AND id < ? LIMIT ?",
+            (prefix, prefix + "\U0010ffff", limit),
+        ).fetchall()
+        return [(row[0], row[1]) for row in rows]
+
     def last_restore_or_undo(self, head: SessionHead) -> int | None:
         """The number of the session's newest restore or undo (a partial index finds it)."""
         self.sync(head)

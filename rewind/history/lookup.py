@@ -10,7 +10,7 @@ from __future__ import annotations
 from rewind.errors import UserError
 from rewind.history.entry import Entry, FileChange
 from rewind.history.index import EntryIndex, newest_change_by_others
-from rewind.history.session import SessionHead
+from rewind.history.session import SessionHead, load_head
 from rewind.store.repository import Store
 
 
@@ -91,3 +91,27 @@ def changes_by_other_sessions(
     with EntryIndex(store) as index:
         open_turns = index.sync_all()
         return newest_change_by_others(index, session, paths, open_turns)
+
+
+def entry_in_project(store: Store, prefix: str) -> Entry | None:
+    """The entry, of any session of the project, whose id starts with ``prefix`` (an open
+    turn with its journal merged); None when there is none. A prefix that several entries
+    share raises a UserError."""
+    with EntryIndex(store) as index:
+        index.sync_all()
+        found = index.with_id_prefix(prefix.lower())
+        if len(found) > 1:
+            raise UserError(
+                f"{prefix!r} is the start of more than one entry's id; give more of it "
+                "('rewind log' prints the 12-character ids)."
+            )
+        if not found:
+            return None
+        session, number = found[0]
+        return index.entries(load_head(store, session), number, number)[0]
+
+
+def newest_changes(store: Store, paths: set[bytes]) -> dict[bytes, tuple[str, FileChange]]:
+    """For each path, the newest change any session of the project recorded for it (the
+    session, and the change): what rewind last saw of it."""
+    return changes_by_other_sessions(store, "", paths)  # no session is called ""

@@ -102,13 +102,18 @@ _KEEP_READ_BYTES = 64 * 1024 * 1024
 
 def _check_readable(store: Store, changes: list[PlannedFile]) -> dict[str, bytes]:
     """Reads every content to put back before anything is recorded or written: a missing or
-    corrupted object refuses the whole restore instead of leaving it half done.
+    corrupted object refuses the whole restore instead of leaving it half done. A content the
+    plan computed (a partial rewind's) is stored here, so the entry can name it.
 
     Returns the contents read (by object id, within a memory budget) for the writes to reuse.
     """
     kept: dict[str, bytes] = {}
     budget = _KEEP_READ_BYTES
     for planned in changes:
+        if planned.content is not None:  # computed, not recorded: stored now, kept to write
+            planned.target.oid = store.writer.write_blob(planned.content)
+            kept[planned.target.oid] = planned.content
+            continue
         oid = planned.target.oid
         if oid is not None and oid not in kept:
             data = store.reader.read_blob(oid)
@@ -125,7 +130,7 @@ def conflict_message(store: Store, plan: RestorePlan) -> str:
     what = "since it last recorded them" if unseen else "between the agent's turns"
     return (
         f"{len(plan.conflicts)} file(s) changed outside rewind {what} ({names}{more}); "
-        f"nothing was written. Review with 'rewind diff {plan.subject.number}', then rerun with "
+        f"nothing was written. Review with '{plan.review_hint()}', then rerun with "
         "--force to restore "
         "anyway (their current content is saved, so 'rewind undo' brings it back)."
     )
@@ -142,22 +147,16 @@ def _restore_entry(
         for planned in changes
     ]
     now = time.time()
-    subject = plan.subject
-    if plan.kind == UNDO:
-        kind, prompt = UNDO, f"undo {subject.kind} {subject.number}"
-    else:
-        kind, prompt = RESTORE, f"restore to before turn {subject.number}"
-    target: dict[str, object] = {"entry": subject.id, "number": subject.number}
     return Entry(
         plan.session,
         number,
         new_entry_id(),
-        kind,
-        prompt,
+        UNDO if plan.kind == UNDO else RESTORE,
+        plan.prompt(),
         agent,
         started=now,
         ended=now,
-        target=target,
+        target=plan.entry_target(),
         files=files,
     )
 

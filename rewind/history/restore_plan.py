@@ -38,7 +38,7 @@ NEVER_REPLACED = frozenset({DIRECTORY, SPECIAL, UNREADABLE})
 class PlannedFile:
     """One path of a plan: what it will become, what rewind last saw, and what is there now."""
 
-    __slots__ = ("changed_by", "current", "expected", "outside_in", "path", "target")
+    __slots__ = ("changed_by", "content", "current", "expected", "outside_in", "path", "target")
 
     def __init__(
         self,
@@ -58,6 +58,9 @@ class PlannedFile:
         # The number of the last entry, after the one restored to, that kept a change made
         # outside any agent's turn (by hand, another editor): undoing it needs --force too.
         self.outside_in = outside_in
+        # The content to write when the target is not in the store yet (a partial rewind's
+        # merge): the restore stores it, and sets the target's oid, when it is carried out.
+        self.content: bytes | None = None
 
     @property
     def action(self) -> str:
@@ -99,6 +102,11 @@ class PlannedFile:
 
 
 class RestorePlan:
+    """What a restore (or undo) will write, file by file. The engine
+    (:func:`rewind.history.restore.apply_plan`) takes any plan: the kinds of restore differ only
+    in how their targets are chosen (:mod:`rewind.history.versions` and
+    :mod:`rewind.history.partial` subclass it) and in how the entry describes them."""
+
     __slots__ = ("files", "kind", "session", "subject")
 
     def __init__(self, kind: str, session: str, subject: Entry, files: list[PlannedFile]) -> None:
@@ -123,6 +131,20 @@ class RestorePlan:
         if self.kind == UNDO:
             return f"undo {self.subject.kind} {self.subject.number} of session {self.session}"
         return f"restore session {self.session} to before turn {self.subject.number}"
+
+    def prompt(self) -> str:
+        """The description the restore entry gets (``rewind log`` shows it)."""
+        if self.kind == UNDO:
+            return f"undo {self.subject.kind} {self.subject.number}"
+        return f"restore to before turn {self.subject.number}"
+
+    def entry_target(self) -> dict[str, object]:
+        """What the restore entry records it went back to (its ``target``)."""
+        return {"entry": self.subject.id, "number": self.subject.number}
+
+    def review_hint(self) -> str:
+        """The command that shows what a conflict would overwrite."""
+        return f"rewind diff {self.subject.number}"
 
 
 def plan_restore(

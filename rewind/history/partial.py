@@ -1,0 +1,251 @@
+"""Partial rewinds: putting back some hunks, or some lines, of what a turn did to a file.
+
+The hunks are those of the diff from the file's recorded before-state to its after-state for
+the turn (:mod:`rewind.history.hunks`); the chosen ones are put back into the file as it is
+now by a three-way merge, so later edits elsewhere in the file survive, and a hunk that no
+longer applies refuses the whole rewind. The result is written by the restore engine as a
+restore entry, so ``rewind undo`` gives back the exact bytes. The file is re-checked under the
+store lock: if it changed after the merge was computed, nothing is written.
+
+    hunks = turn_hunks(store, entry, path)           # what to show, numbered 1..n
+    plan = plan_partial(store, session, entry, {path: {1: None, 2: frozenset({1, 2})}})
+    apply_plan(store, plan)                          # rewind.history.restore
+"""
+
+from __future__ import annotations
+
+import os
+
+from rewind.errors import ConflictError, UserError
+from rewind.history.entry import RESTORE, Entry
+from rewind.history.filestate import ABSENT, FILE, LINK, FileState, capture, fingerprint
+from rewind.history.hunks import (
+    Hunk,
+    HunksDoNotApply,
+    Refusal,
+    Selection,
+    check_selection,
+    describe_selection,
+    hunks_between,
+    is_binary,
+    put_back_hunks,
+    refusals,
+)
+from rewind.history.restore_plan import PlannedFile, RestorePlan
+from rewind.store.repository import Store
+
+
+class FileHunks:
+    """The hunks of one file's diff between two recorded states, with both contents."""
+
+    __slots__ = ("after", "before", "hunks", "path")
+
+    def __init__(self, path: bytes, before: bytes, after: bytes) -> None:
+        self.path = path
+        self.before = before
+        self.after = after
+        self.hunks = hunks_between(before, after)
+
+
+def file_hunks(
+    store: Store, path: bytes, before: FileState | None, after: FileState | None
+) -> FileHunks:
+    """The hunks from ``before`` to ``after`` (any two recorded states of ``path``; an absent
+    one counts as empty). Raises UserError unless both are text files whose content was
+    recorded."""
+    return FileHunks(path, _text_of(store, path, before), _text_of(store, path, after))
+
+
+def turn_hunks(store: Store, entry: Entry, path: bytes) -> FileHunks:
+    """The hunks of what ``entry`` did to ``path``."""
+    change = entry.file(path)
+    shown = store.root.display(path)
+    if change is None:
+        raise UserError(
+            f"{entry.kind} {entry.number} did not change {shown}; 'rewind show "
+            f"{entry.number}' lists the files it changed."
+        )
+    if change.after is None:
+        raise UserError(
+            f"{entry.kind} {entry.number} is still open, so {shown} as it leaves it is not "
+            "recorded yet; end the turn first ('rewind end')."
+        )
+    return file_hunks(store, path, change.before, change.after)
+
+
+def _text_of(store: Store, path: bytes, state: FileState | None) -> bytes:
+    shown = store.root.display(path)
+    if state is not None and state.kind == ABSENT:
+        return b""
+    if state is not None and state.kind == LINK:
+        raise UserError(
+            f"{shown} is a symlink there; hunks are for text files, restore the whole file "
+            "instead (without --hunks or --patch)."
+        )
+    if state is None or state.kind != FILE or state.oid is None:
+        kind = state.kind if state is not None else "unknown"
+        raise UserError(
+            f"the content of {shown} was not recorded there ({kind}), so it has no hunks; "
+            "'rewind show' shows what was recorded."
+        )
+    data = store.reader.read_blob(state.oid)
+    if is_binary(data):
+        raise UserError(
+            f"{shown} is a binary file; hunks are for text files, restore the whole file "
+            "instead (without --hunks or --patch)."
+        )
+    return data
+
+
+def read_now(store: Store, path: bytes) -> tuple[FileState, bytes]:
+    """The text file ``path`` as it is now: its state and its content, read once."""
+    shown = store.root.display(path)
+    absolute = store.root.absolute(path)
+    state = capture(absolute, store.config.max_file_size)
+    if state.kind != FILE:
+        what = "does not exist" if state.kind == ABSENT else f"is a {state.kind}"
+        raise UserError(
+            f"{shown} {what} now, so no hunk can be put back into it; restore the whole file "
+            "instead (without --hunks or --patch)."
+        )
+    with open(absolute, "rb") as handle:
+        data = handle.read()
+    if fingerprint(data) != state.xxh:
+        raise ConflictError(f"{shown} changed while it was being read; run the command again.")
+    if is_binary(data):
+        raise UserError(f"{shown} is a binary file now; hunks are for text files.")
+    return state, data
+
+
+class PartialRefused(ConflictError):
+    """Chosen hunks that no longer apply, file by file: nothing was written."""
+
+    def __init__(self, refused: list[tuple[bytes, Refusal]], message: str) -> None:
+        super().__init__(message)
+        self.refused = refused
+
+
+class PartialPlan(RestorePlan):
+    """A restore of some hunks (or lines) of what one turn did to some files."""
+
+    __slots__ = ("chosen", "hunks", "now")
+
+    def __init__(
+        self,
+        session: str,
+        subject: Entry,
+        files: list[PlannedFile],
+        hunks: dict[bytes, FileHunks],
+        chosen: dict[bytes, Selection],
+        now: dict[bytes, bytes],
+    ) -> None:
+        super().__init__(RESTORE, session, subject, files)
+        self.hunks = hunks  # per path, the hunks of the turn's diff
+        self.chosen = chosen  # per path, the hunks and lines put back
+        self.now = now  # per path, the content the merge was computed against
+
+    def resulting_diff(self, planned: PlannedFile) -> str:
+        """The unified diff from the file as it is now to what the rewind writes."""
+        import pygit2
+
+        name = planned.path.decode("utf-8", "backslashreplace")
+        patch = pygit2.Patch.create_from(
+            self.now[planned.path],
+            planned.content,
+            old_as_path=name,
+            new_as_path=name,
+            context_lines=3,
+        )
+        return patch.text or ""
+
+    def title(self) -> str:
+        return (
+            f"put back hunks of {self.subject.kind} {self.subject.number} of session {self.session}"
+        )
+
+    def prompt(self) -> str:
+        chosen = "; ".join(
+            f"{os.fsdecode(path)} {describe_selection(selection)}"
+            for path, selection in self.chosen.items()
+        )
+        return f"put back hunks of turn {self.subject.number}: {chosen}"
+
+    def entry_target(self) -> dict[str, object]:
+        return {
+            "entry": self.subject.id,
+            "number": self.subject.number,
+            "hunks": {
+                os.fsdecode(path): describe_selection(selection)
+                for path, selection in self.chosen.items()
+            },
+        }
+
+    def review_hint(self) -> str:
+        return f"rewind show {self.subject.number}"
+
+
+def plan_partial(
+    store: Store, session: str, subject: Entry, chosen: dict[bytes, Selection]
+) -> PartialPlan:
+    """The plan that puts back the ``chosen`` hunks (per path) of ``subject``'s diff into the
+    files as they are now, recorded in ``session`` (whose open turn the caller has closed).
+
+    Raises :class:`PartialRefused`, naming every chosen hunk that no longer applies, unless
+    they all do; UserError for a file or a choice that has no such hunks.
+    """
+    planned = []
+    hunks = {}
+    now = {}
+    refused: list[tuple[bytes, Refusal]] = []
+    for path, selection in chosen.items():
+        found = turn_hunks(store, subject, path)
+        check_selection(found.hunks, selection, store.root.display(path))
+        hunks[path] = found
+        current, data = read_now(store, path)
+        now[path] = data
+        try:
+            merged = put_back_hunks(data, found.after, found.hunks, selection)
+        except HunksDoNotApply as error:
+            refused += [(path, refusal) for refusal in error.refusals]
+            continue
+        target = FileState(FILE, mode=current.mode, size=len(merged), xxh=fingerprint(merged))
+        # Expected is what is there now: the merge keeps every change made since, so only a
+        # change after it was computed (checked under the store lock) is a conflict.
+        item = PlannedFile(path, target, current, current)
+        item.content = merged
+        planned.append(item)
+    if refused:
+        path, first = refused[0]
+        names = ", ".join(
+            f"{store.root.display(path)} hunk {refusal.hunk.number}" for path, refusal in refused
+        )
+        raise PartialRefused(
+            refused,
+            f"{len(refused)} chosen hunk(s) no longer apply ({names}: {first.reason}); nothing "
+            f"was written. Compare 'rewind show {subject.number} --path "
+            f"{store.root.display(path)}' with the file, and leave those hunks out.",
+        )
+    return PartialPlan(session, subject, planned, hunks, chosen, now)
+
+
+def applicable(store: Store, found: FileHunks) -> dict[int, str]:
+    """For each hunk of ``found`` that could not be put back into the file now, why."""
+    _, data = read_now(store, found.path)
+    every: Selection = {hunk.number: None for hunk in found.hunks}
+    return {
+        refusal.hunk.number: refusal.reason
+        for refusal in refusals(data, found.after, found.hunks, every)
+    }
+
+
+__all__ = [
+    "FileHunks",
+    "Hunk",
+    "PartialPlan",
+    "PartialRefused",
+    "applicable",
+    "file_hunks",
+    "plan_partial",
+    "read_now",
+    "turn_hunks",
+]
