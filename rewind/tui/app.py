@@ -84,15 +84,15 @@ class RewindApp(App[None]):
         screen = self.screen
         if isinstance(screen, TimelineScreen):
             self.session_id = screen.session_id
-        self.push_screen(RewindMenu(self.store, self.session_id), self._restored)
+        self.push_screen(RewindMenu(self.store, self.session_id), self.restored)
 
-    def _restored(self, outcome: Any) -> None:
+    def restored(self, outcome: Any, hint: bool = True) -> None:
+        """Shows what a restore did (``hint``: adds that ``u`` undoes it) and the new entry."""
         if outcome is None:
             return
         self.undoable = bool(outcome.undoable)
         self.refresh_bindings()
-        hint = "  (u: undo)" if self.undoable else ""
-        self.notify(outcome.message + hint)
+        self.notify(outcome.message + ("  (u: undo)" if hint and self.undoable else ""))
         self.refresh_views()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
