@@ -146,9 +146,9 @@ def turn_choice(store: Store, session_id: str, entry: Entry, path: bytes) -> Hun
 
 def _whole_file(error: NoHunks) -> str:
     """Why a file has no hunks, with the TUI's advice instead of the command line's."""
-    return _sentence(
+    return (
         f"{error.why}; hunks are for text files: restore the whole file from the rewind menu "
-        "(Esc Esc, then Choose files) instead"
+        "(Esc Esc, then Choose files) instead."
     )
 
 
@@ -158,7 +158,7 @@ def put_back(store: Store, plan: PartialPlan) -> RestoreOutcome:
     try:
         result = apply_plan(store, plan)
     except UserError as error:
-        return RestoreOutcome(_sentence(str(error)))
+        return RestoreOutcome(_full_stop(str(error)))  # it may begin with a file's name
     entry = result.entry
     names = ", ".join(store.root.display(path) for path in plan.chosen)
     if entry is None:
@@ -221,6 +221,11 @@ def _nothing(plan: RestorePlan, left_alone: int) -> str:
     if plan.kind == UNDO:
         return f"Nothing to undo: every file is already as it was before {plan.subject.kind}."
     return f"Nothing to restore: every file is already as it was before turn {plan.subject.number}."
+
+
+def _full_stop(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith(".") else text + "."
 
 
 def _files(count: int) -> str:

@@ -9,6 +9,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import get_current_worker
@@ -48,7 +49,7 @@ class TimelineScreen(Screen[None]):
         Binding("l", "label", "Label"),
         Binding("m", "mark", "Mark"),
         Binding("c", "compare", "Compare"),
-        Binding("p", "put_back", "Put back"),
+        Binding("p", "put_back", "Put back hunks"),
         Binding("s", "sessions", "Sessions"),
         Binding("escape", "back", "Back", show=False),
     ]
@@ -360,11 +361,17 @@ class TimelineScreen(Screen[None]):
             return
         self.app.push_screen(picker, self._put_back)
 
-    def _put_back(self, outcome: RestoreOutcome | None) -> None:
-        from rewind.tui.app import RewindApp
+    class Restored(Message):
+        """A restore made from this screen (the hunk picker) is done: for the app to say what
+        it did, make ``u`` undo it and show the new entry."""
 
-        if outcome is not None and isinstance(self.app, RewindApp):
-            self.app.restored(outcome, hint=False)
+        def __init__(self, outcome: RestoreOutcome) -> None:
+            super().__init__()
+            self.outcome = outcome
+
+    def _put_back(self, outcome: RestoreOutcome | None) -> None:
+        if outcome is not None:
+            self.post_message(self.Restored(outcome))
 
     def action_sessions(self) -> None:
         from rewind.tui.sessions_screen import SessionsScreen
