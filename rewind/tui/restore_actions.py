@@ -147,7 +147,7 @@ def turn_choice(store: Store, session_id: str, entry: Entry, path: bytes) -> Hun
 def _whole_file(error: NoHunks) -> str:
     """Why a file has no hunks, with the TUI's advice instead of the command line's."""
     return (
-        f"{error.why}; hunks are for text files: restore the whole file from the rewind menu "
+        f"No hunks to choose: {error.why}; restore the whole file from the rewind menu "
         "(Esc Esc, then Choose files) instead."
     )
 

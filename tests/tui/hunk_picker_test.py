@@ -264,8 +264,8 @@ class TestRefusals:
             await press(pilot, "p")
             assert isinstance(app.screen, TimelineScreen)
             assert notices(app) == [
-                "data.bin is a binary file; hunks are for text files: restore the whole file "
-                "from the rewind menu (Esc Esc, then Choose files) instead."
+                "No hunks to choose: data.bin is a binary file; restore the whole file from "
+                "the rewind menu (Esc Esc, then Choose files) instead."
             ]
 
         run_app(project, scenario)
@@ -280,7 +280,26 @@ class TestRefusals:
         async def scenario(app: Any, pilot: Pilot[None]) -> None:
             await press(pilot, "p")
             assert isinstance(app.screen, TimelineScreen)
-            assert any(message.startswith("link is a symlink there;") for message in notices(app))
+            assert any(
+                message.startswith("No hunks to choose: link is a symlink there;")
+                for message in notices(app)
+            )
+
+        run_app(project, scenario)
+
+    def test_a_file_the_turn_deleted_is_refused_with_a_notification(self, project: Path) -> None:
+        (project / "gone.txt").write_text("bye\n")
+        store = open_current_store(create=True)
+        turn(store, "Delete it", {"gone.txt": None})
+
+        async def scenario(app: Any, pilot: Pilot[None]) -> None:
+            await press(pilot, "p")
+            assert isinstance(app.screen, TimelineScreen)
+            assert notices(app) == [
+                "No hunks to choose: gone.txt does not exist now, so no hunk can be put back "
+                "into it; restore the whole file from the rewind menu (Esc Esc, then Choose "
+                "files) instead."
+            ]
 
         run_app(project, scenario)
 
