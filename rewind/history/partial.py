@@ -15,6 +15,7 @@ store lock: if it changed after the merge was computed, nothing is written.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from rewind.errors import ConflictError, UserError
 from rewind.history.entry import RESTORE, Entry
@@ -73,27 +74,35 @@ def turn_hunks(store: Store, entry: Entry, path: bytes) -> FileHunks:
     return file_hunks(store, path, change.before, change.after)
 
 
+class NoHunks(UserError):
+    """A file that has no hunks to choose (binary, a symlink, not recorded, gone now).
+
+    ``why`` says what the file is, without the command line's advice, for other front ends
+    to add their own."""
+
+    def __init__(self, why: str, advice: str) -> None:
+        super().__init__(f"{why}; {advice}")
+        self.why = why
+
+
+_WHOLE_FILE = "restore the whole file instead (without --hunks or --patch)."
+
+
 def _text_of(store: Store, path: bytes, state: FileState | None) -> bytes:
     shown = store.root.display(path)
     if state is not None and state.kind == ABSENT:
         return b""
     if state is not None and state.kind == LINK:
-        raise UserError(
-            f"{shown} is a symlink there; hunks are for text files, restore the whole file "
-            "instead (without --hunks or --patch)."
-        )
+        raise NoHunks(f"{shown} is a symlink there", f"hunks are for text files, {_WHOLE_FILE}")
     if state is None or state.kind != FILE or state.oid is None:
         kind = state.kind if state is not None else "unknown"
-        raise UserError(
-            f"the content of {shown} was not recorded there ({kind}), so it has no hunks; "
-            "'rewind show' shows what was recorded."
+        raise NoHunks(
+            f"the content of {shown} was not recorded there ({kind}), so it has no hunks",
+            "'rewind show' shows what was recorded.",
         )
     data = store.reader.read_blob(state.oid)
     if is_binary(data):
-        raise UserError(
-            f"{shown} is a binary file; hunks are for text files, restore the whole file "
-            "instead (without --hunks or --patch)."
-        )
+        raise NoHunks(f"{shown} is a binary file", f"hunks are for text files, {_WHOLE_FILE}")
     return data
 
 
@@ -104,16 +113,13 @@ def read_now(store: Store, path: bytes) -> tuple[FileState, bytes]:
     state = capture(absolute, store.config.max_file_size)
     if state.kind != FILE:
         what = "does not exist" if state.kind == ABSENT else f"is a {state.kind}"
-        raise UserError(
-            f"{shown} {what} now, so no hunk can be put back into it; restore the whole file "
-            "instead (without --hunks or --patch)."
-        )
+        raise NoHunks(f"{shown} {what} now, so no hunk can be put back into it", _WHOLE_FILE)
     with open(absolute, "rb") as handle:
         data = handle.read()
     if fingerprint(data) != state.xxh:
         raise ConflictError(f"{shown} changed while it was being read; run the command again.")
     if is_binary(data):
-        raise UserError(f"{shown} is a binary file now; hunks are for text files.")
+        raise NoHunks(f"{shown} is a binary file now", "hunks are for text files.")
     return state, data
 
 
@@ -185,10 +191,18 @@ class PartialPlan(RestorePlan):
 
 
 def plan_partial(
-    store: Store, session: str, subject: Entry, chosen: dict[bytes, Selection]
+    store: Store,
+    session: str,
+    subject: Entry,
+    chosen: dict[bytes, Selection],
+    sources: Mapping[bytes, FileHunks] | None = None,
 ) -> PartialPlan:
     """The plan that puts back the ``chosen`` hunks (per path) of ``subject``'s diff into the
     files as they are now, recorded in ``session`` (whose open turn the caller has closed).
+
+    The hunks are numbered in ``sources[path]`` when given (a diff between any two recorded
+    states, from :func:`file_hunks`: two versions of a file, say), else in what ``subject``
+    did to the file (:func:`turn_hunks`); ``subject`` is the entry the restore names.
 
     Raises :class:`PartialRefused`, naming every chosen hunk that no longer applies, unless
     they all do; UserError for a file or a choice that has no such hunks.
@@ -198,7 +212,8 @@ def plan_partial(
     now = {}
     refused: list[tuple[bytes, Refusal]] = []
     for path, selection in chosen.items():
-        found = turn_hunks(store, subject, path)
+        given = sources.get(path) if sources is not None else None
+        found = given if given is not None else turn_hunks(store, subject, path)
         check_selection(found.hunks, selection, store.root.display(path))
         hunks[path] = found
         current, data = read_now(store, path)
@@ -241,6 +256,7 @@ def applicable(store: Store, found: FileHunks) -> dict[int, str]:
 __all__ = [
     "FileHunks",
     "Hunk",
+    "NoHunks",
     "PartialPlan",
     "PartialRefused",
     "applicable",

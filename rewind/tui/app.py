@@ -84,16 +84,20 @@ class RewindApp(App[None]):
         screen = self.screen
         if isinstance(screen, TimelineScreen):
             self.session_id = screen.session_id
-        self.push_screen(RewindMenu(self.store, self.session_id), self._restored)
+        self.push_screen(RewindMenu(self.store, self.session_id), self.restored)
 
-    def _restored(self, outcome: Any) -> None:
+    def restored(self, outcome: Any, hint: bool = True) -> None:
+        """Shows what a restore did (``hint``: adds that ``u`` undoes it) and the new entry."""
         if outcome is None:
             return
         self.undoable = bool(outcome.undoable)
         self.refresh_bindings()
-        hint = "  (u: undo)" if self.undoable else ""
-        self.notify(outcome.message + hint)
+        self.notify(outcome.message + ("  (u: undo)" if hint and self.undoable else ""))
         self.refresh_views()
+
+    @on(TimelineScreen.Restored)
+    def _put_back(self, message: TimelineScreen.Restored) -> None:
+        self.restored(message.outcome, hint=False)  # its message says that 'u' undoes it
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "undo":
@@ -142,8 +146,10 @@ def _optional(module: str, name: str) -> Any:
 
 
 def all_bindings() -> list[tuple[str, str, str]]:
+    from rewind.tui.confirm_partial import ConfirmPartial
     from rewind.tui.confirm_restore import ConfirmRestore
     from rewind.tui.file_choice import Checks, FileChoice
+    from rewind.tui.hunk_picker import HunkList, HunkPicker, LineList
     from rewind.tui.label_dialog import LabelDialog
     from rewind.tui.sessions_screen import SessionsScreen
 
@@ -159,6 +165,9 @@ def all_bindings() -> list[tuple[str, str, str]]:
     owners += [
         ("choose files", FileChoice.BINDINGS + Checks.BINDINGS),
         ("confirm restore", ConfirmRestore.BINDINGS + Checks.BINDINGS),
+        ("put back hunks", HunkList.BINDINGS + HunkPicker.BINDINGS),
+        ("hunk lines", LineList.BINDINGS),
+        ("confirm put back", ConfirmPartial.BINDINGS),
         ("help", HelpScreen.BINDINGS),
     ]
     return binding_rows(*owners)

@@ -10,8 +10,17 @@ from dataclasses import dataclass
 
 from rewind.commands.restore import settled_head
 from rewind.errors import UserError
-from rewind.history.entry import UNDO
+from rewind.history.entry import UNDO, Entry
+from rewind.history.hunks import Selection
 from rewind.history.lookup import entries_from, entries_to_undo
+from rewind.history.partial import (
+    FileHunks,
+    NoHunks,
+    PartialPlan,
+    applicable,
+    plan_partial,
+    turn_hunks,
+)
 from rewind.history.restore import RestoreResult, apply_plan
 from rewind.history.restore_plan import RestorePlan, plan_restore, plan_undo
 from rewind.store.repository import Store
@@ -73,6 +82,108 @@ def undo_last(store: Store, session_id: str) -> RestoreOutcome:
     return _outcome(store, plan, result, 0)
 
 
+class HunkChoice:
+    """The hunks of one file's diff to choose from, and how to put the chosen ones back.
+
+    What the hunk picker needs, whichever diff the hunks come from: what a turn did to the
+    file (:func:`turn_choice`) or, for a file's history, a version against the one before it
+    (``HunkChoice(store, session_id, entry, file_hunks(store, path, before, after), title)``).
+    """
+
+    def __init__(
+        self, store: Store, session_id: str, subject: Entry, found: FileHunks, title: str
+    ) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.subject = subject  # the entry the restore names
+        self.found = found
+        self.title = title  # what the diff is, for people: "f.txt: what turn 2 changed"
+
+    @property
+    def name(self) -> str:
+        return self.store.root.display(self.found.path)
+
+    def blocked(self) -> dict[int, str]:
+        """The hunks that could not be put back into the file as it is now, and why. Raises
+        UserError (in the TUI's words) when the file is gone or binary now."""
+        try:
+            return applicable(self.store, self.found)
+        except NoHunks as error:
+            raise UserError(_whole_file(error)) from None
+
+    def plan(self, selection: Selection) -> PartialPlan:
+        """The plan for the ``selection``, after closing the session's open turn as ``rewind
+        restore`` does. Raises PartialRefused (hunks that no longer apply) or UserError."""
+        head = settled_head(self.store, self.session_id)
+        path = self.found.path
+        try:
+            return plan_partial(
+                self.store, head.session_id, self.subject, {path: selection}, {path: self.found}
+            )
+        except NoHunks as error:
+            raise UserError(_whole_file(error)) from None
+
+
+def turn_choice(store: Store, session_id: str, entry: Entry, path: bytes) -> HunkChoice:
+    """The hunks of what ``entry`` did to ``path``. Raises UserError saying why there are none
+    to choose (an open turn, a binary file, a symlink, a content not recorded)."""
+    shown = store.root.display(path)
+    if entry.is_open:
+        raise UserError(
+            f"{entry.kind} {entry.number} is still open, so {shown} as it leaves it is not "
+            "recorded yet; its hunks can be put back once it ends."
+        )
+    try:
+        found = turn_hunks(store, entry, path)
+    except NoHunks as error:
+        raise UserError(_whole_file(error)) from None
+    if not found.hunks:
+        raise UserError(f"{entry.kind} {entry.number} changed no line of {shown}.")
+    return HunkChoice(
+        store, session_id, entry, found, f"{shown}: what {entry.kind} {entry.number} changed"
+    )
+
+
+def _whole_file(error: NoHunks) -> str:
+    """Why a file has no hunks, with the TUI's advice instead of the command line's."""
+    return (
+        f"No hunks to choose: {error.why}; restore the whole file from the rewind menu "
+        "(Esc Esc, then Choose files) instead."
+    )
+
+
+def put_back(store: Store, plan: PartialPlan) -> RestoreOutcome:
+    """Carries out a partial rewind: ``Put back 2 hunks of f.txt (restore 7); 'u' undoes it.``,
+    or the sentence saying why nothing was written."""
+    try:
+        result = apply_plan(store, plan)
+    except UserError as error:
+        return RestoreOutcome(_full_stop(str(error)))  # it may begin with a file's name
+    entry = result.entry
+    names = ", ".join(store.root.display(path) for path in plan.chosen)
+    if entry is None:
+        return RestoreOutcome(f"Nothing to put back: {names} already reads as it would.")
+    chosen = "; ".join(
+        f"{_chosen_words(selection)} of {store.root.display(path)}"
+        for path, selection in plan.chosen.items()
+    )
+    return RestoreOutcome(
+        f"Put back {chosen} ({entry.kind} {entry.number}); 'u' undoes it.", undoable=True
+    )
+
+
+def _chosen_words(selection: Selection) -> str:
+    """``2 hunks``, ``1 hunk and 2 lines of hunk 3``."""
+    whole = sum(1 for lines in selection.values() if lines is None)
+    words = [f"{whole} hunk" + ("" if whole == 1 else "s")] if whole else []
+    for number, lines in sorted(selection.items()):
+        if lines is not None:
+            words.append(
+                f"{len(lines)} line" + ("" if len(lines) == 1 else "s") + f" of hunk {number}"
+            )
+    return " and ".join(words)
+
+
 def _replan(store: Store, plan: RestorePlan, kept: list[bytes]) -> RestorePlan:
     """The plan again, for ``kept`` only, from what is on disk now."""
     if plan.kind == UNDO:
@@ -110,6 +221,11 @@ def _nothing(plan: RestorePlan, left_alone: int) -> str:
     if plan.kind == UNDO:
         return f"Nothing to undo: every file is already as it was before {plan.subject.kind}."
     return f"Nothing to restore: every file is already as it was before turn {plan.subject.number}."
+
+
+def _full_stop(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith(".") else text + "."
 
 
 def _files(count: int) -> str:

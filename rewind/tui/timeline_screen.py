@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import get_current_worker
 
+from rewind.errors import UserError
 from rewind.store.repository import Store
 from rewind.tui.compare import compared_diff, compared_files, span
 from rewind.tui.diff_view import DiffView
@@ -26,6 +28,9 @@ from rewind.tui.timeline_data import (
     session_agent,
 )
 from rewind.tui.turn_table import TurnTable
+
+if TYPE_CHECKING:  # the restore engine is imported when a restore is asked for, not at start
+    from rewind.tui.restore_actions import RestoreOutcome
 
 MODE_NAMES = {TURN_DIFF: "what the turn changed", TO_NOW: "from the checkpoint to now"}
 
@@ -44,6 +49,7 @@ class TimelineScreen(Screen[None]):
         Binding("l", "label", "Label"),
         Binding("m", "mark", "Mark"),
         Binding("c", "compare", "Compare"),
+        Binding("p", "put_back", "Put back hunks"),
         Binding("s", "sessions", "Sessions"),
         Binding("escape", "back", "Back", show=False),
     ]
@@ -333,6 +339,39 @@ class TimelineScreen(Screen[None]):
 
         labels = all_labels(entry, self.history.attached)
         self.app.push_screen(LabelDialog(self.store, self.session_id, entry, labels), done)
+
+    def action_put_back(self) -> None:
+        """Opens the hunk picker on what the selected turn did to the selected file."""
+        from rewind.tui.hunk_picker import HunkPicker
+        from rewind.tui.restore_actions import turn_choice
+
+        if self.comparing:
+            self.notify("p puts back hunks of one entry: press c to leave the comparison first.")
+            return
+        index = self._selected_index()
+        path = self.query_one(FileList).selected_path()
+        if index is None or path is None:
+            self.notify("Select a turn and one of its files first, then press p.")
+            return
+        try:
+            choice = turn_choice(self.store, self.session_id, self.history.entries[index], path)
+            picker = HunkPicker(choice, choice.blocked())
+        except UserError as error:
+            self.notify(str(error), severity="warning")
+            return
+        self.app.push_screen(picker, self._put_back)
+
+    class Restored(Message):
+        """A restore made from this screen (the hunk picker) is done: for the app to say what
+        it did, make ``u`` undo it and show the new entry."""
+
+        def __init__(self, outcome: RestoreOutcome) -> None:
+            super().__init__()
+            self.outcome = outcome
+
+    def _put_back(self, outcome: RestoreOutcome | None) -> None:
+        if outcome is not None:
+            self.post_message(self.Restored(outcome))
 
     def action_sessions(self) -> None:
         from rewind.tui.sessions_screen import SessionsScreen

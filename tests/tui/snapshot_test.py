@@ -118,3 +118,46 @@ def test_side_by_side(frozen_project: Path, snap_compare: SnapCompare) -> None:
 
     app = RewindApp(str(frozen_project), SESSION, watch=False)
     assert snap_compare(app, terminal_size=(100, 30), run_before=select_turn_two_split)
+
+
+SHAPES = "".join(f"def shape_{n}():\n    return {n}\n\n\n" for n in range(1, 6))
+
+
+@pytest.fixture
+def hunks_project(project: Path) -> Path:
+    """One turn making three changes to shapes.py; the third was edited by hand since."""
+    (project / "shapes.py").write_text(SHAPES)
+    store = open_current_store(create=True)
+    after = (
+        SHAPES.replace("return 1\n", "return 1.0  # a float now\n")
+        .replace("def shape_3():\n    return 3\n", "def shape_3(scale):\n    return 3 * scale\n")
+        .replace("return 5\n", "return five\n")
+    )
+    turn(store, "Refactor the shapes", {"shapes.py": after})
+    (project / "shapes.py").write_text(after.replace("return five\n", "return FIVE\n"))
+    return project
+
+
+async def choose_hunks(pilot: Pilot[None]) -> None:
+    """The picker: hunk 1 whole; of hunk 2, changed lines 1 and 3 (the old ``def`` line back,
+    the new one out), the cursor on line 3."""
+    await pilot.press("p")
+    await settled(pilot)
+    await pilot.press("space", "down", "enter", "space", "down", "down", "space")
+    await settled(pilot)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_hunk_picker(hunks_project: Path, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    app = RewindApp(str(hunks_project), SESSION, watch=False)
+    assert snap_compare(app, terminal_size=size, run_before=choose_hunks)
+
+
+def test_put_back_confirmation(hunks_project: Path, snap_compare: SnapCompare) -> None:
+    async def confirm(pilot: Pilot[None]) -> None:
+        await choose_hunks(pilot)
+        await pilot.press("r")
+        await settled(pilot)
+
+    app = RewindApp(str(hunks_project), SESSION, watch=False)
+    assert snap_compare(app, terminal_size=(100, 30), run_before=confirm)
