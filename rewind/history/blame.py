@@ -84,7 +84,7 @@ def blame_file(store: Store, path: bytes, index: EntryIndex | None = None) -> Bl
             return blame_file(store, path, opened)
     shown = store.root.display(path)
     data = _read_text(store.root.absolute(path), shown)
-    versions = file_versions(store, path, index)
+    versions = file_versions(store, path, index, count_lines=False)
     if not versions:
         raise UserError(
             f"rewind has recorded nothing for {shown}; 'rewind log --path' lists what it has."

@@ -110,19 +110,24 @@ class Version:
         return self.state.kind in (FILE, LINK) and self.state.oid is not None
 
 
-def file_versions(store: Store, path: bytes, index: EntryIndex | None = None) -> list[Version]:
+def file_versions(
+    store: Store, path: bytes, index: EntryIndex | None = None, count_lines: bool = True
+) -> list[Version]:
     """Every distinct recorded state of ``path`` (a stored name), newest first.
 
     Open turns count with what their journals hold (their after-states are not recorded yet).
-    ``index``: an open index to reuse; one is opened (and closed) otherwise.
+    ``index``: an open index to reuse; one is opened (and closed) otherwise. ``count_lines``:
+    fill each version's +/- against the one before (a diff per version the first time; a
+    caller that does not show them, such as blame, saves that).
     """
     if index is None:
         with EntryIndex(store) as opened:
-            return file_versions(store, path, opened)
+            return file_versions(store, path, opened, count_lines)
     open_turns = index.sync_all()
     touches = _changes_of(index, open_turns, path, None, set(), 0)
     versions = _versions(touches)
-    _count_lines(store, index, versions)
+    if count_lines:
+        _count_lines(store, index, versions)
     versions.reverse()
     return versions
 
