@@ -206,3 +206,28 @@ def test_blame_api_gives_runs_and_versions(project: Path) -> None:
         (2, 1, RECORDED),
     ]
     assert result.runs[1].version is result.versions[0]
+
+
+def test_a_tampered_version_is_refused_not_blamed(project: Path) -> None:
+    """Blame reads its versions without libgit2's SHA-1 (most of its time): each content is
+    checked against the fingerprint recorded with it instead, so a loose object whose content
+    was replaced under its own name is still caught."""
+    import zlib
+
+    (project / "a.txt").write_text("one\ntwo\nthree\n")
+    api = rewind.Project(project, session="s", agent="api")
+    with api.turn("change two") as turn:
+        turn.edit("a.txt", "two", "TWO")
+    with api.turn("change three") as turn:
+        turn.edit("a.txt", "three", "THREE")
+    [entry] = [e for e in log_json("--session", "s") if e["turn"] == 1]
+    oid = entry["files"][0]["after"]["oid"]
+    loose = store_dir(project) / "objects" / oid[:2] / oid[2:]
+    forged = b"one\nTWO\nthree and more\n"
+    loose.chmod(0o644)
+    loose.write_bytes(zlib.compress(b"blob %d\0" % len(forged) + forged))
+    line = error_line(run_rewind("blame", "a.txt"))
+    assert line == (
+        f"rewind: object {oid} in the store does not hold what was recorded; run 'rewind check' "
+        "to see what it affects."
+    )

@@ -112,7 +112,7 @@ class FileState:
         )
 
 
-def fingerprint(data: bytes) -> str:
+def fingerprint(data: bytes | memoryview) -> str:
     return xxhash.xxh3_64_hexdigest(data)
 
 
