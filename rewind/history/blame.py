@@ -26,7 +26,7 @@ from array import array
 
 from rewind.errors import UserError
 from rewind.history.file_history import OUTSIDE, Version, file_versions
-from rewind.history.filestate import ABSENT, FILE, fingerprint
+from rewind.history.filestate import ABSENT, FILE, RecordedFingerprints
 from rewind.history.index import EntryIndex
 from rewind.store.packed import Hunk, LineDiffer
 from rewind.store.repository import Store
@@ -135,12 +135,9 @@ def _origins(
     in the index, so that the next blame starts from there and diffs only what was recorded
     since (and the file now).
     """
-    fingerprints = {v.state.oid: v.state.xxh for v in oldest_first if v.state.oid and v.state.xxh}
-
-    def recorded(oid: str, data: memoryview) -> bool | None:
-        expected = fingerprints.get(oid)
-        return None if expected is None else fingerprint(data) == expected
-
+    recorded = RecordedFingerprints()
+    for version in oldest_first:
+        recorded.note(version.state)
     differ = LineDiffer(store.git_dir, recorded)
     keys = [_key(version) for version in oldest_first]
     start, codes, previous = _cached(index, path, keys, oldest_first)

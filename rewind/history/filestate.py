@@ -116,6 +116,24 @@ def fingerprint(data: bytes | memoryview) -> str:
     return xxhash.xxh3_64_hexdigest(data)
 
 
+class RecordedFingerprints:
+    """The fingerprints recorded with file states, by blob: walks that read many versions
+    (blame, line counts) read them without libgit2's SHA-1 re-hash and check each content
+    against what was recorded with it instead (``rewind.store.packed.LineDiffer``)."""
+
+    def __init__(self) -> None:
+        self.by_oid: dict[str, str] = {}
+
+    def note(self, state: FileState | None) -> None:
+        if state is not None and state.kind == FILE and state.oid and state.xxh:
+            self.by_oid[state.oid] = state.xxh
+
+    def __call__(self, oid: str, data: memoryview) -> bool | None:
+        """Whether ``data`` is what was recorded for blob ``oid`` (None: nothing recorded)."""
+        expected = self.by_oid.get(oid)
+        return None if expected is None else fingerprint(data) == expected
+
+
 def capture(
     path: bytes,
     max_size: int,

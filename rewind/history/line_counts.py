@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rewind.history.diffs import ADDED, DELETED, MODE, MODIFIED, FileDiff, diff_states
 from rewind.history.entry import Entry
-from rewind.history.filestate import ABSENT, FILE, LINK, FileState
+from rewind.history.filestate import ABSENT, FILE, LINK, FileState, RecordedFingerprints
 from rewind.history.index import EntryIndex
 from rewind.store.packed import LineDiffer
 from rewind.store.repository import Store
@@ -41,6 +41,7 @@ class LineCounts:
         self.preloaded = preload
         self.counted: dict[Key, Counts] = {}
         self.differ: LineDiffer | None = None
+        self.recorded = RecordedFingerprints()
 
     def diffs(self, entry: Entry) -> list[FileDiff]:
         return [self.diff(change.path, change.before, change.after) for change in entry.files]
@@ -66,7 +67,9 @@ class LineCounts:
         other states go through :func:`diff_states`."""
         if _blob_or_absent(old) and _blob_or_absent(new):
             if self.differ is None:
-                self.differ = LineDiffer(self.store.git_dir)
+                self.differ = LineDiffer(self.store.git_dir, self.recorded)
+            self.recorded.note(old)
+            self.recorded.note(new)
             return self.differ.counts(_oid(old), _oid(new))
         made = diff_states(self.store, path, old, new, with_text=False)
         return made.added, made.removed, made.binary
