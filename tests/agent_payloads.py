@@ -268,4 +268,65 @@ class Cursor:
         return {**self._common("stop"), "status": "completed"}
 
 
+class CursorToolHooks(Cursor):
+    """Cursor with its tool hooks (cursor.com/docs/hooks.md, the stored copy read 2026-12-01:
+    ``preToolUse``/``postToolUse``/``postToolUseFailure`` with ``tool_name``, ``tool_input``,
+    ``tool_use_id`` and ``cwd``, ``postToolUse`` adding ``tool_output`` and ``duration``; tool
+    matchers ``Write``, ``Delete``, ``Shell``...). Its ``Write`` and ``Delete`` tools are
+    followed, as before, by ``afterFileEdit`` for an edit; a shell command still comes as
+    ``beforeShellExecution``/``afterShellExecution`` (rewind's hooks match only Write|Delete).
+    The path key of ``Delete`` is not in the page: ``path_key`` says which one to send.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        session: str = "668320d2-2fd8-4888-b33c-2a466fec86e7",
+        path_key: str = "file_path",
+    ) -> None:
+        super().__init__(root, session)
+        self.path_key = path_key
+
+    def _tool(self, tool: str, tool_input: Payload) -> tuple[Payload, Payload]:
+        identity = {
+            "tool_name": tool,
+            "tool_input": tool_input,
+            "tool_use_id": call_id(),
+            "cwd": str(self.root),
+        }
+        return (
+            {**self._common("preToolUse"), **identity},
+            {**self._common("postToolUse"), **identity, "tool_output": "{}", "duration": 12},
+        )
+
+    def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, list[Payload]]:  # type: ignore[override]
+        _, after_edit = super().edit(path, old, new)
+        text = self._text_now(path) or ""
+        before, after = self._tool(
+            "Write", {"file_path": str(self.root / path), "contents": text.replace(old, new, 1)}
+        )
+        return before, [after, after_edit]
+
+    def write(self, path: str, content: str) -> tuple[Payload | None, list[Payload]]:  # type: ignore[override]
+        _, after_edit = super().write(path, content)
+        before, after = self._tool(
+            "Write", {"file_path": str(self.root / path), "contents": content}
+        )
+        return before, [after, after_edit]
+
+    def delete(self, path: str) -> tuple[Payload, Payload]:
+        return self._tool("Delete", {self.path_key: str(self.root / path)})
+
+    def _text_now(self, path: str) -> str | None:
+        try:
+            return (self.root / path).read_text()
+        except (FileNotFoundError, UnicodeDecodeError):
+            return None
+
+
+def each(after: Payload | list[Payload] | None) -> list[Payload | None]:
+    """The events an agent sends after a tool ran (Cursor with tool hooks sends two)."""
+    return list(after) if isinstance(after, list) else [after]
+
+
 AGENTS = (ClaudeCode, Codex, Gemini, Cursor)

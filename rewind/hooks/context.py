@@ -115,8 +115,10 @@ class HookContext:
     # actions -------------------------------------------------------------------------------
 
     def start_turn(self, session: str, prompt: str) -> None:
+        """Starts the next turn; the same prompt delivered again (rewind's hooks installed twice,
+        or run by two agents) starts nothing."""
         assert self.store is not None
-        begin(self.store, session, prompt=prompt, agent=self.agent)
+        begin(self.store, session, prompt=prompt, agent=self.agent, merge_copies=True)
         _remove_stale_pending(self.store.state_path("pending"))
 
     def before_change(
@@ -198,7 +200,10 @@ class HookContext:
         except FileNotFoundError:
             return  # the command needed no quicksave
         self.after_change(session, names)
-        os.unlink(pending)
+        try:
+            os.unlink(pending)
+        except FileNotFoundError:
+            pass  # the same after-event delivered twice at once: the other copy removed it
 
     def after_change(
         self,
