@@ -75,14 +75,14 @@ def test_tool_hooks_session_rewinds_byte_for_byte(workspace: Path) -> None:
     snapshots.append(snapshot(workspace))
 
     hook("cursor", cursor.prompt("Delete old.txt, rm gone.txt, swap the operands"))
-    before, after = cursor.delete("old.txt")
-    hook("cursor", before)
+    pre_delete, post_delete = cursor.delete("old.txt")
+    hook("cursor", pre_delete)
     (workspace / "old.txt").unlink()
-    hook("cursor", after)
-    before, after = cursor.shell("rm gone.txt")
-    hook("cursor", before)
+    hook("cursor", post_delete)
+    before_shell, after_shell = cursor.shell("rm gone.txt")
+    hook("cursor", before_shell)
     (workspace / "gone.txt").unlink()
-    hook("cursor", after)
+    hook("cursor", after_shell)
     before, after = cursor.edit("a.py", "return a - b", "return b - a")
     hook("cursor", before)
     replace_in(workspace / "a.py", "return a - b", "return b - a")
@@ -202,7 +202,11 @@ def test_a_write_that_creates_a_file_and_fails_midway_is_recorded(workspace: Pat
 def test_other_tools_and_inputs_without_a_path_record_nothing(workspace: Path) -> None:
     cursor = CursorToolHooks(workspace)
     hook("cursor", cursor.prompt("Read"))
-    for tool, tool_input in [("Read", {"file_path": "a.py"}), ("Write", {"contents": "x"})]:
+    calls: list[tuple[str, Payload]] = [
+        ("Read", {"file_path": "a.py"}),
+        ("Write", {"contents": "x"}),
+    ]
+    for tool, tool_input in calls:
         before, after = cursor._tool(tool, tool_input)
         hook("cursor", before)
         hook("cursor", after)

@@ -34,6 +34,12 @@ def problems_logged(project: Path) -> str:
     return path.read_text() if path.exists() else ""
 
 
+def files(entry: dict[str, object]) -> list[dict[str, object]]:
+    found = entry["files"]
+    assert isinstance(found, list)
+    return found
+
+
 def log_of(session: str) -> list[dict[str, object]]:
     result = run_rewind("log", "--json", "--session", session)
     assert result.returncode == 0, result
@@ -82,7 +88,7 @@ def test_every_event_twice_records_each_turn_once(
         (1, "Make add() subtract"),
         (2, "Remove old.txt"),
     ]
-    assert [[f["path"] for f in entry["files"]] for entry in log] == [["a.py"], ["old.txt"]]
+    assert [[f["path"] for f in files(entry)] for entry in log] == [["a.py"], ["old.txt"]]
     assert problems_logged(workspace) == ""
     for turn in (2, 1):
         assert run_rewind("restore", str(turn), "--yes", "--session", agent.session).returncode == 0
