@@ -2,7 +2,9 @@
 
 Each agent class turns the same abstract steps (a prompt, a file edit, a shell command, the end
 of a turn) into the events that agent sends, in the order it sends them. ``None`` as an event
-means "the agent sends nothing here" (Cursor has no hook before a file edit).
+means "the agent sends nothing here" (a Cursor without tool hooks has no hook before a file
+edit); a list, several events one after the other (CursorToolHooks: postToolUse, then
+afterFileEdit).
 """
 
 from __future__ import annotations

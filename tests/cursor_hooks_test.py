@@ -227,3 +227,24 @@ def test_tool_input_sent_as_a_json_string_is_read(workspace: Path) -> None:
     hook("cursor", cursor.end())
     assert run_rewind("restore", "1", "--yes", "--session", cursor.session).returncode == 0
     assert (workspace / "old.txt").exists()
+
+
+@pytest.mark.parametrize(
+    "tool_input",
+    [None, 3, [], "not json", "[1]", {"file_path": 3}, {"file_path": ""}, {"path": ["a.py"]}],
+    ids=repr,
+)
+@pytest.mark.parametrize("tool_name", ["Write", "Delete", None, 7])
+def test_tool_events_of_the_wrong_shape_record_nothing_and_fail_nothing(
+    workspace: Path, tool_input: object, tool_name: object
+) -> None:
+    cursor = CursorToolHooks(workspace)
+    hook("cursor", cursor.prompt("Odd"))
+    before, after = cursor._tool("Write", {})
+    for event in (before, after):
+        hook("cursor", {**event, "tool_name": tool_name, "tool_input": tool_input})
+    hook("cursor", cursor.end())
+    [entry] = log_of(cursor.session)
+    assert files_of(entry) == {}
+    logged = problems_logged(workspace)
+    assert "event preToolUse" not in logged and "event postToolUse" not in logged

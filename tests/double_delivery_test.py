@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from rewind.history.opening import open_current_store
+from rewind.history.recording import COPY_WINDOW, begin, is_copy_of_open_turn
+from rewind.history.session import load_head
 from tests.agent_payloads import ClaudeCode, Cursor, CursorToolHooks, Payload, each
 from tests.conftest import run_rewind, snapshot, store_dir
 from tests.hooks_replay_test import hook, hooks_in_parallel, replace_in
@@ -161,3 +164,16 @@ def test_the_same_prompt_again_once_the_turn_changed_files_is_a_new_turn(
     hook(agent.name, after)
     hook(agent.name, agent.prompt("try again"))
     assert [entry["turn"] for entry in log_of(agent.session)] == [1, 2]
+
+
+def test_only_a_copy_within_moments_of_the_turn_start_is_merged(project: Path) -> None:
+    """The window: a prompt with the same words long after the open turn started (an
+    interrupted turn, no Stop, nothing recorded) is sent again, not a copy."""
+    store = open_current_store(create=True)
+    turn = begin(store, "s", prompt="go", merge_copies=True)
+    head = load_head(store, "s")
+    assert is_copy_of_open_turn(head, "go", now=turn.started + 1)
+    assert not is_copy_of_open_turn(head, "go", now=turn.started + COPY_WINDOW + 1)
+    assert not is_copy_of_open_turn(head, "other words", now=turn.started + 1)
+    assert begin(store, "s", prompt="go", merge_copies=True).id == turn.id
+    assert begin(store, "s", prompt="go").number == 2  # rewind begin: always a new turn
