@@ -276,9 +276,9 @@ def test_an_entry_that_touched_the_file_without_a_version_of_its_own_still_names
     ok("track", "a.txt")
     (project / "a.txt").write_bytes(b"three\n")
     ok("end")
-    first, second = entry_ids()
+    _, second = entry_ids()
     listed = [v["version"] for v in json.loads(ok("history", "--json", "a.txt").stdout)["versions"]]
-    assert second + "^" not in listed  # the same state as version `first`
+    assert second + "^" not in listed  # the same state as the first entry's
 
     ok("restore", "--path", "a.txt", "--version", second + "^")
     assert (project / "a.txt").read_bytes() == b"two\n"

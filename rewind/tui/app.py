@@ -133,7 +133,7 @@ class RewindApp(App[None]):
     def refresh_views(self) -> None:
         self._refresh_timer = None
         for screen in self.screen_stack:
-            if isinstance(screen, TimelineScreen):
+            if isinstance(screen, TimelineScreen) or hasattr(screen, "reload"):
                 screen.reload()
 
 
@@ -146,9 +146,11 @@ def _optional(module: str, name: str) -> Any:
 
 
 def all_bindings() -> list[tuple[str, str, str]]:
+    from rewind.tui.blame_view import BlameScreen
     from rewind.tui.confirm_partial import ConfirmPartial
     from rewind.tui.confirm_restore import ConfirmRestore
     from rewind.tui.file_choice import Checks, FileChoice
+    from rewind.tui.file_history_screen import FileHistoryScreen
     from rewind.tui.hunk_picker import HunkList, HunkPicker, LineList
     from rewind.tui.label_dialog import LabelDialog
     from rewind.tui.sessions_screen import SessionsScreen
@@ -156,6 +158,8 @@ def all_bindings() -> list[tuple[str, str, str]]:
     owners: list[tuple[str, list[BindingType]]] = [
         ("anywhere", RewindApp.BINDINGS),
         ("timeline", TimelineScreen.BINDINGS),
+        ("file history", FileHistoryScreen.BINDINGS),
+        ("blame", BlameScreen.BINDINGS),
         ("sessions", SessionsScreen.BINDINGS),
         ("label dialog", LabelDialog.BINDINGS),
     ]

@@ -49,7 +49,10 @@ class TimelineScreen(Screen[None]):
         Binding("l", "label", "Label"),
         Binding("m", "mark", "Mark"),
         Binding("c", "compare", "Compare"),
-        Binding("p", "put_back", "Put back hunks"),
+        Binding("p", "put_back", "Hunks"),
+        Binding("h", "history", "History"),
+        Binding("b", "blame", "Blame"),
+        Binding("f", "file_history", "File…"),
         Binding("s", "sessions", "Sessions"),
         Binding("escape", "back", "Back", show=False),
     ]
@@ -381,3 +384,53 @@ class TimelineScreen(Screen[None]):
                 self.app.switch_screen(TimelineScreen(self.store, session_id))
 
         self.app.push_screen(SessionsScreen(self.store, self.session_id), chosen)
+
+    # one file's story -----------------------------------------------------------------------
+
+    def action_history(self) -> None:
+        """Opens the history of the selected file: every version, across sessions."""
+        path = self.query_one(FileList).selected_path()
+        if path is None:
+            self.notify("Select a file of an entry first, or press f to type a path.")
+            return
+        self.open_history(path)
+
+    def open_history(self, path: bytes, select: str | None = None) -> None:
+        from rewind.tui.file_history_screen import FileHistoryScreen
+
+        self.app.push_screen(FileHistoryScreen(self.store, self.session_id, path, select))
+
+    def action_blame(self) -> None:
+        """Opens the blame of the selected file; Enter there opens the line's version."""
+        from rewind.tui.blame_view import BlameScreen
+
+        path = self.query_one(FileList).selected_path()
+        if path is None:
+            self.notify("Select a file of an entry first, then press b.")
+            return
+
+        def jump(version_id: str | None) -> None:
+            if version_id is not None:
+                self.open_history(path, version_id)
+
+        self.app.push_screen(BlameScreen(self.store, self.session_id, path), jump)
+
+    def action_file_history(self) -> None:
+        """Asks for a path (completing the session's files), then opens its history."""
+        from rewind.tui.path_prompt import PathPrompt
+
+        known = sorted({path for row in self.rows for path in row.paths})
+        selected = self.query_one(FileList).selected_path()
+        value = self.store.root.display(selected) if selected is not None else ""
+
+        def chosen(text: str | None) -> None:
+            if not text:
+                return
+            try:
+                path = self.store.root.stored_name(text, cwd=self.store.root.path)
+            except UserError as error:
+                self.notify(str(error), severity="warning")
+                return
+            self.open_history(path)
+
+        self.app.push_screen(PathPrompt(known, value), chosen)
