@@ -57,6 +57,7 @@ STYLES = {
     "bar": Style(dim=True),
     "cursor": Style(bgcolor="#264f78"),
 }
+PLAIN = Style()
 STATUS_WORDS = {BEFORE_RECORD: "before rewind", OUTSIDE_RECORD: "outside"}
 
 
@@ -147,7 +148,7 @@ class BlameLines(ScrollView, can_focus=True):
         run = self.run_at(index)
         width = self.gutter_width()
         if run is None:
-            return [Segment(" " * width)]
+            return [Segment(" " * width, PLAIN)]
         if index != run.start - 1:
             return [
                 Segment(_cut(f"{'':>{NUMBER_WIDTH}} {CONTINUATION}", width), STYLES["continued"])
@@ -179,7 +180,7 @@ class BlameLines(ScrollView, can_focus=True):
         index = scroll_y + y
         width = self.scrollable_content_region.width
         if self.blame is None or index >= len(self.blame.lines):
-            return Strip.blank(width)
+            return Strip.blank(width, PLAIN)
         code = self._code.get(index)
         if code is None:
             code = self._code[index] = self._highlight(self.blame.lines[index])
@@ -187,7 +188,7 @@ class BlameLines(ScrollView, can_focus=True):
         gutter = Strip([*self.blame_gutter(index), number])
         # The gutter stays put; the code scrolls sideways under it.
         room = max(width - gutter.cell_length, 0)
-        body = Strip(code).crop(scroll_x, scroll_x + room).extend_cell_length(room)
+        body = Strip(code).crop(scroll_x, scroll_x + room).extend_cell_length(room, PLAIN)
         strip = Strip.join([gutter.crop(0, width), body])
         if index == self.cursor:
             strip = strip.apply_style(STYLES["cursor"])
@@ -196,7 +197,7 @@ class BlameLines(ScrollView, can_focus=True):
     def _highlight(self, line: bytes) -> list[Segment]:
         text = line.decode("utf-8", "replace")
         if self._lexer is None:
-            return [Segment(text.expandtabs(TAB_SIZE))]
+            return [Segment(text.expandtabs(TAB_SIZE), PLAIN)]
         return code_segments(text, self._lexer)
 
     # the cursor --------------------------------------------------------------------------

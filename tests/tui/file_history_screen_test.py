@@ -239,7 +239,10 @@ class TestRestore:
             assert rows(app)[0][3] == "restore"
             app.pop_screen()
             await settle(pilot)
-            assert timeline_rows(app)[-1] == ("restore", "restore notes.txt to version " + created.id)
+            assert timeline_rows(app)[-1] == (
+                "restore",
+                "restore notes.txt to version " + created.id,
+            )
             await press(pilot, "u")
             assert not (project / "notes.txt").exists()
 
