@@ -1,4 +1,4 @@
-"""One file's whole story: its versions newest first (left) and a diff (right).
+"""One file's whole story: its versions newest first (above) and a diff (below).
 
 The versions are :func:`rewind.history.file_history.file_versions`'s, as ``rewind history P``
 lists them, renames followed. The diff is, by default, between the selected version and the one
@@ -19,7 +19,6 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
@@ -38,7 +37,7 @@ TIME_WIDTH = 11
 ENTRY_WIDTH = 9  # "12 demo…": the entry's number and its session, abbreviated
 SOURCE_WIDTH = 10
 COUNTS_WIDTH = 11  # "+1.2k -999k", "binary", "deleted"
-PROMPT_WIDTH = 40
+PROMPT_WIDTH = 38
 SOURCE_STYLES = {**KIND_STYLES, OUTSIDE: "yellow"}
 
 
@@ -70,7 +69,8 @@ def entry_words(version: Version) -> str:
 def counts_words(version: Version) -> Text:
     """What the version did to the file: ``+12 -4``, ``binary``, ``deleted``."""
     if version.state.kind == ABSENT:
-        return Text("deleted", style="red")
+        # The oldest version absent: the file did not exist yet when rewind first saw it.
+        return Text("deleted", style="red") if version.compared else Text("absent", style="dim")
     if version.binary:
         return Text("binary", style="dim")
     if not version.compared:
@@ -100,7 +100,7 @@ class VersionTable(DataTable[Text | str]):
     """One row per version, newest first, keyed by the version id."""
 
     DEFAULT_CSS = """
-    VersionTable { width: 55%; }
+    VersionTable { height: 2fr; min-height: 5; }
     """
 
     def on_mount(self) -> None:
@@ -165,7 +165,7 @@ class FileHistoryScreen(Screen[None]):
         text-wrap: nowrap;
         text-overflow: ellipsis;
     }
-    FileHistoryScreen #history-detail { height: 1fr; }
+    FileHistoryScreen #version-diff { height: 3fr; border-top: solid $primary; }
     FileHistoryScreen VersionTable:focus, FileHistoryScreen DiffView:focus {
         background-tint: $primary 5%;
     }
@@ -179,7 +179,8 @@ class FileHistoryScreen(Screen[None]):
         Binding("r", "restore", "Restore"),
         Binding("p", "put_back", "Hunks"),
         Binding("b", "blame", "Blame"),
-        Binding("escape", "back", "Back"),
+        Binding("o", "open", "Open…"),
+        Binding("escape", "back", "Back", show=False),
     ]
 
     def __init__(
@@ -200,9 +201,8 @@ class FileHistoryScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="history-title")
-        with Horizontal(id="history-detail"):
-            yield VersionTable(id="versions")
-            yield DiffView(id="version-diff")
+        yield VersionTable(id="versions")
+        yield DiffView(id="version-diff")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -435,3 +435,14 @@ class FileHistoryScreen(Screen[None]):
                 self.select_version(version_id)
 
         self.app.push_screen(BlameScreen(self.store, self.session_id, self.path), jump)
+
+    def action_open(self) -> None:
+        """Asks for another path; its history replaces this one."""
+        from rewind.tui.path_prompt import ask_path
+
+        known = sorted({self.store.root.display(version.path) for version in self.versions})
+
+        def open_it(path: bytes) -> None:
+            self.app.switch_screen(FileHistoryScreen(self.store, self.session_id, path))
+
+        ask_path(self, self.store, known, self.name_now, open_it)

@@ -1,16 +1,21 @@
-"""``f`` on the timeline: the name of a file whose history to open, with completion from the
-files the session's entries touched (any path of the project may be typed)."""
+"""The name of a file whose history to open (``h`` on the timeline without a selected file,
+``o`` in a file's history), with completion from the files the session's entries touched (any
+path of the project may be typed)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Label
+
+from rewind.errors import UserError
+from rewind.store.repository import Store
 
 
 class PathPrompt(ModalScreen[str | None]):
@@ -56,3 +61,25 @@ class PathPrompt(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def ask_path(
+    screen: Screen[Any],
+    store: Store,
+    known: list[str],
+    value: str,
+    then: Callable[[bytes], None],
+) -> None:
+    """Asks for a path, then calls ``then`` with its stored name (a mistake is notified)."""
+
+    def chosen(text: str | None) -> None:
+        if not text:
+            return
+        try:
+            path = store.root.stored_name(text, cwd=store.root.path)
+        except UserError as error:
+            screen.notify(str(error), severity="warning")
+            return
+        then(path)
+
+    screen.app.push_screen(PathPrompt(known, value), chosen)

@@ -43,16 +43,18 @@ def matches(row: TurnRow, query: str) -> bool:
 
 class TimelineScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
+        # The app's ? again, first: the footer is cut at the right at 80 columns, and Help
+        # must stay visible there (it lists every key).
+        Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("slash", "search", "Find"),
         Binding("d", "toggle_diff", "Diff"),
         Binding("v", "toggle_split", "Split"),
         Binding("l", "label", "Label"),
         Binding("m", "mark", "Mark"),
-        Binding("c", "compare", "Compare"),
+        Binding("c", "compare", "Cmp"),
         Binding("p", "put_back", "Hunks"),
-        Binding("h", "history", "History"),
+        Binding("h", "history", "Hist"),
         Binding("b", "blame", "Blame"),
-        Binding("f", "file_history", "File…"),
         Binding("s", "sessions", "Sessions"),
         Binding("escape", "back", "Back", show=False),
     ]
@@ -388,10 +390,11 @@ class TimelineScreen(Screen[None]):
     # one file's story -----------------------------------------------------------------------
 
     def action_history(self) -> None:
-        """Opens the history of the selected file: every version, across sessions."""
+        """Opens the history of the selected file (every version, across sessions); without a
+        selected file, asks for a path."""
         path = self.query_one(FileList).selected_path()
         if path is None:
-            self.notify("Select a file of an entry first, or press f to type a path.")
+            self.action_file_history()
             return
         self.open_history(path)
 
@@ -417,20 +420,7 @@ class TimelineScreen(Screen[None]):
 
     def action_file_history(self) -> None:
         """Asks for a path (completing the session's files), then opens its history."""
-        from rewind.tui.path_prompt import PathPrompt
+        from rewind.tui.path_prompt import ask_path
 
         known = sorted({path for row in self.rows for path in row.paths})
-        selected = self.query_one(FileList).selected_path()
-        value = self.store.root.display(selected) if selected is not None else ""
-
-        def chosen(text: str | None) -> None:
-            if not text:
-                return
-            try:
-                path = self.store.root.stored_name(text, cwd=self.store.root.path)
-            except UserError as error:
-                self.notify(str(error), severity="warning")
-                return
-            self.open_history(path)
-
-        self.app.push_screen(PathPrompt(known, value), chosen)
+        ask_path(self, self.store, known, "", self.open_history)

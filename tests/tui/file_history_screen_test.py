@@ -119,7 +119,7 @@ class TestVersions:
                 "deleted",
                 "+1 -1",
                 "+2 -0",
-                "deleted",
+                "absent",  # before the first turn: the file did not exist yet
             ]
             assert shown[0][5] == "Add a host"
             assert shown[5][5] == "before: Write the config"
@@ -194,21 +194,21 @@ class TestVersions:
 
         run_app(project, scenario)
 
-    def test_f_asks_for_a_path_and_opens_its_history(
+    def test_o_asks_for_another_path_and_opens_its_history(
         self, config_story: Store, project: Path
     ) -> None:
         async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
-            await press(pilot, "f")
+            await press(pilot, "h", "o")
             prompt = app.screen
             assert isinstance(prompt, PathPrompt)
             field = prompt.query_one(Input)
-            assert field.value == "config.yaml"  # the selected file, to change or keep
+            assert field.value == "config.yaml"  # this file's name, to change
             field.value = "nothing-here.txt"
             await press(pilot, "enter")
             assert history(app).path == b"nothing-here.txt"
             assert diff_lines(app)[-1] == "rewind has recorded nothing for nothing-here.txt"
-            await press(pilot, "escape", "f", "enter")
-            assert len(history(app).versions) == 6
+            await press(pilot, "escape")  # the new history replaced the old one
+            assert isinstance(app.screen, TimelineScreen)
 
         run_app(project, scenario)
 
@@ -221,7 +221,7 @@ class TestRestore:
             await press(pilot, "h")  # turn 3 deleted notes.txt
             screen = history(app)
             assert screen.path == b"notes.txt"
-            assert [row[4] for row in rows(app)] == ["deleted", "+1 -0", "deleted"]
+            assert [row[4] for row in rows(app)] == ["deleted", "+1 -0", "absent"]
             created = screen.versions[1]
             await press(pilot, "down", "r")
             confirm = app.screen
@@ -317,14 +317,21 @@ def timeline_rows(app: RewindApp) -> list[tuple[str, str]]:
     return [(row.kind, row.title) for row in screen.rows]
 
 
-def test_h_without_a_file_says_what_to_do(project: Path) -> None:
+def test_h_without_a_selected_file_asks_for_a_path(project: Path) -> None:
+    (project / "kept.txt").write_text("kept\n")
     store = open_current_store(create=True)
+    turn(store, "Edit kept", {"kept.txt": "edited\n"})
     turn(store, "Nothing", {})
 
     async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
         assert app.screen.query_one(FileList).selected_path() is None
         await press(pilot, "h")
-        assert isinstance(app.screen, TimelineScreen)
-        assert "Select a file of an entry first, or press f to type a path." in notices(app)
+        prompt = app.screen
+        assert isinstance(prompt, PathPrompt)
+        await pilot.press(*"ke")
+        await pilot.press("right", "enter")  # the suggestion, from the session's files
+        await settle(pilot)
+        assert history(app).path == b"kept.txt"
+        assert [row[5] for row in rows(app)] == ["Edit kept", "before: Edit kept"]
 
     run_app(project, scenario)
