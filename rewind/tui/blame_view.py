@@ -247,7 +247,9 @@ class BlameScreen(Screen[str | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open_version", "Version"),
+        Binding(
+            "enter", "open_version", "Version", tooltip="Show the line's version in its history"
+        ),
         Binding("escape", "close", "Back"),
     ]
 

@@ -172,14 +172,14 @@ class FileHistoryScreen(Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("m", "mark", "Mark"),
-        Binding("c", "compare", "Compare"),
-        Binding("n", "against_now", "Now"),
+        Binding("m", "mark", "Mark", tooltip="Mark the selected version"),
+        Binding("c", "compare", "Cmp", tooltip="Compare the marked version with this one"),
+        Binding("n", "against_now", "Now", tooltip="Diff this version against the file now"),
         Binding("v", "toggle_split", "Split"),
-        Binding("r", "restore", "Restore"),
-        Binding("p", "put_back", "Hunks"),
-        Binding("b", "blame", "Blame"),
-        Binding("o", "open", "Open…"),
+        Binding("r", "restore", "Restore", tooltip="Restore the file to this version"),
+        Binding("p", "put_back", "Hunks", tooltip="Put back hunks of the step to this version"),
+        Binding("b", "blame", "Blame", tooltip="Blame of the file as it is now"),
+        Binding("o", "open", "Open", tooltip="Open the history of another path"),
         Binding("escape", "back", "Back", show=False),
     ]
 
