@@ -17,6 +17,7 @@ from rewind.history.sessions import resolve_session
 from rewind.store.repository import Store
 from rewind.store.root import find_root
 from rewind.tui.help_screen import HelpScreen, binding_rows
+from rewind.tui.messages import Restored
 from rewind.tui.store_watcher import StoreWatcher
 from rewind.tui.timeline_screen import TimelineScreen
 
@@ -95,8 +96,8 @@ class RewindApp(App[None]):
         self.notify(outcome.message + ("  (u: undo)" if hint and self.undoable else ""))
         self.refresh_views()
 
-    @on(TimelineScreen.Restored)
-    def _put_back(self, message: TimelineScreen.Restored) -> None:
+    @on(Restored)
+    def _put_back(self, message: Restored) -> None:
         self.restored(message.outcome, hint=False)  # its message says that 'u' undoes it
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

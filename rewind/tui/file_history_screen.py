@@ -21,6 +21,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
+from textual.worker import get_current_worker
 
 from rewind.errors import UserError
 from rewind.history.diffs import diff_states, diff_to_disk
@@ -219,7 +220,8 @@ class FileHistoryScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="versions")
     def _read_versions(self) -> None:
         versions = file_versions(self.store, self.path)
-        self.app.call_from_thread(self._show_versions, versions)
+        if not get_current_worker().is_cancelled:  # a newer read replaced this one
+            self.app.call_from_thread(self._show_versions, versions)
 
     def _show_versions(self, versions: list[Version]) -> None:
         self.versions = versions
@@ -417,13 +419,13 @@ class FileHistoryScreen(Screen[None]):
     def _done(self, outcome: object) -> None:
         """Shows what a restore from here did: the app says it, makes u undo it and refreshes
         every screen (this one reads its versions again)."""
+        from rewind.tui.messages import Restored
         from rewind.tui.restore_actions import RestoreOutcome
-        from rewind.tui.timeline_screen import TimelineScreen
 
         if not isinstance(outcome, RestoreOutcome):
             return
         if outcome.undoable:
-            self.post_message(TimelineScreen.Restored(outcome))
+            self.post_message(Restored(outcome))
         else:
             self.notify(outcome.message, severity="warning")
 

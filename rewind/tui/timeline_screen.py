@@ -9,7 +9,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import get_current_worker
@@ -19,6 +18,7 @@ from rewind.store.repository import Store
 from rewind.tui.compare import compared_diff, compared_files, span
 from rewind.tui.diff_view import DiffView
 from rewind.tui.file_list import FileList
+from rewind.tui.messages import Restored
 from rewind.tui.timeline_data import (
     TO_NOW,
     TURN_DIFF,
@@ -366,13 +366,7 @@ class TimelineScreen(Screen[None]):
             return
         self.app.push_screen(picker, self._put_back)
 
-    class Restored(Message):
-        """A restore made from this screen (the hunk picker) is done: for the app to say what
-        it did, make ``u`` undo it and show the new entry."""
-
-        def __init__(self, outcome: RestoreOutcome) -> None:
-            super().__init__()
-            self.outcome = outcome
+    Restored = Restored  # the message, under the name it has had here
 
     def _put_back(self, outcome: RestoreOutcome | None) -> None:
         if outcome is not None:
