@@ -20,7 +20,7 @@ from typing import ClassVar
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
@@ -224,10 +224,8 @@ class BlameLines(ScrollView, can_focus=True):
         last = len(self.blame.lines) - 1 if self.blame is not None else 0
         self.move_to(last if index < 0 else index)
 
-    def on_click(self, event: object) -> None:
-        offset = getattr(event, "y", None)
-        if isinstance(offset, int):
-            self.move_to(self.scroll_offset.y + offset)
+    def on_click(self, event: events.Click) -> None:
+        self.move_to(self.scroll_offset.y + event.y)
 
 
 class BlameScreen(Screen[str | None]):
@@ -235,15 +233,21 @@ class BlameScreen(Screen[str | None]):
     the file's history), or None."""
 
     DEFAULT_CSS = """
-    BlameScreen #blame-title, BlameScreen #blame-status {
+    BlameScreen #blame-title {
         height: 1;
         padding: 0 1;
+        background: $boost;
         text-wrap: nowrap;
         text-overflow: ellipsis;
     }
-    BlameScreen #blame-title { background: $boost; }
-    BlameScreen #blame-status { background: $boost; height: auto; max-height: 3; }
-    BlameScreen #blame-status { text-wrap: wrap; }
+    /* The whole prompt of the line's origin: up to three lines, then cut with an ellipsis. */
+    BlameScreen #blame-status {
+        height: auto;
+        max-height: 3;
+        padding: 0 1;
+        background: $boost;
+        text-overflow: ellipsis;
+    }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
