@@ -317,7 +317,7 @@ class Cline:
     def shell(self, command: str) -> tuple[Payload | None, Payload]:
         return self._tool("run_commands", {"commands": [command]})
 
-    def _tool(self, tool: str, tool_input: Payload) -> tuple[Payload | None, Payload]:
+    def _tool(self, tool: str, tool_input: Payload) -> tuple[Payload, Payload]:
         self.iteration += 1
         call: Payload = {"id": call_id(), "name": tool, "input": tool_input}
         parameters = {
