@@ -14,10 +14,22 @@ from pathlib import Path
 import pytest
 
 from rewind.installers import Context, get_target
-from rewind.installers.cline import EVENTS as CLINE_EVENTS
 from tests.agent_payloads import Cline, ClineExtension, Payload, Windsurf
 from tests.conftest import log_json, ok, run_rewind, snapshot
 from tests.exact_install_test import everything_under, rewind_commands
+
+# The hook files Cline 3.0.65 runs that rewind needs (rewind.installers.cline is not imported
+# here: importing a target module registers it, and the agents' order of registration counts).
+CLINE_EVENTS = (
+    "TaskStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "TaskComplete",
+    "TaskCancel",
+    "TaskError",
+    "SessionShutdown",
+)
 
 
 def hook(agent: str, payload: Payload | str | None) -> None:
@@ -392,3 +404,21 @@ def test_doctor_warns_of_cline_hooks_in_both_scopes(project: Path) -> None:
     ok("install", "cline", "--project")
     result = run_rewind("doctor")
     assert "every event is recorded twice" in result.stdout
+
+
+# the hook path ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("agent", "module"), [("cline", "rewind.hooks.cline"), ("windsurf", "rewind.hooks.windsurf")]
+)
+def test_an_edit_hook_loads_nothing_heavy(project: Path, agent: str, module: str) -> None:
+    from tests.import_hygiene_test import AVOIDABLE, HEAVY, loaded_after
+
+    (project / "a.txt").write_text("content\n")
+    builder = Cline(project) if agent == "cline" else Windsurf(project)
+    before, _ = builder.edit("a.txt", "content", "changed")
+    code, modules = loaded_after("hook", agent, stdin=json.dumps(before))
+    assert code == 0
+    assert module in modules and "rewind.history.recording" in modules
+    assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
