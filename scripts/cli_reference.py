@@ -772,6 +772,8 @@ the files it is about to change are recorded:
 | `codex` | `~/.codex/hooks.json` | `.codex/hooks.json` | |
 | `gemini` | `~/.gemini/settings.json` | `.gemini/settings.json` | |
 | `cursor` | `~/.cursor/hooks.json` | `.cursor/hooks.json` | |
+| `cline` | `~/Documents/Cline/Hooks/` | `.clinerules/hooks/` | |
+| `windsurf` | `~/.codeium/windsurf/hooks.json` | `.windsurf/hooks.json` | |
 
 Project paths are relative to the project root (the top of the git work tree), wherever in it
 the command runs. A `--project` file is meant to be committed, so its hooks run `rewind hook
@@ -805,7 +807,15 @@ written; an empty file counts as `{}`. What install created (the file, its direc
 `hooks` object and event lists, Cursor's `version`) is noted in `$REWIND_HOME/installs.json`
 for uninstall. Per agent:
 [Claude Code](integrations/claude-code.md), [Codex](integrations/codex.md),
-[Gemini CLI](integrations/gemini.md), [Cursor](integrations/cursor.md).
+[Gemini CLI](integrations/gemini.md), [Cursor](integrations/cursor.md),
+[Cline](integrations/cline.md), [Windsurf](integrations/windsurf.md).
+
+`cline` is not a settings file but a hooks directory: install writes one executable `#!/bin/sh`
+script per event (`TaskStart`, `UserPromptSubmit`, `PreToolUse`, `PostToolUse`, `TaskComplete`,
+`TaskCancel`, `TaskError`, `SessionShutdown`), each `exec`ing `rewind hook cline`, prints each
+file `added` or `updated`, and never touches a file of the same name that is not rewind's (it
+prints a `warning:` that the event is left out); the VS Code extension runs them only with
+"Enable Hooks" checked.
 """,
     "uninstall": """\
 Removes from the same file every hook whose command ends with `rewind hook AGENT` (whichever
@@ -817,7 +827,9 @@ Uninstalling right after installing gives the file back byte for byte; when inst
 file and nothing else is left in it (only `{}`), the file and the directories install created
 for it are deleted (a directory only when empty), and the last line is `deleted PATH`. It
 prints the events it `removed`, or `AGENT: no rewind hooks in PATH; nothing changed.` (also when
-the file does not exist).
+the file does not exist). For `cline` it removes the hook scripts that are exactly what install
+writes (whichever `rewind` they run), then the directories install created when they are empty;
+any other file is left and named.
 """,
     "watch": """\
 Runs in the foreground until Ctrl+C or SIGTERM and records, as external changes in the session's

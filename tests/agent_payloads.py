@@ -10,6 +10,7 @@ afterFileEdit).
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 
 Payload = dict[str, object]
@@ -331,4 +332,198 @@ def each(after: Payload | list[Payload] | None) -> list[Payload | None]:
     return list(after) if isinstance(after, list) else [after]
 
 
-AGENTS = (ClaudeCode, Codex, Gemini, Cursor)
+class Cline:
+    """Cline CLI 3.0.65 (@cline/core 0.0.86), as read from its bundled code: ``hookName`` is the
+    internal event name, ``tool_call``/``tool_result`` carry the call id and the input as given,
+    ``preToolUse``/``postToolUse`` the same with every value a string; the file tool is
+    ``editor``, the shell tool ``run_commands``."""
+
+    name = "cline"
+    version = "3.0.65"
+
+    def __init__(self, root: Path, session: str = "01KB7Y8Q3M2N4P5R6S7T8V9W0X") -> None:
+        self.root = root
+        self.session = session
+        self.iteration = 0
+
+    def _common(self, event: str) -> Payload:
+        return {
+            "clineVersion": self.version,
+            "hookName": event,
+            "timestamp": "2026-11-30T10:00:00.000Z",
+            "taskId": self.session,
+            "sessionContext": {"rootSessionId": self.session},
+            "workspaceRoots": [str(self.root)],
+            "userId": "u",
+            "agent_id": "agent-1",
+            "parent_agent_id": None,
+        }
+
+    def session_start(self) -> Payload:
+        return {**self._common("agent_start"), "taskStart": {"taskMetadata": {}}}
+
+    def prompt(self, text: str) -> Payload:
+        return {
+            **self._common("prompt_submit"),
+            "userPromptSubmit": {"prompt": text, "attachments": []},
+        }
+
+    def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
+        return self._tool(
+            "editor", {"path": str(self.root / path), "old_text": old, "new_text": new}
+        )
+
+    def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
+        """``editor`` without ``old_text`` creates the missing file with ``new_text``."""
+        return self._tool("editor", {"path": str(self.root / path), "new_text": content})
+
+    def shell(self, command: str) -> tuple[Payload | None, Payload]:
+        return self._tool("run_commands", {"commands": [command]})
+
+    def _tool(self, tool: str, tool_input: Payload) -> tuple[Payload, Payload]:
+        self.iteration += 1
+        call: Payload = {"id": call_id(), "name": tool, "input": tool_input}
+        parameters = {
+            key: value if isinstance(value, str) else json.dumps(value)
+            for key, value in tool_input.items()
+        }
+        before = {
+            **self._common("tool_call"),
+            "iteration": self.iteration,
+            "tool_call": call,
+            "preToolUse": {"toolName": tool, "parameters": parameters},
+        }
+        after = {
+            **self._common("tool_result"),
+            "iteration": self.iteration,
+            "tool_result": {
+                **call,
+                "output": "ok",
+                "durationMs": 3,
+                "startedAt": "2026-11-30T10:00:00.000Z",
+                "endedAt": "2026-11-30T10:00:00.003Z",
+            },
+            "postToolUse": {
+                "toolName": tool,
+                "parameters": parameters,
+                "result": "ok",
+                "success": True,
+                "executionTimeMs": 3,
+            },
+        }
+        return before, after
+
+    def end(self) -> Payload:
+        return {
+            **self._common("agent_end"),
+            "iteration": self.iteration,
+            "turn": {"outputText": "Done.", "status": "completed"},
+            "taskComplete": {"taskMetadata": {}},
+        }
+
+
+class ClineExtension:
+    """The Cline VS Code extension, as its source sends hooks (cline/cline on GitHub,
+    src/core/hooks/hook-factory.ts; the package was not read): ``hookName`` is the file name,
+    the tool only in ``preToolUse``/``postToolUse`` with string parameters and no call id,
+    paths relative to the workspace; tools ``write_to_file``, ``replace_in_file``,
+    ``execute_command``. TaskStart carries the task's first prompt as ``initialTask``."""
+
+    name = "cline"
+
+    def __init__(self, root: Path, session: str = "1764496800123") -> None:
+        self.root = root
+        self.session = session
+        self.started = False
+
+    def _common(self, event: str) -> Payload:
+        return {
+            "clineVersion": "3.38.0",
+            "hookName": event,
+            "timestamp": "1764496800123",
+            "taskId": self.session,
+            "workspaceRoots": [str(self.root)],
+            "userId": "u",
+        }
+
+    def session_start(self) -> Payload | None:
+        return None
+
+    def prompt(self, text: str) -> Payload:
+        if not self.started:
+            self.started = True
+            metadata = {"taskId": self.session, "ulid": "01KB", "initialTask": text}
+            return {**self._common("TaskStart"), "taskStart": {"taskMetadata": metadata}}
+        return {**self._common("UserPromptSubmit"), "userPromptSubmit": {"prompt": text}}
+
+    def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
+        diff = f"------- SEARCH\n{old}\n=======\n{new}\n+++++++ REPLACE"
+        return self._tool("replace_in_file", {"path": path, "diff": diff})
+
+    def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
+        return self._tool("write_to_file", {"path": path, "content": content})
+
+    def shell(self, command: str) -> tuple[Payload | None, Payload]:
+        return self._tool("execute_command", {"command": command, "requires_approval": "false"})
+
+    def _tool(self, tool: str, parameters: Payload) -> tuple[Payload | None, Payload]:
+        before = {
+            **self._common("PreToolUse"),
+            "preToolUse": {"toolName": tool, "parameters": parameters},
+        }
+        summary = {"toolName": tool, "parameters": parameters}
+        result = {"result": "ok", "success": True, "executionTimeMs": "4"}
+        return before, {**self._common("PostToolUse"), "postToolUse": {**summary, **result}}
+
+    def end(self) -> Payload:
+        metadata = {"taskId": self.session, "ulid": "01KB", "result": "Done."}
+        return {**self._common("TaskComplete"), "taskComplete": {"taskMetadata": metadata}}
+
+
+class Windsurf:
+    """Windsurf's Cascade hooks, from its documentation (no client package to read):
+    docs.windsurf.com/windsurf/cascade/hooks, read 2026-11-30. ``trajectory_id`` is the
+    conversation, ``execution_id`` the turn; the hook runs in the workspace root."""
+
+    name = "windsurf"
+
+    def __init__(self, root: Path, session: str = "8d0c6a4e-traj-windsurf") -> None:
+        self.root = root
+        self.session = session
+        self.turn = 0
+
+    def _common(self, event: str, tool_info: Payload) -> Payload:
+        return {
+            "agent_action_name": event,
+            "trajectory_id": self.session,
+            "execution_id": f"exec-{self.turn}",
+            "timestamp": "2026-11-30T10:00:00.000000Z",
+            "tool_info": tool_info,
+        }
+
+    def session_start(self) -> Payload | None:
+        return None
+
+    def prompt(self, text: str) -> Payload:
+        self.turn += 1
+        return self._common("pre_user_prompt", {"user_prompt": text})
+
+    def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
+        return self._write(path, [{"old_string": old, "new_string": new}])
+
+    def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
+        return self._write(path, [{"old_string": "", "new_string": content}])
+
+    def _write(self, path: str, edits: list[Payload]) -> tuple[Payload | None, Payload]:
+        info: Payload = {"file_path": str(self.root / path), "edits": edits}
+        return self._common("pre_write_code", info), self._common("post_write_code", info)
+
+    def shell(self, command: str) -> tuple[Payload | None, Payload]:
+        info: Payload = {"command_line": command, "cwd": str(self.root)}
+        return self._common("pre_run_command", info), self._common("post_run_command", info)
+
+    def end(self) -> Payload:
+        return self._common("post_cascade_response", {"response": "### Planner Response\n\nDone."})
+
+
+AGENTS = (ClaudeCode, Codex, Gemini, Cursor, Cline, ClineExtension, Windsurf)

@@ -40,6 +40,8 @@ PACKAGE_DATA = (
     "rewind/agent_configs/claude-code/hooks/hooks.json",
     "rewind/agent_configs/codex/hooks.json",
     "rewind/agent_configs/cursor/hooks.json",
+    "rewind/agent_configs/cline/hooks/PreToolUse",
+    "rewind/agent_configs/windsurf/hooks.json",
     "rewind/agent_configs/gemini/settings.json",
     "rewind/docs/cli.md",
     "rewind/docs/restore.md",

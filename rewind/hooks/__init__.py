@@ -23,6 +23,8 @@ ADAPTERS = {
     "codex": "codex",
     "gemini": "gemini",
     "cursor": "cursor",
+    "cline": "cline",
+    "windsurf": "windsurf",
     "git": "git_precommit",
 }
 

@@ -240,7 +240,7 @@ class HookContext:
         if self.store is not None:
             self.store.note(_failure_kind(error))
         try:
-            event = self.text("hook_event_name", "type") or "?"
+            event = self.text(*EVENT_KEYS) or "?"
             self.log(describe_hook_failure(event, error))
         except Exception:
             log_hook_problem(f"hook {self.agent}: an event failed: {error!r}")
@@ -252,7 +252,7 @@ class HookContext:
             if self.store is None:
                 return
             path = self.store.state_path(STATS_DIR, hook_calls.HOOK_CALLS)
-            event = self.text("hook_event_name", "type")[:EVENT_NAME_LENGTH]
+            event = self.text(*EVENT_KEYS)[:EVENT_NAME_LENGTH]
             hook_calls.write_hook_call(path, seconds * 1000, self.agent, event, self.store.noted)
         except Exception:
             pass
@@ -268,6 +268,9 @@ def _failure_kind(error: BaseException) -> str:
     return hook_calls.ERROR
 
 
+# The payload keys that name the event, per agent's shape: Claude Code's and its followers',
+# Codex notify's, Cline's, Windsurf's.
+EVENT_KEYS = ("hook_event_name", "type", "hookName", "agent_action_name")
 # How much of an agent's event name a stats line keeps.
 EVENT_NAME_LENGTH = 40
 # How much of a shell command a log line quotes (a command can be megabytes long).

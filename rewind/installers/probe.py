@@ -62,7 +62,7 @@ def run_probe(command: str, target: Target, home_parent: str | None = None) -> P
         for step in probe.steps:
             if step.write is not None:
                 _write(path, step.write)
-            event = str(step.payload.get("hook_event_name", "?"))
+            event = _event_name(step.payload)
             if not _send(command, json.dumps(step.payload), project, environment, event, result):
                 break
         if not result.failure:
@@ -72,6 +72,15 @@ def run_probe(command: str, target: Target, home_parent: str | None = None) -> P
             if logged:
                 result.failure += f"; rewind's log says: {logged}"
     return result
+
+
+def _event_name(payload: dict[str, object]) -> str:
+    """The event a payload is, under the key its agent names it with."""
+    for key in ("hook_event_name", "hookName", "agent_action_name"):
+        value = payload.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return "?"
 
 
 def _throwaway_home(cleanup: ExitStack, temporary: str, parent: str | None) -> str:
