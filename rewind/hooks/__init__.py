@@ -23,6 +23,7 @@ ADAPTERS = {
     "codex": "codex",
     "gemini": "gemini",
     "cursor": "cursor",
+    "copilot": "copilot",
     "git": "git_precommit",
 }
 

@@ -62,8 +62,10 @@ def run_probe(command: str, target: Target, home_parent: str | None = None) -> P
         for step in probe.steps:
             if step.write is not None:
                 _write(path, step.write)
-            event = str(step.payload.get("hook_event_name", "?"))
-            if not _send(command, json.dumps(step.payload), project, environment, event, result):
+            event = step.event or str(step.payload.get("hook_event_name", "?"))
+            step_environment = {**environment, **step.environment}
+            payload = json.dumps(step.payload)
+            if not _send(command, payload, project, step_environment, event, result):
                 break
         if not result.failure:
             result.recorded = _recorded(project, environment, result)
