@@ -306,7 +306,9 @@ class Copilot:
     def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
         return self._tool("create", {"path": str(self.root / path), "file_text": content})
 
-    def editor(self, command: str, path: str, **arguments: object) -> tuple[Payload | None, Payload]:
+    def editor(
+        self, command: str, path: str, **arguments: object
+    ) -> tuple[Payload | None, Payload]:
         return self._tool(
             "str_replace_editor", {"command": command, "path": str(self.root / path), **arguments}
         )

@@ -187,7 +187,7 @@ def test_a_session_without_an_id_gets_one_from_the_project(workspace: Path) -> N
 
 def test_a_claude_format_event_is_logged_and_records_nothing(workspace: Path) -> None:
     """PascalCase events send Claude-compatible payloads, which this adapter does not read."""
-    payload = {
+    payload: Payload = {
         "hook_event_name": "PreToolUse",
         "session_id": "s",
         "cwd": str(workspace),

@@ -12,6 +12,7 @@ teammate's, the coding agent's before its setup steps) keeps working.
 
 from __future__ import annotations
 
+import json
 import os
 
 from rewind.installers import Change, Context, Inspection, Probe, ProbeStep, register
@@ -19,7 +20,11 @@ from rewind.installers.json_settings import JsonHooksTarget, JsonObject, Setting
 
 EVENT_VARIABLE = "REWIND_COPILOT_EVENT"
 # Copilot matches a tool hook's regex against the whole tool name.
-MATCHER = "^(create|edit|str_replace|str_replace_editor|apply_patch|bash|powershell|write_bash|write_powershell)$"
+TOOLS = (
+    *("create", "edit", "str_replace", "str_replace_editor", "apply_patch"),
+    *("bash", "powershell", "write_bash", "write_powershell"),
+)
+MATCHER = f"^({'|'.join(TOOLS)})$"
 TIMEOUT_SECONDS = 30
 EVENTS = (
     ("userPromptSubmitted", None),
@@ -60,7 +65,7 @@ def probe(project: str, path: str) -> Probe:
     common: JsonObject = {"sessionId": "rewind-doctor", "timestamp": 1767225600000, "cwd": project}
     tool: JsonObject = {
         "toolName": "edit",
-        "toolArgs": '{"path": %s, "old_str": "before", "new_str": "after"}' % _quoted(path),
+        "toolArgs": json.dumps({"path": path, "old_str": "before", "new_str": "after"}),
     }
     result: JsonObject = {"resultType": "success", "textResultForLlm": "File edited."}
 
@@ -76,11 +81,6 @@ def probe(project: str, path: str) -> Probe:
         ],
         {"COPILOT_PROJECT_DIR": project},
     )
-
-
-def _quoted(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{escaped}"'
 
 
 def copilot_home(context: Context) -> str:
@@ -111,7 +111,9 @@ class Copilot(JsonHooksTarget):
             except Exception:
                 continue
             if settings.data.get("disableAllHooks") is True:
-                warnings.append(f"warning: {path}: disableAllHooks is true, so Copilot runs no hook")
+                warnings.append(
+                    f"warning: {path}: disableAllHooks is true, so Copilot runs no hook"
+                )
         return warnings
 
     def settings_files(self, context: Context) -> list[str]:
