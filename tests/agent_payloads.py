@@ -526,4 +526,78 @@ class Windsurf:
         return self._common("post_cascade_response", {"response": "### Planner Response\n\nDone."})
 
 
-AGENTS = (ClaudeCode, Codex, Gemini, Cursor, Cline, ClineExtension, Windsurf)
+class Copilot:
+    """GitHub Copilot CLI 1.0.102 (``@github/copilot``), camelCase events: the payloads name no
+    event (rewind's hooks file puts it in REWIND_COPILOT_EVENT) and carry no tool-call id.
+    ``toolArgs`` is sent as a JSON string (``string_args``, as the CLI's docs show it) or as an
+    object (as the SDK's types have it); ``apply_patch`` is a freeform tool: its arguments are
+    the raw patch text. Tools and arguments as read from the client's embedded schemas."""
+
+    name = "copilot"
+
+    def __init__(
+        self,
+        root: Path,
+        session: str | None = "b4c7e1f2-9a3d-4e5f-8c6b-copilot-cli",
+        string_args: bool = True,
+    ) -> None:
+        self.root = root
+        self.session = session
+        self.string_args = string_args
+        self.clock = 1767225600000
+
+    def _common(self) -> Payload:
+        self.clock += 1000
+        common: Payload = {"sessionId": self.session} if self.session else {}
+        return {**common, "timestamp": self.clock, "cwd": str(self.root)}
+
+    def session_start(self) -> Payload:
+        return {**self._common(), "source": "new", "initialPrompt": ""}
+
+    def prompt(self, text: str) -> Payload:
+        return {**self._common(), "prompt": text}
+
+    def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
+        return self._tool("edit", {"path": str(self.root / path), "old_str": old, "new_str": new})
+
+    def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
+        return self._tool("create", {"path": str(self.root / path), "file_text": content})
+
+    def editor(
+        self, command: str, path: str, **arguments: object
+    ) -> tuple[Payload | None, Payload]:
+        return self._tool(
+            "str_replace_editor", {"command": command, "path": str(self.root / path), **arguments}
+        )
+
+    def patch(self, body: str) -> tuple[Payload | None, Payload]:
+        return self._tool("apply_patch", f"*** Begin Patch\n{body}\n*** End Patch\n")
+
+    def shell(self, command: str) -> tuple[Payload | None, Payload]:
+        arguments = {"command": command, "description": "run", "mode": "sync", "initial_wait": 30}
+        return self._tool("bash", arguments)
+
+    def write_shell(self, text: str) -> tuple[Payload | None, Payload]:
+        return self._tool("write_bash", {"shellId": "1", "input": text, "delay": 5})
+
+    def _tool(self, tool: str, arguments: object) -> tuple[Payload | None, Payload]:
+        raw = isinstance(arguments, str)
+        args = arguments if raw or not self.string_args else json.dumps(arguments)
+        before = {**self._common(), "toolName": tool, "toolArgs": args}
+        result = {"resultType": "success", "textResultForLlm": "done"}
+        return before, {**self._common(), "toolName": tool, "toolArgs": args, "toolResult": result}
+
+    def failed(self, after: Payload) -> Payload:
+        """The postToolUseFailure of a call whose postToolUse would have been ``after``."""
+        failure = {key: value for key, value in after.items() if key != "toolResult"}
+        return {**failure, "error": "old_str was not found in the file"}
+
+    def end(self) -> Payload:
+        path = f"/home/u/.copilot/session-state/{self.session}/events.jsonl"
+        return {**self._common(), "transcriptPath": path, "stopReason": "end_turn"}
+
+    def session_end(self) -> Payload:
+        return {**self._common(), "reason": "complete"}
+
+
+AGENTS = (ClaudeCode, Codex, Gemini, Cursor, Copilot, Cline, ClineExtension, Windsurf)

@@ -39,6 +39,7 @@ PACKAGE_DATA = (
     "rewind/agent_configs/claude-code/commands/rewind-files.md",
     "rewind/agent_configs/claude-code/hooks/hooks.json",
     "rewind/agent_configs/codex/hooks.json",
+    "rewind/agent_configs/copilot/rewind.json",
     "rewind/agent_configs/cursor/hooks.json",
     "rewind/agent_configs/cline/hooks/PreToolUse",
     "rewind/agent_configs/windsurf/hooks.json",

@@ -93,7 +93,9 @@ HOOK_COMMANDS = {
         (),
         (
             Positional(
-                "agent", "AGENT", help="claude-code, codex, gemini, cursor, cline, windsurf or git"
+                "agent",
+                "AGENT",
+                help="claude-code, codex, gemini, cursor, copilot, cline, windsurf or git",
             ),
             Positional(
                 "argument",

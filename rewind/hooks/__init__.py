@@ -23,6 +23,7 @@ ADAPTERS = {
     "codex": "codex",
     "gemini": "gemini",
     "cursor": "cursor",
+    "copilot": "copilot",
     "cline": "cline",
     "windsurf": "windsurf",
     "git": "git_precommit",

@@ -3,7 +3,7 @@
 
 Each target is an object of a subclass of :class:`Target`, registered under the word people type
 after ``rewind install``. The agents' targets (``claude-code``, ``codex``, ``gemini``,
-``cursor``) each live in a module of this package and edit a JSON settings file through
+``cursor``, ``copilot``) each live in a module of this package and edit a JSON settings file through
 :class:`rewind.installers.json_settings.JsonHooksTarget`, which also serves any other agent whose
 hooks live in a JSON file (give it the paths per scope and a function from the hook command to
 the block).
@@ -74,7 +74,7 @@ from rewind.store.root import find_root
 SCOPES = ("user", "project", "local")
 
 # Imported first and in this order, so that they are listed first; other modules follow by name.
-_FIRST = ("claude_code", "codex", "gemini", "cursor")
+_FIRST = ("claude_code", "codex", "gemini", "cursor", "copilot")
 
 
 @dataclass(frozen=True)
@@ -150,6 +150,10 @@ class ProbeStep:
 
     payload: dict[str, object]
     write: str | None = None
+    # Extra environment of this event alone (Copilot's hooks name their event in it), and its
+    # name in doctor's messages when the payload does not carry one.
+    environment: dict[str, str] = field(default_factory=dict)
+    event: str = ""
 
 
 @dataclass

@@ -62,8 +62,10 @@ def run_probe(command: str, target: Target, home_parent: str | None = None) -> P
         for step in probe.steps:
             if step.write is not None:
                 _write(path, step.write)
-            event = _event_name(step.payload)
-            if not _send(command, json.dumps(step.payload), project, environment, event, result):
+            event = step.event or _event_name(step.payload)
+            step_environment = {**environment, **step.environment}
+            payload = json.dumps(step.payload)
+            if not _send(command, payload, project, step_environment, event, result):
                 break
         if not result.failure:
             result.recorded = _recorded(project, environment, result)
