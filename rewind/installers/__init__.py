@@ -73,8 +73,9 @@ from rewind.store.root import find_root
 
 SCOPES = ("user", "project", "local")
 
-# Imported first and in this order, so that they are listed first; other modules follow by name.
-_FIRST = ("claude_code", "codex", "gemini", "cursor", "copilot")
+# Listed first, in this order (in help texts, doctor's report); the other targets follow by
+# name, whichever module was imported first.
+_FIRST = ("claude-code", "codex", "gemini", "cursor", "copilot")
 
 
 @dataclass(frozen=True)
@@ -242,9 +243,11 @@ def targets() -> dict[str, Target]:
             for name in os.listdir(directory)
             if name.endswith(".py") and not name.startswith("_")
         )
-        for module in [*(m for m in _FIRST if m in found), *(m for m in found if m not in _FIRST)]:
+        for module in found:
             __import__(f"{__name__}.{module}")
-    return dict(_registry)
+    first = [name for name in _FIRST if name in _registry]
+    rest = sorted(name for name in _registry if name not in _FIRST)
+    return {name: _registry[name] for name in [*first, *rest]}
 
 
 def get_target(name: str) -> Target:
