@@ -42,7 +42,10 @@ def files(entry: dict[str, object]) -> dict[str, dict[str, object]]:
     return {f["path"]: f for f in found}
 
 
-def rewinds_to_every_turn(session: str, root: Path, snapshots: list[object]) -> None:
+Snapshot = dict[bytes, tuple[str, bytes, int]]
+
+
+def rewinds_to_every_turn(session: str, root: Path, snapshots: list[Snapshot]) -> None:
     """Restores to before each turn (newest first), compares, undoes."""
     final = snapshot(root)
     for turn in range(len(snapshots) - 1, 0, -1):
@@ -204,8 +207,8 @@ def test_claude_code_failed_edit_and_powershell(workspace: Path) -> None:
     hook("claude-code", before)
     replace_in(workspace / "a.py", "return a + b", "return a - b")  # written, then it failed
     hook("claude-code", agent.failed(after, "File has been modified since read"))
-    recorded = files(log(agent.session)[0])["a.py"]
-    assert recorded["after"] is not None, "the failure recorded the after-state at once"
+    failed = files(log(agent.session)[0])["a.py"]
+    assert failed["after"] is not None, "the failure recorded the after-state at once"
     hook("claude-code", agent.end())
     snapshots.append(snapshot(workspace))
 

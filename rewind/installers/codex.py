@@ -182,7 +182,7 @@ def _hook_findings(
         if status in by_status:
             events = ", ".join(by_status[status])
             findings.append(
-                ("warn", f"{path}: {events} {status}, so Codex does not run them; {review}.")
+                ("warn", f"{path}: {events} {status}; Codex runs no untrusted hook: {review}.")
             )
     if codex_trust.TURNED_OFF in by_status:
         events = ", ".join(by_status[codex_trust.TURNED_OFF])
