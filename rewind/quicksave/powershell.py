@@ -246,7 +246,7 @@ def _translated(verb: str, arguments: list[str]) -> str | None:
     free = [p for p in POSITIONS[verb] if p not in named]
     for parameter, value in zip(free, positional, strict=False):
         named[parameter] = _list(value)
-    sources = named.get("path", []) + named.get("literalpath", [])
+    sources = [*named.get("path", []), *named.get("literalpath", []), *named.get("filepath", [])]
     if not sources:
         return None
     quoted = " ".join(_quoted(_path(source)) for source in sources)
