@@ -8,11 +8,12 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.agent_payloads import ClaudeCode, Codex, Gemini
+from tests.agent_payloads import ClaudeCode, Codex, Gemini, Payload
 from tests.conftest import run_rewind, snapshot
 from tests.hooks_replay_test import hook, hooks_in_parallel, replace_in
 
@@ -238,3 +239,23 @@ def test_powershell_that_cannot_be_read_is_logged(workspace: Path) -> None:
     hook("claude-code", after)
     status = run_rewind("doctor")
     assert "PowerShell: not understood" in status.stdout
+
+
+@pytest.mark.parametrize(
+    ("agent", "payload"),
+    [
+        ("gemini", lambda root: Gemini(root).shell("rm victim.txt", dir_path="sub")[0]),
+        ("claude-code", lambda root: ClaudeCode(root).powershell("Remove-Item sub/victim.txt")[0]),
+        ("codex", lambda root: Codex(root).shell("cd sub && rm victim.txt")[0]),
+    ],
+    ids=["gemini-shell", "claude-code-powershell", "codex-bash"],
+)
+def test_the_new_shell_paths_load_nothing_heavy(
+    workspace: Path, agent: str, payload: Callable[[Path], Payload]
+) -> None:
+    from tests.import_hygiene_test import AVOIDABLE, HEAVY, loaded_after
+
+    code, modules = loaded_after("hook", agent, stdin=json.dumps(payload(workspace)))
+    assert code == 0
+    assert "rewind.quicksave.at_risk" in modules  # the quicksave ran
+    assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
