@@ -321,12 +321,13 @@ def _remove_stale_pending(folder: str) -> None:
             pass
 
 
-def pairing_key(tool: str, tool_input: dict[str, object]) -> str:
+def pairing_key(session: str, tool: str, tool_input: dict[str, object]) -> str:
     """What pairs the before- and after-event of a tool call when the agent sends no call id:
-    the tool's name and its input (keys sorted at every level), as a short digest."""
+    the session, the tool's name and its input (keys sorted at every level), as a short
+    digest."""
     import zlib
 
-    text = dumps([tool, _sorted(tool_input)]).encode("utf-8", "surrogatepass")
+    text = dumps([session, tool, _sorted(tool_input)]).encode("utf-8", "surrogatepass")
     return f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}{len(text):x}"
 
 

@@ -4,7 +4,8 @@ and ``run_shell_command`` (quicksave, in ``dir_path``: relative to ``cwd``, or a
 AfterAgent and SessionEnd (the turn ends).
 
 Gemini sends no tool-call id, and runs shell calls in parallel: a BeforeTool and its AfterTool
-are paired by the tool's name and input, oldest first (HookContext.before_shell). Gemini reads
+are paired by the session, the tool's name and its input, oldest first
+(HookContext.before_shell). Gemini reads
 standard output, and standard error when that is empty, as the hook's answer: the hook prints
 nothing on either."""
 
@@ -44,7 +45,7 @@ def _tool(context: HookContext, session: str, directory: str, before: bool) -> N
             context.after_change(session, names)
     elif tool in SHELL_TOOLS:
         call = context.text("tool_call_id", "call_id", "tool_use_id")  # none in 0.61.0
-        pairing = "" if call else pairing_key(tool, tool_input)
+        pairing = "" if call else pairing_key(session, tool, tool_input)
         command = tool_input.get("command")
         if before and isinstance(command, str):
             workdir = _shell_directory(tool_input, directory)
