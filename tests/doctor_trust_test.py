@@ -179,3 +179,27 @@ def test_gemini_hooks_turned_off(project: Path, isolated_home: Path) -> None:
     (isolated_home / ".gemini" / "settings.json").write_text('{"hooksConfig": {"enabled": false}}')
     lines = ok("install", "gemini").stdout
     assert "hooksConfig.enabled is false, so Gemini CLI runs no hook" in lines
+
+
+def test_codex_install_appends_so_other_hooks_keep_their_trust(
+    project: Path, isolated_home: Path
+) -> None:
+    """Trust is recorded by position: rewind's group goes after the others'."""
+    hooks = project / ".codex" / "hooks.json"
+    hooks.parent.mkdir()
+    guard = {"type": "command", "command": "./guard.sh"}
+    hooks.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [guard]}]}}))
+    guard_key = f"{project}/.codex/hooks.json:pre_tool_use:0:0"
+    guard_hash = trusted_hash("PreToolUse", "Bash", guard)
+    (isolated_home / ".codex").mkdir()
+    (isolated_home / ".codex" / "config.toml").write_text(
+        f'[hooks.state."{guard_key}"]\ntrusted_hash = "{guard_hash}"\n'
+    )
+    ok("install", "codex")
+    data = json.loads(hooks.read_text())
+    assert set(data) == {"hooks"}
+    assert data["hooks"]["PreToolUse"][0] == {"matcher": "Bash", "hooks": [guard]}  # still 0:0
+    assert data["hooks"]["PreToolUse"][1]["hooks"][0]["command"] == "rewind hook codex"
+    messages = [message for _, message in trust_lines(project, "codex")]
+    rewinds = "PreToolUse, SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd"
+    assert any(f"hooks.json: {rewinds} not yet reviewed" in m for m in messages)
