@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rewind.installers.json_settings import SettingsFile, is_rewind_hook
@@ -63,7 +64,7 @@ def snake_case(event: str) -> str:
     return "".join("_" + c.lower() if c.isupper() and i else c.lower() for i, c in enumerate(event))
 
 
-def trusted_hash(event: str, matcher: object, handler: dict[str, object]) -> str:
+def trusted_hash(event: str, matcher: object, handler: Mapping[str, object]) -> str:
     """The hash Codex records when someone trusts ``handler`` (a command hook of a group with
     ``matcher``, under ``event``)."""
     timeout = handler.get("timeout")
