@@ -128,7 +128,8 @@ class Project:
         """What :meth:`restore_version` would do, without writing any file."""
         name = self._name(path)
         head = self._settled_head()
-        return plan_version(self.store, head.session_id, find_version(self.store, name, version))
+        found = find_version(self.store, name, version)
+        return plan_version(self.store, head.session_id, found, name)
 
     def restore_version(self, path: PathLike, version: str, force: bool = False) -> RestoreResult:
         """Brings ``path`` back to one version, recorded as a restore of this session.

@@ -772,6 +772,9 @@ the files it is about to change are recorded:
 | `codex` | `~/.codex/hooks.json` | `.codex/hooks.json` | |
 | `gemini` | `~/.gemini/settings.json` | `.gemini/settings.json` | |
 | `cursor` | `~/.cursor/hooks.json` | `.cursor/hooks.json` | |
+| `copilot` | `~/.copilot/hooks/rewind.json` (`$COPILOT_HOME/hooks/`) | `.github/hooks/rewind.json` | |
+| `cline` | `~/Documents/Cline/Hooks/` | `.clinerules/hooks/` | |
+| `windsurf` | `~/.codeium/windsurf/hooks.json` | `.windsurf/hooks.json` | |
 
 Project paths are relative to the project root (the top of the git work tree), wherever in it
 the command runs. A `--project` file is meant to be committed, so its hooks run `rewind hook
@@ -798,28 +801,44 @@ setup, so install leaves each event that already runs rewind as it is, adds only
 missing, and prints a `warning:` naming the events left and how to replace them (uninstall, then
 install). The command prints the file and each event `added` or `updated`, or
 `AGENT: already installed in PATH; nothing changed.`, then a `warning:` line for each of the
-agent's settings files that turns every hook off (Claude Code's `disableAllHooks`, Gemini
-CLI's `hooksConfig.enabled: false`), and one when a `--project` install finds no `rewind` on
-PATH. After a Codex install it says what you must accept before Codex runs the hooks (trusting
-the project, "Hooks need review", `--dangerously-bypass-hook-trust` for `codex exec`). A file that
+agent's settings files that turns every hook off (Claude Code's and Copilot's
+`disableAllHooks`, Gemini CLI's `hooksConfig.enabled: false`), and one when a `--project`
+install finds no `rewind` on PATH. After a Codex install it says what you must accept before
+Codex runs the hooks (trusting the project, "Hooks need review",
+`--dangerously-bypass-hook-trust` for `codex exec`). A file that
 is not a JSON(C) object is refused (exit code 1, with the line and column) and nothing is
 written; an empty file counts as `{}`. What install created (the file, its directories, the
-`hooks` object and event lists, Cursor's `version`) is noted in `$REWIND_HOME/installs.json`
-for uninstall. Per agent:
+`hooks` object and event lists, Cursor's and Copilot's `version`) is noted in
+`$REWIND_HOME/installs.json` for uninstall. GitHub Copilot's hooks are a file of rewind's own in
+Copilot's hooks directory (`{"version": 1, "hooks": ...}`, camelCase events, each naming its event
+in `REWIND_COPILOT_EVENT`, its `bash` command ending in `|| true` and its `powershell` one in
+`; exit 0`, because Copilot denies a tool call whose preToolUse hook fails). Per agent:
 [Claude Code](integrations/claude-code.md), [Codex](integrations/codex.md),
-[Gemini CLI](integrations/gemini.md), [Cursor](integrations/cursor.md).
+[Gemini CLI](integrations/gemini.md), [Cursor](integrations/cursor.md),
+[GitHub Copilot CLI](integrations/copilot.md), [Cline](integrations/cline.md),
+[Windsurf](integrations/windsurf.md).
+
+`cline` is not a settings file but a hooks directory: install writes one executable `#!/bin/sh`
+script per event (`TaskStart`, `UserPromptSubmit`, `PreToolUse`, `PostToolUse`, `TaskComplete`,
+`TaskCancel`, `TaskError`, `SessionShutdown`), each `exec`ing `rewind hook cline`, prints each
+file `added` or `updated`, and never touches a file of the same name that is not rewind's (it
+prints a `warning:` that the event is left out); the VS Code extension runs them only with
+"Enable Hooks" checked.
 """,
     "uninstall": """\
 Removes from the same file every hook whose command ends with `rewind hook AGENT` (whichever
 `rewind` path it runs), and the groups that leaves empty, by taking their text out: everything
 else keeps its bytes. The event lists and `hooks` object that leaves empty go too when install
 created them (or when no install on this machine is on record, as for a committed project
-file); so do the keys install added (Cursor's `version`) while they hold what install wrote.
+file); so do the keys install added (Cursor's and Copilot's `version`) while they hold what
+install wrote.
 Uninstalling right after installing gives the file back byte for byte; when install created the
 file and nothing else is left in it (only `{}`), the file and the directories install created
 for it are deleted (a directory only when empty), and the last line is `deleted PATH`. It
 prints the events it `removed`, or `AGENT: no rewind hooks in PATH; nothing changed.` (also when
-the file does not exist).
+the file does not exist). For `cline` it removes the hook scripts that are exactly what install
+writes (whichever `rewind` they run), then the directories install created when they are empty;
+any other file is left and named.
 """,
     "watch": """\
 Runs in the foreground until Ctrl+C or SIGTERM and records, as external changes in the session's

@@ -2,12 +2,15 @@
 
 Each agent class turns the same abstract steps (a prompt, a file edit, a shell command, the end
 of a turn) into the events that agent sends, in the order it sends them. ``None`` as an event
-means "the agent sends nothing here" (Cursor has no hook before a file edit).
+means "the agent sends nothing here" (a Cursor without tool hooks has no hook before a file
+edit); a list, several events one after the other (CursorToolHooks: postToolUse, then
+afterFileEdit).
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 
 Payload = dict[str, object]
@@ -320,4 +323,333 @@ class Cursor:
         return {**self._common("stop"), "status": "completed"}
 
 
-AGENTS = (ClaudeCode, Codex, Gemini, Cursor)
+class CursorToolHooks(Cursor):
+    """Cursor with its tool hooks (cursor.com/docs/hooks.md, the stored copy read 2026-12-01:
+    ``preToolUse``/``postToolUse``/``postToolUseFailure`` with ``tool_name``, ``tool_input``,
+    ``tool_use_id`` and ``cwd``, ``postToolUse`` adding ``tool_output`` and ``duration``; tool
+    matchers ``Write``, ``Delete``, ``Shell``...). Its ``Write`` and ``Delete`` tools are
+    followed, as before, by ``afterFileEdit`` for an edit; a shell command still comes as
+    ``beforeShellExecution``/``afterShellExecution`` (rewind's hooks match only Write|Delete).
+    The path key of ``Delete`` is not in the page: ``path_key`` says which one to send.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        session: str = "668320d2-2fd8-4888-b33c-2a466fec86e7",
+        path_key: str = "file_path",
+    ) -> None:
+        super().__init__(root, session)
+        self.path_key = path_key
+
+    def _tool(self, tool: str, tool_input: Payload) -> tuple[Payload, Payload]:
+        identity = {
+            "tool_name": tool,
+            "tool_input": tool_input,
+            "tool_use_id": call_id(),
+            "cwd": str(self.root),
+        }
+        return (
+            {**self._common("preToolUse"), **identity},
+            {**self._common("postToolUse"), **identity, "tool_output": "{}", "duration": 12},
+        )
+
+    def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, list[Payload]]:  # type: ignore[override]
+        _, after_edit = super().edit(path, old, new)
+        text = self._text_now(path) or ""
+        before, after = self._tool(
+            "Write", {"file_path": str(self.root / path), "contents": text.replace(old, new, 1)}
+        )
+        return before, [after, after_edit]
+
+    def write(self, path: str, content: str) -> tuple[Payload | None, list[Payload]]:  # type: ignore[override]
+        _, after_edit = super().write(path, content)
+        before, after = self._tool(
+            "Write", {"file_path": str(self.root / path), "contents": content}
+        )
+        return before, [after, after_edit]
+
+    def delete(self, path: str) -> tuple[Payload, Payload]:
+        return self._tool("Delete", {self.path_key: str(self.root / path)})
+
+    def _text_now(self, path: str) -> str | None:
+        try:
+            return (self.root / path).read_text()
+        except (FileNotFoundError, UnicodeDecodeError):
+            return None
+
+
+def each(after: Payload | list[Payload] | None) -> list[Payload | None]:
+    """The events an agent sends after a tool ran (Cursor with tool hooks sends two)."""
+    return list(after) if isinstance(after, list) else [after]
+
+
+class Cline:
+    """Cline CLI 3.0.65 (@cline/core 0.0.86), as read from its bundled code: ``hookName`` is the
+    internal event name, ``tool_call``/``tool_result`` carry the call id and the input as given,
+    ``preToolUse``/``postToolUse`` the same with every value a string; the file tool is
+    ``editor``, the shell tool ``run_commands``."""
+
+    name = "cline"
+    version = "3.0.65"
+
+    def __init__(self, root: Path, session: str = "01KB7Y8Q3M2N4P5R6S7T8V9W0X") -> None:
+        self.root = root
+        self.session = session
+        self.iteration = 0
+
+    def _common(self, event: str) -> Payload:
+        return {
+            "clineVersion": self.version,
+            "hookName": event,
+            "timestamp": "2026-11-30T10:00:00.000Z",
+            "taskId": self.session,
+            "sessionContext": {"rootSessionId": self.session},
+            "workspaceRoots": [str(self.root)],
+            "userId": "u",
+            "agent_id": "agent-1",
+            "parent_agent_id": None,
+        }
+
+    def session_start(self) -> Payload:
+        return {**self._common("agent_start"), "taskStart": {"taskMetadata": {}}}
+
+    def prompt(self, text: str) -> Payload:
+        return {
+            **self._common("prompt_submit"),
+            "userPromptSubmit": {"prompt": text, "attachments": []},
+        }
+
+    def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
+        return self._tool(
+            "editor", {"path": str(self.root / path), "old_text": old, "new_text": new}
+        )
+
+    def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
+        """``editor`` without ``old_text`` creates the missing file with ``new_text``."""
+        return self._tool("editor", {"path": str(self.root / path), "new_text": content})
+
+    def shell(self, command: str) -> tuple[Payload | None, Payload]:
+        return self._tool("run_commands", {"commands": [command]})
+
+    def _tool(self, tool: str, tool_input: Payload) -> tuple[Payload, Payload]:
+        self.iteration += 1
+        call: Payload = {"id": call_id(), "name": tool, "input": tool_input}
+        parameters = {
+            key: value if isinstance(value, str) else json.dumps(value)
+            for key, value in tool_input.items()
+        }
+        before = {
+            **self._common("tool_call"),
+            "iteration": self.iteration,
+            "tool_call": call,
+            "preToolUse": {"toolName": tool, "parameters": parameters},
+        }
+        after = {
+            **self._common("tool_result"),
+            "iteration": self.iteration,
+            "tool_result": {
+                **call,
+                "output": "ok",
+                "durationMs": 3,
+                "startedAt": "2026-11-30T10:00:00.000Z",
+                "endedAt": "2026-11-30T10:00:00.003Z",
+            },
+            "postToolUse": {
+                "toolName": tool,
+                "parameters": parameters,
+                "result": "ok",
+                "success": True,
+                "executionTimeMs": 3,
+            },
+        }
+        return before, after
+
+    def end(self) -> Payload:
+        return {
+            **self._common("agent_end"),
+            "iteration": self.iteration,
+            "turn": {"outputText": "Done.", "status": "completed"},
+            "taskComplete": {"taskMetadata": {}},
+        }
+
+
+class ClineExtension:
+    """The Cline VS Code extension, as its source sends hooks (cline/cline on GitHub,
+    src/core/hooks/hook-factory.ts; the package was not read): ``hookName`` is the file name,
+    the tool only in ``preToolUse``/``postToolUse`` with string parameters and no call id,
+    paths relative to the workspace; tools ``write_to_file``, ``replace_in_file``,
+    ``execute_command``. TaskStart carries the task's first prompt as ``initialTask``."""
+
+    name = "cline"
+
+    def __init__(self, root: Path, session: str = "1764496800123") -> None:
+        self.root = root
+        self.session = session
+        self.started = False
+
+    def _common(self, event: str) -> Payload:
+        return {
+            "clineVersion": "3.38.0",
+            "hookName": event,
+            "timestamp": "1764496800123",
+            "taskId": self.session,
+            "workspaceRoots": [str(self.root)],
+            "userId": "u",
+        }
+
+    def session_start(self) -> Payload | None:
+        return None
+
+    def prompt(self, text: str) -> Payload:
+        if not self.started:
+            self.started = True
+            metadata = {"taskId": self.session, "ulid": "01KB", "initialTask": text}
+            return {**self._common("TaskStart"), "taskStart": {"taskMetadata": metadata}}
+        return {**self._common("UserPromptSubmit"), "userPromptSubmit": {"prompt": text}}
+
+    def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
+        diff = f"------- SEARCH\n{old}\n=======\n{new}\n+++++++ REPLACE"
+        return self._tool("replace_in_file", {"path": path, "diff": diff})
+
+    def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
+        return self._tool("write_to_file", {"path": path, "content": content})
+
+    def shell(self, command: str) -> tuple[Payload | None, Payload]:
+        return self._tool("execute_command", {"command": command, "requires_approval": "false"})
+
+    def _tool(self, tool: str, parameters: Payload) -> tuple[Payload | None, Payload]:
+        before = {
+            **self._common("PreToolUse"),
+            "preToolUse": {"toolName": tool, "parameters": parameters},
+        }
+        summary = {"toolName": tool, "parameters": parameters}
+        result = {"result": "ok", "success": True, "executionTimeMs": "4"}
+        return before, {**self._common("PostToolUse"), "postToolUse": {**summary, **result}}
+
+    def end(self) -> Payload:
+        metadata = {"taskId": self.session, "ulid": "01KB", "result": "Done."}
+        return {**self._common("TaskComplete"), "taskComplete": {"taskMetadata": metadata}}
+
+
+class Windsurf:
+    """Windsurf's Cascade hooks, from its documentation (no client package to read):
+    docs.windsurf.com/windsurf/cascade/hooks, read 2026-11-30. ``trajectory_id`` is the
+    conversation, ``execution_id`` the turn; the hook runs in the workspace root."""
+
+    name = "windsurf"
+
+    def __init__(self, root: Path, session: str = "8d0c6a4e-traj-windsurf") -> None:
+        self.root = root
+        self.session = session
+        self.turn = 0
+
+    def _common(self, event: str, tool_info: Payload) -> Payload:
+        return {
+            "agent_action_name": event,
+            "trajectory_id": self.session,
+            "execution_id": f"exec-{self.turn}",
+            "timestamp": "2026-11-30T10:00:00.000000Z",
+            "tool_info": tool_info,
+        }
+
+    def session_start(self) -> Payload | None:
+        return None
+
+    def prompt(self, text: str) -> Payload:
+        self.turn += 1
+        return self._common("pre_user_prompt", {"user_prompt": text})
+
+    def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
+        return self._write(path, [{"old_string": old, "new_string": new}])
+
+    def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
+        return self._write(path, [{"old_string": "", "new_string": content}])
+
+    def _write(self, path: str, edits: list[Payload]) -> tuple[Payload | None, Payload]:
+        info: Payload = {"file_path": str(self.root / path), "edits": edits}
+        return self._common("pre_write_code", info), self._common("post_write_code", info)
+
+    def shell(self, command: str) -> tuple[Payload | None, Payload]:
+        info: Payload = {"command_line": command, "cwd": str(self.root)}
+        return self._common("pre_run_command", info), self._common("post_run_command", info)
+
+    def end(self) -> Payload:
+        return self._common("post_cascade_response", {"response": "### Planner Response\n\nDone."})
+
+
+class Copilot:
+    """GitHub Copilot CLI 1.0.102 (``@github/copilot``), camelCase events: the payloads name no
+    event (rewind's hooks file puts it in REWIND_COPILOT_EVENT) and carry no tool-call id.
+    ``toolArgs`` is sent as a JSON string (``string_args``, as the CLI's docs show it) or as an
+    object (as the SDK's types have it); ``apply_patch`` is a freeform tool: its arguments are
+    the raw patch text. Tools and arguments as read from the client's embedded schemas."""
+
+    name = "copilot"
+
+    def __init__(
+        self,
+        root: Path,
+        session: str | None = "b4c7e1f2-9a3d-4e5f-8c6b-copilot-cli",
+        string_args: bool = True,
+    ) -> None:
+        self.root = root
+        self.session = session
+        self.string_args = string_args
+        self.clock = 1767225600000
+
+    def _common(self) -> Payload:
+        self.clock += 1000
+        common: Payload = {"sessionId": self.session} if self.session else {}
+        return {**common, "timestamp": self.clock, "cwd": str(self.root)}
+
+    def session_start(self) -> Payload:
+        return {**self._common(), "source": "new", "initialPrompt": ""}
+
+    def prompt(self, text: str) -> Payload:
+        return {**self._common(), "prompt": text}
+
+    def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
+        return self._tool("edit", {"path": str(self.root / path), "old_str": old, "new_str": new})
+
+    def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
+        return self._tool("create", {"path": str(self.root / path), "file_text": content})
+
+    def editor(
+        self, command: str, path: str, **arguments: object
+    ) -> tuple[Payload | None, Payload]:
+        return self._tool(
+            "str_replace_editor", {"command": command, "path": str(self.root / path), **arguments}
+        )
+
+    def patch(self, body: str) -> tuple[Payload | None, Payload]:
+        return self._tool("apply_patch", f"*** Begin Patch\n{body}\n*** End Patch\n")
+
+    def shell(self, command: str) -> tuple[Payload | None, Payload]:
+        arguments = {"command": command, "description": "run", "mode": "sync", "initial_wait": 30}
+        return self._tool("bash", arguments)
+
+    def write_shell(self, text: str) -> tuple[Payload | None, Payload]:
+        return self._tool("write_bash", {"shellId": "1", "input": text, "delay": 5})
+
+    def _tool(self, tool: str, arguments: object) -> tuple[Payload | None, Payload]:
+        raw = isinstance(arguments, str)
+        args = arguments if raw or not self.string_args else json.dumps(arguments)
+        before = {**self._common(), "toolName": tool, "toolArgs": args}
+        result = {"resultType": "success", "textResultForLlm": "done"}
+        return before, {**self._common(), "toolName": tool, "toolArgs": args, "toolResult": result}
+
+    def failed(self, after: Payload) -> Payload:
+        """The postToolUseFailure of a call whose postToolUse would have been ``after``."""
+        failure = {key: value for key, value in after.items() if key != "toolResult"}
+        return {**failure, "error": "old_str was not found in the file"}
+
+    def end(self) -> Payload:
+        path = f"/home/u/.copilot/session-state/{self.session}/events.jsonl"
+        return {**self._common(), "transcriptPath": path, "stopReason": "end_turn"}
+
+    def session_end(self) -> Payload:
+        return {**self._common(), "reason": "complete"}
+
+
+AGENTS = (ClaudeCode, Codex, Gemini, Cursor, Copilot, Cline, ClineExtension, Windsurf)

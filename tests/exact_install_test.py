@@ -17,7 +17,7 @@ from rewind.installers.jsonc import JsoncError, parse
 from rewind.installers.text_edits import Document
 from tests.conftest import ok
 
-AGENTS = ("claude-code", "codex", "gemini", "cursor")
+AGENTS = ("claude-code", "codex", "gemini", "cursor", "copilot")
 CASES = [(agent, scope) for agent in AGENTS for scope in get_target(agent).scopes]
 
 # Settings as people write them. Each holds hooks of other tools, one of them in an event rewind
@@ -70,10 +70,23 @@ CURSOR = """\
 \t\t"beforeMCPExecution": [{"command": "./audit.sh"}]
 \t}
 }"""
+# Someone's own hook kept in rewind's file of Copilot hooks, no version, one event per line.
+COPILOT = """\
+{"hooks": {
+  "preToolUse": [{"type": "command", "bash": "./guard.sh", "powershell": "./guard.ps1"}],
+  "sessionStart": [{"type": "prompt", "prompt": "/status"}]
+}}
+"""
 TABS_AND_CRLF = '{\r\n\t"permissions": {"allow": []},\r\n\t"hooks": {}\r\n}\r\n'
-EVENT_COUNTS = {"claude-code": 7, "codex": 6, "gemini": 6, "cursor": 5}
+EVENT_COUNTS = {"claude-code": 7, "codex": 6, "gemini": 6, "cursor": 8, "copilot": 7}
 EMPTY_EVENT = '{"hooks": {"SessionStart": [], "AfterAgent": []}}'
-REALISTIC = {"claude-code": CLAUDE, "codex": CODEX, "gemini": GEMINI, "cursor": CURSOR}
+REALISTIC = {
+    "claude-code": CLAUDE,
+    "codex": CODEX,
+    "gemini": GEMINI,
+    "cursor": CURSOR,
+    "copilot": COPILOT,
+}
 
 
 def settings_path(agent: str, scope: str, project: Path, home: Path) -> Path:
@@ -93,7 +106,7 @@ def uninstall(agent: str, scope: str) -> None:
 def rewind_commands(text: str, agent: str) -> int:
     return sum(
         is_rewind_hook({"command": command}, agent)
-        for command in re.findall(r'"command": "([^"]*)"', text)
+        for command in re.findall(r'"(?:command|bash)": "([^"]*)"', text)
     )
 
 

@@ -141,7 +141,7 @@ def test_tool_event_without_a_prompt_starts_a_turn(agent_class: type, workspace:
     assert (workspace / "a.py").read_text() == "def add(a, b):\n    return a + b\n"
 
 
-@pytest.mark.parametrize("agent", [a.name for a in AGENTS] + ["git", "no-such-agent"])
+@pytest.mark.parametrize("agent", [*dict.fromkeys(a.name for a in AGENTS), "git", "no-such-agent"])
 @pytest.mark.parametrize(
     "payload",
     [

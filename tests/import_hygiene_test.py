@@ -107,6 +107,20 @@ def test_an_edit_hook_loads_nothing_heavy(project: Path) -> None:
     assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
 
 
+def test_a_copilot_hook_loads_nothing_heavy(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Copilot's toolArgs come as a JSON string inside the JSON payload: parsed without json."""
+    (project / "a.txt").write_text("content\n")
+    monkeypatch.setenv("REWIND_COPILOT_EVENT", "preToolUse")
+    arguments = json_text(path=f"{project}/a.txt", old_str="c", new_str="d")
+    payload = json_text(
+        sessionId="s", timestamp=1, cwd=str(project), toolName="edit", toolArgs=arguments
+    )
+    code, modules = loaded_after("hook", "copilot", stdin=payload)
+    assert code == 0
+    assert "rewind.hooks.copilot" in modules and "rewind.history.recording" in modules
+    assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
+
+
 def test_the_git_pre_commit_hook_loads_nothing_heavy(project: Path) -> None:
     (project / "a.txt").write_text("content\n")
     code, modules = loaded_after("hook", "git")

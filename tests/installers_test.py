@@ -229,12 +229,18 @@ def test_gemini_timeouts_are_milliseconds_and_cursor_has_a_version(project: Path
     assert cursor["version"] == 1
     assert list(cursor["hooks"]) == [
         "beforeSubmitPrompt",
+        "preToolUse",
+        "postToolUse",
+        "postToolUseFailure",
         "afterFileEdit",
         "beforeShellExecution",
         "afterShellExecution",
         "stop",
     ]
     assert cursor["hooks"]["stop"] == [{"command": expected_command("cursor")}]
+    assert cursor["hooks"]["preToolUse"] == [
+        {"command": expected_command("cursor"), "matcher": "Write|Delete"}
+    ]
 
 
 def test_codex_hooks_match_its_edit_and_shell_tools(project: Path) -> None:

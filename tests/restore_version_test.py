@@ -131,7 +131,7 @@ def test_a_file_changed_since_rewind_saw_it_is_refused_then_forced_then_undone(
 
     refused = run_rewind("restore", "--path", "a.txt", "--version", entry + "^")
     assert "changed outside rewind" in error_line(refused)
-    assert "rewind log --path a.txt" in error_line(refused)
+    assert "rewind history a.txt" in error_line(refused)
     assert (project / "a.txt").read_bytes() == b"my own edit\n"
     assert len(log_json()) == 1
 
@@ -218,3 +218,67 @@ def test_the_api_restores_a_version_and_refuses_an_ambiguous_prefix(
     assert (project / "a.txt").read_text() == "second\n"
     api.undo()
     assert (project / "a.txt").read_text() == "by hand\n"
+
+
+def agent_runs(agent: ClaudeCode, root: Path, command: str) -> None:
+    """One turn in which the agent runs ``command`` through its shell tool."""
+    hook(agent.prompt(f"run {command}"))
+    before, after = agent.shell(command)
+    hook(before)
+    subprocess.run(command, shell=True, cwd=root, check=True)
+    hook(after)
+    hook(agent.end())
+
+
+def test_a_version_from_before_a_rename_is_restored_at_the_new_name(project: Path) -> None:
+    (project / "old.py").write_bytes(b"x = 1\n")
+    agent = ClaudeCode(project)
+    hook(agent.session_start())
+    agent_edits(agent, project, "old.py", "x = 1", "x = 2")
+    agent_runs(agent, project, "mv old.py new.py")
+    agent_edits(agent, project, "new.py", "x = 2", "x = 2\ny = 3")
+    changed, moved, added = entry_ids()
+    listed = json.loads(ok("history", "--json", "new.py").stdout)["versions"]
+    assert [(v["version"], v["path"]) for v in listed] == [
+        (added, "new.py"),
+        (moved, "new.py"),
+        (changed, "old.py"),
+        (changed + "^", "old.py"),
+    ]
+
+    shown = json.loads(
+        ok("restore", "--path", "new.py", "--version", changed + "^", "--dry-run", "--json").stdout
+    )
+    [item] = shown["files"]
+    assert (item["path"], item["action"], item["conflict"]) == ("new.py", "restore", False)
+    assert (shown["version"]["path"], shown["version"]["side"]) == ("old.py", "before")
+
+    result = ok("restore", "--path", "new.py", "--version", changed[:6] + "^")
+    assert "restore new.py to version " + changed + "^" in result.stdout
+    assert "then named old.py" in result.stdout
+    assert (project / "new.py").read_bytes() == b"x = 1\n"
+    assert not (project / "old.py").exists()  # the old name is left as it is
+    assert log_json()[-1]["prompt"] == f"restore new.py to version {changed}^"
+    ok("restore", "--path", "new.py", "--version", changed)
+    assert (project / "new.py").read_bytes() == b"x = 2\n"
+    ok("undo")
+    assert (project / "new.py").read_bytes() == b"x = 1\n"
+
+
+def test_an_entry_that_touched_the_file_without_a_version_of_its_own_still_names_it(
+    project: Path,
+) -> None:
+    (project / "a.txt").write_bytes(b"one\n")
+    ok("begin", "--session", SESSION, "--prompt", "edit")
+    ok("track", "a.txt")
+    (project / "a.txt").write_bytes(b"two\n")
+    ok("begin", "--prompt", "again")
+    ok("track", "a.txt")
+    (project / "a.txt").write_bytes(b"three\n")
+    ok("end")
+    _, second = entry_ids()
+    listed = [v["version"] for v in json.loads(ok("history", "--json", "a.txt").stdout)["versions"]]
+    assert second + "^" not in listed  # the same state as the first entry's
+
+    ok("restore", "--path", "a.txt", "--version", second + "^")
+    assert (project / "a.txt").read_bytes() == b"two\n"

@@ -8,7 +8,7 @@ from rewind.history.hunks import describe_selection
 from rewind.history.partial import PartialPlan
 from rewind.history.restore_plan import CANNOT, PlannedFile, RestorePlan
 from rewind.history.summary import path_json
-from rewind.history.versions import VersionPlan
+from rewind.history.versions import VersionPlan, version_json
 
 
 def plan_json(plan: RestorePlan) -> dict[str, object]:
@@ -26,7 +26,7 @@ def plan_json(plan: RestorePlan) -> dict[str, object]:
         "files": [_planned_json(planned) for planned in plan.files],
     }
     if isinstance(plan, VersionPlan):
-        shape["version"] = plan.version.to_json()
+        shape["version"] = version_json(plan.version)
     if isinstance(plan, PartialPlan):
         files = shape["files"]
         assert isinstance(files, list)

@@ -92,7 +92,11 @@ HOOK_COMMANDS = {
         "handle one event of an agent's hooks (always exits 0; problems go to the log)",
         (),
         (
-            Positional("agent", "AGENT", help="claude-code, codex, gemini, cursor or git"),
+            Positional(
+                "agent",
+                "AGENT",
+                help="claude-code, codex, gemini, cursor, copilot, cline, windsurf or git",
+            ),
             Positional(
                 "argument",
                 "PAYLOAD",

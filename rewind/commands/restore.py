@@ -44,7 +44,8 @@ def run(
     if version is not None:
         assert paths is not None
         path = store.root.stored_name(paths[0])
-        plan: RestorePlan = plan_version(store, head.session_id, find_version(store, path, version))
+        found = find_version(store, path, version)
+        plan: RestorePlan = plan_version(store, head.session_id, found, path)
         return carry_out(store, plan, list_all=list_all, **options)
     assert turn is not None
     if patch or hunks:

@@ -36,19 +36,29 @@ _NOTED_KINDS = {
 }
 
 
+# A prompt delivered twice (rewind's hooks installed at two scopes, or run by two agents that
+# read the same settings) reaches begin twice within moments; past this many seconds, the same
+# words are taken as sent again.
+COPY_WINDOW = 30.0
+
+
 def begin(
     store: Store,
     session_id: str,
     prompt: str = "",
     agent: str = "",
     labels: list[str] | None = None,
+    merge_copies: bool = False,
 ) -> Entry:
     """Closes the open turn (recording its after-states) and starts the next one.
 
     Files the session recorded that changed since, outside rewind's sight, are first kept in
     an entry of their own, between the two turns (see :func:`record_drift`).
+
+    With ``merge_copies`` (an agent's hook), a copy of the prompt that started the open turn
+    (see :func:`is_copy_of_open_turn`) starts nothing: the open turn is returned.
     """
-    return begin_with_drift(store, session_id, prompt, agent, labels)[0]
+    return begin_with_drift(store, session_id, prompt, agent, labels, merge_copies)[0]
 
 
 def begin_with_drift(
@@ -57,9 +67,13 @@ def begin_with_drift(
     prompt: str = "",
     agent: str = "",
     labels: list[str] | None = None,
+    merge_copies: bool = False,
 ) -> tuple[Entry, Entry | None]:
     """:func:`begin`, also returning the entry of changes found outside rewind (or None)."""
     with store.lock(), Settled(store, session_id) as head:
+        if merge_copies and is_copy_of_open_turn(head, prompt):
+            assert head.current is not None
+            return head.current, None
         close_open_turn(store, head)
         agent = agent or _inherited_agent(head)
         drift = record_drift(store, head)
@@ -76,6 +90,18 @@ def begin_with_drift(
     if needs_packing(store):
         pack_in_background(store)
     return entry, drift
+
+
+def is_copy_of_open_turn(head: SessionHead, prompt: str, now: float | None = None) -> bool:
+    """Whether a prompt is the same delivery as the one that opened the session's open turn:
+    the same words, within :data:`COPY_WINDOW` of its start, and nothing recorded in the turn
+    yet (an agent runs every hook of a prompt before any tool; a turn that already changed
+    files was sent again, after an interruption)."""
+    entry = head.current
+    if entry is None or not entry.is_open or entry.kind != TURN or entry.files:
+        return False
+    elapsed = (time.time() if now is None else now) - entry.started
+    return entry.prompt == prompt and 0 <= elapsed <= COPY_WINDOW
 
 
 def record_drift(store: Store, head: SessionHead) -> Entry | None:

@@ -23,6 +23,9 @@ ADAPTERS = {
     "codex": "codex",
     "gemini": "gemini",
     "cursor": "cursor",
+    "copilot": "copilot",
+    "cline": "cline",
+    "windsurf": "windsurf",
     "git": "git_precommit",
 }
 

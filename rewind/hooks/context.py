@@ -115,8 +115,10 @@ class HookContext:
     # actions -------------------------------------------------------------------------------
 
     def start_turn(self, session: str, prompt: str) -> None:
+        """Starts the next turn; the same prompt delivered again (rewind's hooks installed twice,
+        or run by two agents) starts nothing."""
         assert self.store is not None
-        begin(self.store, session, prompt=prompt, agent=self.agent)
+        begin(self.store, session, prompt=prompt, agent=self.agent, merge_copies=True)
         _remove_stale_pending(self.store.state_path("pending"))
 
     def before_change(
@@ -222,7 +224,10 @@ class HookContext:
         except FileNotFoundError:
             return  # the command needed no quicksave
         self.after_change(session, names)
-        os.unlink(pending)
+        try:
+            os.unlink(pending)
+        except FileNotFoundError:
+            pass  # the same after-event delivered twice at once: the other copy removed it
 
     def after_change(
         self,
@@ -259,7 +264,7 @@ class HookContext:
         if self.store is not None:
             self.store.note(_failure_kind(error))
         try:
-            event = self.text("hook_event_name", "type") or "?"
+            event = self.text(*EVENT_KEYS) or "?"
             self.log(describe_hook_failure(event, error))
         except Exception:
             log_hook_problem(f"hook {self.agent}: an event failed: {error!r}")
@@ -271,7 +276,7 @@ class HookContext:
             if self.store is None:
                 return
             path = self.store.state_path(STATS_DIR, hook_calls.HOOK_CALLS)
-            event = self.text("hook_event_name", "type")[:EVENT_NAME_LENGTH]
+            event = self.text(*EVENT_KEYS)[:EVENT_NAME_LENGTH]
             hook_calls.write_hook_call(path, seconds * 1000, self.agent, event, self.store.noted)
         except Exception:
             pass
@@ -287,6 +292,9 @@ def _failure_kind(error: BaseException) -> str:
     return hook_calls.ERROR
 
 
+# The payload keys that name the event, per agent's shape: Claude Code's and its followers',
+# Codex notify's, Cline's, Windsurf's.
+EVENT_KEYS = ("hook_event_name", "type", "hookName", "agent_action_name")
 # How much of an agent's event name a stats line keeps.
 EVENT_NAME_LENGTH = 40
 # How much of a shell command a log line quotes (a command can be megabytes long).

@@ -1,11 +1,19 @@
-"""Cursor: beforeSubmitPrompt (a new turn; ``conversation_id`` is the session), afterFileEdit,
+"""Cursor: beforeSubmitPrompt (a new turn; ``conversation_id`` is the session), preToolUse and
+postToolUse/postToolUseFailure of its ``Write`` and ``Delete`` tools, afterFileEdit,
 before/afterShellExecution (quicksave), stop.
 
-``afterFileEdit`` fires only after the edit, so the file's state before it is rebuilt by undoing
-the reported ``edits`` on the current text, last edit first, and kept only if applying them again
-gives the current text back. Failing that, the last state rewind recorded for the file is used;
-failing that too, the file is recorded as having no pre-image (``rewind log`` says so, and a
-restore cannot bring its earlier content back).
+``preToolUse`` (cursor.com/docs/hooks.md, Cursor versions with tool hooks) comes before the
+tool runs: the file is recorded as it is, an exact pre-image, and a file the ``Delete`` tool
+removes is recorded too. ``postToolUse`` records the after-state.
+
+``afterFileEdit`` comes after every edit, with or without tool hooks. When the edit's file is
+already recorded in the open turn (by ``preToolUse``, or an earlier edit), only its after-state
+is taken. Otherwise (a Cursor without tool hooks) the file's state before the edit is rebuilt by
+undoing the reported ``edits`` on the current text, last edit first, and kept only if applying
+them again gives the current text back. Failing that, the last state rewind recorded for the
+file is used; failing that too, the file is recorded as having no pre-image (``rewind log``
+says so, and a restore cannot bring its earlier content back). A rebuilt pre-image never
+replaces an exact one: the first record of a path in a turn wins (rewind.history.journal).
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from rewind.history.filestate import (
 )
 from rewind.hooks.context import HookContext
 from rewind.store.digest import sha1_hex
+from rewind.store.fastjson import load_object
 
 
 def handle(context: HookContext) -> None:
@@ -36,6 +45,14 @@ def handle(context: HookContext) -> None:
     session = context.session_id("conversation_id")
     if event == "beforeSubmitPrompt":
         context.start_turn(session, context.text("prompt"))
+    elif event == "preToolUse":
+        names = _tool_paths(context, directory)
+        if names:
+            context.before_change(session, names)
+    elif event in ("postToolUse", "postToolUseFailure"):
+        names = _tool_paths(context, directory)
+        if names:
+            context.after_change(session, names)
     elif event == "afterFileEdit":
         _after_file_edit(context, session, directory)
     elif event in ("beforeShellExecution", "afterShellExecution"):
@@ -48,6 +65,37 @@ def handle(context: HookContext) -> None:
             context.after_shell(session, call)
     elif event == "stop":
         context.end_turn(session)
+
+
+# Cursor's tools that write or delete files (the matcher rewind installs), and the keys of
+# ``tool_input`` that may name the file: the documented ``file_path`` first, then the spellings
+# public integrations have met for ``Delete``. Shell commands come through
+# before/afterShellExecution, which Cursor sends with or without tool hooks.
+FILE_TOOLS = frozenset({"Write", "Delete"})
+PATH_KEYS = ("file_path", "path", "target_file", "target_path")
+
+
+def _tool_paths(context: HookContext, directory: str) -> list[bytes]:
+    """The recorded name of the file a Write or Delete tool call is about (none for others)."""
+    if context.text("tool_name") not in FILE_TOOLS:
+        return []
+    tool_input = _tool_input(context.payload.get("tool_input"))
+    for key in PATH_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            return context.stored_names([value], directory)
+    context.log(f"{context.text('tool_name')}: no file path in the tool's input; not recorded")
+    return []
+
+
+def _tool_input(value: object) -> dict[str, object]:
+    """``tool_input`` as an object (Cursor sends some tools' input as a JSON string)."""
+    if isinstance(value, str):
+        try:
+            value = load_object(value)
+        except (ValueError, RecursionError):
+            return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _after_file_edit(context: HookContext, session: str, directory: str) -> None:

@@ -3,7 +3,7 @@
 
 Each target is an object of a subclass of :class:`Target`, registered under the word people type
 after ``rewind install``. The agents' targets (``claude-code``, ``codex``, ``gemini``,
-``cursor``) each live in a module of this package and edit a JSON settings file through
+``cursor``, ``copilot``) each live in a module of this package and edit a JSON settings file through
 :class:`rewind.installers.json_settings.JsonHooksTarget`, which also serves any other agent whose
 hooks live in a JSON file (give it the paths per scope and a function from the hook command to
 the block).
@@ -76,8 +76,9 @@ from rewind.store.root import find_root
 
 SCOPES = ("user", "project", "local")
 
-# Imported first and in this order, so that they are listed first; other modules follow by name.
-_FIRST = ("claude_code", "codex", "gemini", "cursor")
+# Listed first, in this order (in help texts, doctor's report); the other targets follow by
+# name, whichever module was imported first.
+_FIRST = ("claude-code", "codex", "gemini", "cursor", "copilot")
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,10 @@ class ProbeStep:
 
     payload: dict[str, object]
     write: str | None = None
+    # Extra environment of this event alone (Copilot's hooks name their event in it), and its
+    # name in doctor's messages when the payload does not carry one.
+    environment: dict[str, str] = field(default_factory=dict)
+    event: str = ""
 
 
 @dataclass
@@ -246,9 +251,11 @@ def targets() -> dict[str, Target]:
             for name in os.listdir(directory)
             if name.endswith(".py") and not name.startswith("_")
         )
-        for module in [*(m for m in _FIRST if m in found), *(m for m in found if m not in _FIRST)]:
+        for module in found:
             __import__(f"{__name__}.{module}")
-    return dict(_registry)
+    first = [name for name in _FIRST if name in _registry]
+    rest = sorted(name for name in _registry if name not in _FIRST)
+    return {name: _registry[name] for name in [*first, *rest]}
 
 
 def get_target(name: str) -> Target:

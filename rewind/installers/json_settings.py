@@ -6,8 +6,9 @@ and every other byte stays; :mod:`rewind.installers.record` notes what install c
 A hook block is the document ``rewind install`` would write into an empty file, such as
 ``{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "rewind hook claude-code"}]}]}}``.
 Each event holds a list of items: a group with its own ``hooks`` list (Claude Code, Codex,
-Gemini) or a hook itself (Cursor). A hook is rewind's when its ``command`` ends with
-``rewind hook AGENT``, whichever path or quoting the ``rewind`` has.
+Gemini) or a hook itself (Cursor, GitHub Copilot). A hook is rewind's when its ``command`` (its
+``bash`` for Copilot) ends with ``rewind hook AGENT``, whichever path or quoting the ``rewind``
+has, optionally followed by a guard that keeps its exit status 0 (``|| true``).
 """
 
 from __future__ import annotations
@@ -39,12 +40,29 @@ JsonObject = dict[str, object]
 HOOKS = "hooks"
 
 
-def is_rewind_hook(hook: object, agent: str) -> bool:
+# Where a hook keeps the command it runs: ``command`` (Claude Code, Codex, Gemini, Cursor), or
+# ``bash`` (GitHub Copilot, whose hooks also have a ``powershell`` twin of it).
+COMMAND_KEYS = ("command", "bash", "powershell")
+# What may follow ``rewind hook AGENT``: a guard that keeps the hook's exit status 0 when there
+# is no rewind to run (Copilot denies the tool call when a preToolUse hook fails).
+GUARDS = r"(?:\s*\|\|\s*true|\s*;\s*exit\s+0)?"
+
+
+def hook_command(hook: object) -> str | None:
+    """The command a hook runs: its ``command``, else its ``bash``."""
     if not isinstance(hook, dict):
-        return False
-    command = hook.get("command")
-    pattern = r"""(?:^|[\s/'"])rewind['"]?\s+hook\s+""" + re.escape(agent) + r"\s*$"
-    return isinstance(command, str) and re.search(pattern, command) is not None
+        return None
+    for key in COMMAND_KEYS[:2]:
+        value = hook.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def is_rewind_hook(hook: object, agent: str) -> bool:
+    command = hook_command(hook)
+    pattern = r"""(?:^|[\s/'"])rewind['"]?\s+hook\s+""" + re.escape(agent) + GUARDS + r"\s*$"
+    return command is not None and re.search(pattern, command) is not None
 
 
 def _inner_hooks(item: object) -> list[object]:
@@ -345,7 +363,7 @@ def inspect_block(settings: SettingsFile, template: JsonObject, agent: str) -> I
             found.missing.append(event)
             continue
         found.installed.append(event)
-        if ours != [_with_command(wanted[0], _first_command(ours[0], agent))]:
+        if ours != [_with_commands(wanted[0], _first_hook(ours[0], agent))]:
             found.different.append(event)
     found.commands = _commands_of(hooks, found.installed, agent)
     return found
@@ -359,25 +377,25 @@ def _commands_of(hooks: object, events: list[str], agent: str) -> list[str]:
         for item in items if isinstance(items, list) else []:
             for hook in _inner_hooks(item):
                 if is_rewind_hook(hook, agent):
-                    assert isinstance(hook, dict)
-                    commands[str(hook["command"])] = None
+                    commands[str(hook_command(hook))] = None
     return list(commands)
 
 
-def _first_command(item: object, agent: str) -> str:
+def _first_hook(item: object, agent: str) -> dict[str, object]:
     for hook in _inner_hooks(item):
         if is_rewind_hook(hook, agent):
             assert isinstance(hook, dict)
-            return str(hook["command"])
-    return ""
+            return hook
+    return {}
 
 
-def _with_command(item: object, command: str) -> object:
-    """``item`` with the command of each of its hooks replaced (to compare modulo the path)."""
+def _with_commands(item: object, found: dict[str, object]) -> object:
+    """``item`` with the commands of each of its hooks replaced by those of the hook ``found``
+    (to compare modulo the path)."""
     if isinstance(item, dict) and isinstance(item.get(HOOKS), list):
-        return {**item, HOOKS: [_with_command(hook, command) for hook in item[HOOKS]]}
-    if isinstance(item, dict) and "command" in item:
-        return {**item, "command": command}
+        return {**item, HOOKS: [_with_commands(hook, found) for hook in item[HOOKS]]}
+    if isinstance(item, dict):
+        return {**item, **{key: found[key] for key in COMMAND_KEYS if key in item and key in found}}
     return item
 
 

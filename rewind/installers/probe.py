@@ -62,8 +62,10 @@ def run_probe(command: str, target: Target, home_parent: str | None = None) -> P
         for step in probe.steps:
             if step.write is not None:
                 _write(path, step.write)
-            event = str(step.payload.get("hook_event_name", "?"))
-            if not _send(command, json.dumps(step.payload), project, environment, event, result):
+            event = step.event or _event_name(step.payload)
+            step_environment = {**environment, **step.environment}
+            payload = json.dumps(step.payload)
+            if not _send(command, payload, project, step_environment, event, result):
                 break
         if not result.failure:
             result.recorded = _recorded(project, environment, result)
@@ -72,6 +74,15 @@ def run_probe(command: str, target: Target, home_parent: str | None = None) -> P
             if logged:
                 result.failure += f"; rewind's log says: {logged}"
     return result
+
+
+def _event_name(payload: dict[str, object]) -> str:
+    """The event a payload is, under the key its agent names it with."""
+    for key in ("hook_event_name", "hookName", "agent_action_name"):
+        value = payload.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return "?"
 
 
 def _throwaway_home(cleanup: ExitStack, temporary: str, parent: str | None) -> str:

@@ -17,6 +17,7 @@ from rewind.history.sessions import resolve_session
 from rewind.store.repository import Store
 from rewind.store.root import find_root
 from rewind.tui.help_screen import HelpScreen, binding_rows
+from rewind.tui.messages import Restored
 from rewind.tui.store_watcher import StoreWatcher
 from rewind.tui.timeline_screen import TimelineScreen
 
@@ -95,8 +96,8 @@ class RewindApp(App[None]):
         self.notify(outcome.message + ("  (u: undo)" if hint and self.undoable else ""))
         self.refresh_views()
 
-    @on(TimelineScreen.Restored)
-    def _put_back(self, message: TimelineScreen.Restored) -> None:
+    @on(Restored)
+    def _put_back(self, message: Restored) -> None:
         self.restored(message.outcome, hint=False)  # its message says that 'u' undoes it
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -133,7 +134,7 @@ class RewindApp(App[None]):
     def refresh_views(self) -> None:
         self._refresh_timer = None
         for screen in self.screen_stack:
-            if isinstance(screen, TimelineScreen):
+            if isinstance(screen, TimelineScreen) or hasattr(screen, "reload"):
                 screen.reload()
 
 
@@ -146,9 +147,11 @@ def _optional(module: str, name: str) -> Any:
 
 
 def all_bindings() -> list[tuple[str, str, str]]:
+    from rewind.tui.blame_view import BlameScreen
     from rewind.tui.confirm_partial import ConfirmPartial
     from rewind.tui.confirm_restore import ConfirmRestore
     from rewind.tui.file_choice import Checks, FileChoice
+    from rewind.tui.file_history_screen import FileHistoryScreen
     from rewind.tui.hunk_picker import HunkList, HunkPicker, LineList
     from rewind.tui.label_dialog import LabelDialog
     from rewind.tui.sessions_screen import SessionsScreen
@@ -156,6 +159,8 @@ def all_bindings() -> list[tuple[str, str, str]]:
     owners: list[tuple[str, list[BindingType]]] = [
         ("anywhere", RewindApp.BINDINGS),
         ("timeline", TimelineScreen.BINDINGS),
+        ("file history", FileHistoryScreen.BINDINGS),
+        ("blame", BlameScreen.BINDINGS),
         ("sessions", SessionsScreen.BINDINGS),
         ("label dialog", LabelDialog.BINDINGS),
     ]

@@ -27,7 +27,8 @@ def binding_rows(*owners: tuple[str, list[BindingType]]) -> list[tuple[str, str,
             binding = item if isinstance(item, Binding) else Binding(*item)
             key = binding.key_display or binding.key.replace("question_mark", "?")
             key = key.replace("slash", "/")
-            rows.append((where, key, binding.description or binding.action))
+            # A footer label kept short to fit has its whole meaning in the tooltip.
+            rows.append((where, key, binding.tooltip or binding.description or binding.action))
     return rows
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from rewind.commands.restore import settled_head
 from rewind.errors import UserError
 from rewind.history.entry import UNDO, Entry
+from rewind.history.file_history import Version
 from rewind.history.hunks import Selection
 from rewind.history.lookup import entries_from, entries_to_undo
 from rewind.history.partial import (
@@ -18,11 +19,13 @@ from rewind.history.partial import (
     NoHunks,
     PartialPlan,
     applicable,
+    file_hunks,
     plan_partial,
     turn_hunks,
 )
 from rewind.history.restore import RestoreResult, apply_plan
 from rewind.history.restore_plan import RestorePlan, plan_restore, plan_undo
+from rewind.history.versions import VersionPlan, plan_version
 from rewind.store.repository import Store
 
 
@@ -142,6 +145,63 @@ def turn_choice(store: Store, session_id: str, entry: Entry, path: bytes) -> Hun
     return HunkChoice(
         store, session_id, entry, found, f"{shown}: what {entry.kind} {entry.number} changed"
     )
+
+
+def version_plan(store: Store, session_id: str, version: Version, path: bytes) -> VersionPlan:
+    """The plan that writes ``version`` at ``path`` (the file's name now), after closing the
+    session's open turn as ``rewind restore --version`` does."""
+    return plan_version(store, settled_head(store, session_id).session_id, version, path)
+
+
+def restore_version(store: Store, plan: VersionPlan, force: bool) -> RestoreOutcome:
+    """Carries out ``plan``: ``Restored config.yaml to version 31120ebfe7e1^ (restore 4); 'u'
+    undoes it.``, or the sentence saying why nothing was written. A file changed since rewind
+    last saw it is written only with ``force``; the plan is made again from what is on disk
+    now, so a change made while the person was reading the confirmation is refused too."""
+    name = store.root.display(plan.path)
+    try:
+        final = plan_version(store, plan.session, plan.version, plan.path)
+        if final.conflicts and not force:
+            return RestoreOutcome(
+                f"{name} {final.conflicts[0].reason()}, so it was left alone: press r again "
+                "and check it in the confirmation to overwrite it (u would bring it back)."
+            )
+        if final.blocked:
+            return RestoreOutcome(f"{name} cannot be restored: {final.blocked[0].reason()}.")
+        result = apply_plan(store, final, force=force)
+    except UserError as error:
+        return RestoreOutcome(_full_stop(str(error)))
+    entry = result.entry
+    if entry is None:
+        return RestoreOutcome(f"Nothing to restore: {name} already is version {plan.version.id}.")
+    if result.failed:
+        return RestoreOutcome(
+            f"{name} could not be written ({entry.kind} {entry.number}); the next rewind "
+            "command tries again."
+        )
+    return RestoreOutcome(
+        f"Restored {name} to version {plan.version.id} ({entry.kind} {entry.number}); "
+        "'u' undoes it.",
+        undoable=True,
+    )
+
+
+def step_choice(
+    store: Store, session_id: str, older: Version, newer: Version, path: bytes
+) -> HunkChoice:
+    """The hunks of one step of a file's history (``older`` to ``newer``), to put back into
+    the file as it is now at ``path``. Raises UserError saying why there are none."""
+    shown = store.root.display(path)
+    try:
+        found = file_hunks(store, path, older.state, newer.state)
+    except NoHunks as error:
+        raise UserError(
+            f"No hunks to choose: {error.why}; press r to restore a whole version instead."
+        ) from None
+    if not found.hunks:
+        raise UserError(f"Version {newer.id} changed no line of {shown}.")
+    title = f"{shown}: version {newer.id} against {older.id}"
+    return HunkChoice(store, session_id, newer.entry, found, title)
 
 
 def _whole_file(error: NoHunks) -> str:

@@ -9,7 +9,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import get_current_worker
@@ -19,6 +18,7 @@ from rewind.store.repository import Store
 from rewind.tui.compare import compared_diff, compared_files, span
 from rewind.tui.diff_view import DiffView
 from rewind.tui.file_list import FileList
+from rewind.tui.messages import Restored
 from rewind.tui.timeline_data import (
     TO_NOW,
     TURN_DIFF,
@@ -43,13 +43,18 @@ def matches(row: TurnRow, query: str) -> bool:
 
 class TimelineScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
+        # The app's ? again, first: the footer is cut at the right at 80 columns, and Help
+        # must stay visible there (it lists every key).
+        Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("slash", "search", "Find"),
         Binding("d", "toggle_diff", "Diff"),
         Binding("v", "toggle_split", "Split"),
         Binding("l", "label", "Label"),
         Binding("m", "mark", "Mark"),
-        Binding("c", "compare", "Compare"),
-        Binding("p", "put_back", "Put back hunks"),
+        Binding("c", "compare", "Cmp", tooltip="Compare the marked entry with this one"),
+        Binding("p", "put_back", "Hunks", tooltip="Put back hunks of the selected file"),
+        Binding("h", "history", "Hist", tooltip="History of the selected file (or of a path)"),
+        Binding("b", "blame", "Blame", tooltip="Blame of the selected file"),
         Binding("s", "sessions", "Sessions"),
         Binding("escape", "back", "Back", show=False),
     ]
@@ -361,13 +366,7 @@ class TimelineScreen(Screen[None]):
             return
         self.app.push_screen(picker, self._put_back)
 
-    class Restored(Message):
-        """A restore made from this screen (the hunk picker) is done: for the app to say what
-        it did, make ``u`` undo it and show the new entry."""
-
-        def __init__(self, outcome: RestoreOutcome) -> None:
-            super().__init__()
-            self.outcome = outcome
+    Restored = Restored  # the message, under the name it has had here
 
     def _put_back(self, outcome: RestoreOutcome | None) -> None:
         if outcome is not None:
@@ -381,3 +380,41 @@ class TimelineScreen(Screen[None]):
                 self.app.switch_screen(TimelineScreen(self.store, session_id))
 
         self.app.push_screen(SessionsScreen(self.store, self.session_id), chosen)
+
+    # one file's story -----------------------------------------------------------------------
+
+    def action_history(self) -> None:
+        """Opens the history of the selected file (every version, across sessions); without a
+        selected file, asks for a path."""
+        path = self.query_one(FileList).selected_path()
+        if path is None:
+            self.action_file_history()
+            return
+        self.open_history(path)
+
+    def open_history(self, path: bytes, select: str | None = None) -> None:
+        from rewind.tui.file_history_screen import FileHistoryScreen
+
+        self.app.push_screen(FileHistoryScreen(self.store, self.session_id, path, select))
+
+    def action_blame(self) -> None:
+        """Opens the blame of the selected file; Enter there opens the line's version."""
+        from rewind.tui.blame_view import BlameScreen
+
+        path = self.query_one(FileList).selected_path()
+        if path is None:
+            self.notify("Select a file of an entry first, then press b.")
+            return
+
+        def jump(version_id: str | None) -> None:
+            if version_id is not None:
+                self.open_history(path, version_id)
+
+        self.app.push_screen(BlameScreen(self.store, self.session_id, path), jump)
+
+    def action_file_history(self) -> None:
+        """Asks for a path (completing the session's files), then opens its history."""
+        from rewind.tui.path_prompt import ask_path
+
+        known = sorted({path for row in self.rows for path in row.paths})
+        ask_path(self, self.store, known, "", self.open_history)

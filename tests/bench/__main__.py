@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 
 from tests.bench import (
+    agent_hooks,
     blame_long,
     drill_cost,
     gc_growth,
@@ -39,6 +40,7 @@ BENCHMARKS = {
     drill_cost.NAME: drill_cost,
     store_size.NAME: store_size,
     gc_growth.NAME: gc_growth,
+    agent_hooks.NAME: agent_hooks,
     blame_long.NAME: blame_long,
 }
 

@@ -161,3 +161,44 @@ def test_put_back_confirmation(hunks_project: Path, snap_compare: SnapCompare) -
 
     app = RewindApp(str(hunks_project), SESSION, watch=False)
     assert snap_compare(app, terminal_size=(100, 30), run_before=confirm)
+
+
+@pytest.fixture
+def pinned_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The demo session at frozen times (as ``frozen_project``) with pinned entry ids
+    (``0015eed00000`` for the first entry, ``0025eed00000`` for the second...), for the
+    screens that show versions."""
+    ticks = iter(FROZEN + 20.0 * step for step in range(1000))
+    ids = (f"{n:03x}5eed00000" for n in itertools.count(1))
+    monkeypatch.setattr(rewind.history.recording, "time", SimpleNamespace(time=lambda: next(ticks)))
+    monkeypatch.setattr(rewind.history.recording, "new_entry_id", lambda: next(ids))
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    record_demo()
+    yield project
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_file_history(
+    pinned_project: Path, snap_compare: SnapCompare, size: tuple[int, int]
+) -> None:
+    async def history_of_calc(pilot: Pilot[None]) -> None:
+        await pilot.press("up", "h")  # turn 2 changed calc.py
+        await settled(pilot)
+
+    app = RewindApp(str(pinned_project), SESSION, watch=False)
+    assert snap_compare(app, terminal_size=size, run_before=history_of_calc)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_blame_view(pinned_project: Path, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    async def blame_of_calc(pilot: Pilot[None]) -> None:
+        await pilot.press("up", "b")
+        await settled(pilot)
+        await pilot.press("down", "down")  # line 3: the first that turn 2 wrote
+        await settled(pilot)
+
+    app = RewindApp(str(pinned_project), SESSION, watch=False)
+    assert snap_compare(app, terminal_size=size, run_before=blame_of_calc)
