@@ -802,8 +802,10 @@ missing, and prints a `warning:` naming the events left and how to replace them 
 install). The command prints the file and each event `added` or `updated`, or
 `AGENT: already installed in PATH; nothing changed.`, then a `warning:` line for each of the
 agent's settings files that turns every hook off (Claude Code's and Copilot's
-`disableAllHooks`), and one
-when a `--project` install finds no `rewind` on PATH. A file that
+`disableAllHooks`, Gemini CLI's `hooksConfig.enabled: false`), and one when a `--project`
+install finds no `rewind` on PATH. After a Codex install it says what you must accept before
+Codex runs the hooks (trusting the project, "Hooks need review",
+`--dangerously-bypass-hook-trust` for `codex exec`). A file that
 is not a JSON(C) object is refused (exit code 1, with the line and column) and nothing is
 written; an empty file counts as `{}`. What install created (the file, its directories, the
 `hooks` object and event lists, Cursor's and Copilot's `version`) is noted in
@@ -853,7 +855,7 @@ start: the watcher itself, without a line per change on standard error (not mean
     "doctor": """\
 Checks every install target and prints one line per finding: `ok`, `warn`, `fail`, or `--`
 (nothing there), then the target, the scope (`user`, `project`, `local`, or `hook` for the live
-run) and what was found:
+run, `trust` for whether the agent will run the hooks here) and what was found:
 
 - each agent's settings file at every scope: the events that run a rewind hook; events
   `rewind install` would add that are missing, and entries that differ from what it writes
@@ -864,7 +866,16 @@ run) and what was found:
   absolute path in a `--project` file, which is meant to be committed, is a warning (teammates'
   hooks would fail);
 - Claude Code settings that enable the rewind plugin (it counts as installed) or set
-  `disableAllHooks`; a Codex `notify` in the `config.toml` next to `hooks.json`;
+  `disableAllHooks`; Gemini CLI settings with `hooksConfig.enabled: false`; a Codex `notify` in
+  the `config.toml` next to `hooks.json`;
+- for each installed agent, whether it will run the hooks in this project (`trust`; warnings,
+  since nothing is recorded until someone accepts): Claude Code, whether the project or a
+  folder above it had its trust dialog accepted (`~/.claude.json`); Gemini CLI, whether it
+  trusts the folder (`GEMINI_CLI_TRUST_WORKSPACE`, `security.folderTrust.enabled`, the longest
+  matching rule of `~/.gemini/trustedFolders.json`); Codex, per `hooks.json` holding rewind's
+  hooks, whether each is trusted, not yet reviewed, changed since review or turned off (the
+  hash Codex records in `~/.codex/config.toml`, computed as Codex does), and, for the project's
+  file, whether the project is trusted;
 - where hooks write (`rewind store`): a small file is written and removed where the project's
   store lives (or, before it exists, in the nearest directory above it: `$REWIND_HOME` or its
   parent) and the space free there is read. A `$REWIND_HOME` that is a regular file or lies under

@@ -92,6 +92,26 @@ class ClaudeCode:
             {"stdout": "", "stderr": "", "interrupted": False},
         )
 
+    def powershell(self, command: str) -> tuple[Payload | None, Payload]:
+        """Claude Code 2.1.332's PowerShell tool (Windows, or CLAUDE_CODE_USE_POWERSHELL_TOOL=1):
+        the input of Bash, the command in PowerShell."""
+        return self._tool(
+            "PowerShell",
+            {"command": command, "description": "run", "timeout": 120000},
+            {"stdout": "", "stderr": "", "interrupted": False},
+        )
+
+    def failed(self, after: Payload, error: str) -> Payload:
+        """The PostToolUseFailure Claude Code 2.1.332 sends instead of ``after`` when the tool
+        call fails: ``error`` and ``is_interrupt``, no ``tool_response``."""
+        failure = {key: value for key, value in after.items() if key != "tool_response"}
+        return {
+            **failure,
+            "hook_event_name": "PostToolUseFailure",
+            "error": error,
+            "is_interrupt": False,
+        }
+
     def _tool(
         self, tool: str, tool_input: Payload, response: Payload
     ) -> tuple[Payload | None, Payload]:
@@ -110,6 +130,11 @@ class ClaudeCode:
 
 
 class Codex:
+    """Codex CLI 0.171.0, as its embedded hook schemas say (``additionalProperties: false``):
+    every shell tool is ``Bash`` with ``{"command": "<string>"}`` (no ``workdir``),
+    ``apply_patch`` is ``{"command": PATCH}``, Bash's ``tool_response`` is the output as a
+    string, and SessionEnd carries only ``reason`` besides the session's fields."""
+
     name = "codex"
 
     def __init__(self, root: Path, session: str = "0199a213-81c0-7800-8aa1-bbab2a035a53") -> None:
@@ -117,14 +142,20 @@ class Codex:
         self.session = session
         self.turn = 0
 
-    def _common(self, event: str) -> Payload:
+    def _session(self, event: str) -> Payload:
         return {
             "session_id": self.session,
-            "turn_id": f"turn-{self.turn}",
+            "transcript_path": None,
             "cwd": str(self.root),
             "hook_event_name": event,
+        }
+
+    def _common(self, event: str) -> Payload:
+        return {
+            **self._session(event),
             "model": "gpt-5-codex",
-            "transcript_path": None,
+            "permission_mode": "default",
+            "turn_id": f"turn-{self.turn}",
         }
 
     def session_start(self) -> Payload:
@@ -136,7 +167,7 @@ class Codex:
 
     def patch(self, body: str) -> tuple[Payload | None, Payload]:
         patch = f"*** Begin Patch\n{body}\n*** End Patch\n"
-        return self._tool("apply_patch", {"command": patch}, {"output": "Done!"})
+        return self._tool("apply_patch", {"command": patch}, "Success. Updated the following files")
 
     def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
         return self.patch(f"*** Update File: {path}\n@@\n-{old}\n+{new}")
@@ -146,14 +177,10 @@ class Codex:
         return self.patch(f"*** Add File: {path}\n{lines}")
 
     def shell(self, command: str) -> tuple[Payload | None, Payload]:
-        return self._tool(
-            "shell",
-            {"command": ["bash", "-lc", command], "workdir": str(self.root)},
-            {"output": "", "exit_code": 0},
-        )
+        return self._tool("Bash", {"command": command}, "")
 
     def _tool(
-        self, tool: str, tool_input: Payload, response: Payload
+        self, tool: str, tool_input: Payload, response: object
     ) -> tuple[Payload | None, Payload]:
         identity = {"tool_name": tool, "tool_input": tool_input, "tool_use_id": call_id()}
         return (
@@ -162,7 +189,14 @@ class Codex:
         )
 
     def end(self) -> Payload:
-        return {**self._common("Stop"), "stop_hook_active": False}
+        return {
+            **self._common("Stop"),
+            "stop_hook_active": False,
+            "last_assistant_message": "Done.",
+        }
+
+    def session_end(self) -> Payload:
+        return {**self._session("SessionEnd"), "reason": "other"}
 
     def notify(self, prompt: str) -> Payload:
         return {
@@ -176,6 +210,10 @@ class Codex:
 
 
 class Gemini:
+    """Gemini CLI 0.61.0 (``createBaseInput`` and the tools' parameters in its core bundle): no
+    tool-call id; ``run_shell_command`` runs in ``dir_path`` (relative to the project root);
+    ``replace`` needs an ``instruction``."""
+
     name = "gemini"
 
     def __init__(self, root: Path, session: str = "c5a1f2e0-gemini-session") -> None:
@@ -199,14 +237,23 @@ class Gemini:
 
     def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
         return self._tool(
-            "replace", {"file_path": str(self.root / path), "old_string": old, "new_string": new}
+            "replace",
+            {
+                "file_path": str(self.root / path),
+                "instruction": "edit",
+                "old_string": old,
+                "new_string": new,
+            },
         )
 
     def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
         return self._tool("write_file", {"file_path": str(self.root / path), "content": content})
 
-    def shell(self, command: str) -> tuple[Payload | None, Payload]:
-        return self._tool("run_shell_command", {"command": command, "description": "run"})
+    def shell(self, command: str, dir_path: str | None = None) -> tuple[Payload | None, Payload]:
+        tool_input: Payload = {"command": command, "description": "run"}
+        if dir_path is not None:
+            tool_input["dir_path"] = dir_path
+        return self._tool("run_shell_command", tool_input)
 
     def _tool(self, tool: str, tool_input: Payload) -> tuple[Payload | None, Payload]:
         identity = {"tool_name": tool, "tool_input": tool_input}
@@ -215,12 +262,17 @@ class Gemini:
             {
                 **self._common("AfterTool"),
                 **identity,
-                "tool_response": {"llmContent": "ok", "returnDisplay": "ok"},
+                "tool_response": {"llmContent": "ok", "returnDisplay": "ok", "error": None},
             },
         )
 
     def end(self) -> Payload:
-        return {**self._common("AfterAgent"), "prompt_response": "Done."}
+        return {
+            **self._common("AfterAgent"),
+            "prompt": "",
+            "prompt_response": "Done.",
+            "stop_hook_active": False,
+        }
 
 
 class Cursor:

@@ -41,8 +41,8 @@ READY_MADE = {
     "gemini": "gemini/settings.json",
     "cursor": "cursor/hooks.json",
 }
-CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]
-CLAUDE_EVENTS.append("SessionEnd")
+CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"]
+CLAUDE_EVENTS += ["PostToolUseFailure", "Stop", "SessionEnd"]
 
 # A Claude Code settings file with a life of its own: keys rewind has no business with, hooks of
 # other tools (one in an event rewind also uses), in an order that is not alphabetical.
@@ -104,17 +104,18 @@ def test_install_creates_the_file_with_the_whole_block(project: Path) -> None:
     command = expected_command("claude-code")
     assert list(data) == ["hooks"]
     assert list(data["hooks"]) == CLAUDE_EVENTS
-    matcher = "^(Edit|Write|MultiEdit|NotebookEdit|Bash)$"
+    matcher = "^(Edit|Write|MultiEdit|NotebookEdit|Bash|PowerShell)$"
     for event, groups in data["hooks"].items():
         timeout = 10 if event == "UserPromptSubmit" else 30
         hook = {"type": "command", "command": command, "timeout": timeout}
-        group = {"matcher": matcher, "hooks": [hook]} if event.endswith("ToolUse") else {}
+        tool_event = event.startswith(("PreToolUse", "PostToolUse"))
+        group = {"matcher": matcher, "hooks": [hook]} if tool_event else {}
         group.setdefault("hooks", [hook])
         assert groups == [group], event
     lines = result.stdout.splitlines()
     assert lines[0] == f"claude-code: created {settings}"
-    assert lines[1:7] == [f"  added    {event}" for event in CLAUDE_EVENTS]
-    assert lines[7:] == [f"  the hooks run: {command}"]
+    assert lines[1:8] == [f"  added    {event}" for event in CLAUDE_EVENTS]
+    assert lines[8:] == [f"  the hooks run: {command}"]
 
 
 def test_the_user_scope_runs_the_rewind_being_run(project: Path, isolated_home: Path) -> None:
@@ -245,9 +246,21 @@ def test_gemini_timeouts_are_milliseconds_and_cursor_has_a_version(project: Path
 def test_codex_hooks_match_its_edit_and_shell_tools(project: Path) -> None:
     ok("install", "codex")
     hooks = read_json(project / ".codex" / "hooks.json")["hooks"]
-    assert list(hooks) == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]
+    events = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]
+    assert list(hooks) == [*events, "SessionEnd"]
     matcher = "^(apply_patch|Edit|Write|shell|Bash|local_shell|exec_command)$"
     assert hooks["PreToolUse"][0]["matcher"] == hooks["PostToolUse"][0]["matcher"] == matcher
+    # Codex clamps a SessionEnd hook's timeout to 3 s (with a warning above it).
+    assert hooks["SessionEnd"][0]["hooks"][0]["timeout"] == 3
+    assert set(read_json(project / ".codex" / "hooks.json")) == {"hooks"}  # all Codex allows
+
+
+def test_claude_code_records_failed_tool_calls_and_powershell(project: Path) -> None:
+    ok("install", "claude-code")
+    hooks = read_json(project / ".claude" / "settings.json")["hooks"]
+    matcher = "^(Edit|Write|MultiEdit|NotebookEdit|Bash|PowerShell)$"
+    for event in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
+        assert hooks[event][0]["matcher"] == matcher
 
 
 def test_gemini_keeps_a_hooks_switch_that_is_not_an_event(project: Path) -> None:

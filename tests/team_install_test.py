@@ -166,5 +166,6 @@ def test_doctor_warns_of_a_machine_path_in_a_committed_file(project: Path) -> No
     # The advice works.
     ok("uninstall", "gemini")
     ok("install", "gemini")
-    result = run_rewind("doctor", cwd=project)
+    trusted = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}  # else doctor warns of the folder's trust
+    result = run_rewind("doctor", cwd=project, env=trusted)
     assert not [f for f in findings(result.stdout) if f[1] == "gemini" and f[0] in ("warn", "fail")]

@@ -1,6 +1,7 @@
 """``rewind doctor``: whether hooks can write the project's store, the problems they logged
-lately, which agents run rewind's hooks, whether the ``rewind`` they call is there, and whether
-each agent's hook records a turn when fed the events that agent would send."""
+lately, which agents run rewind's hooks, whether those agents will run them here (the folder
+or the hooks trusted), whether the ``rewind`` they call is there, and whether each agent's hook
+records a turn when fed the events that agent would send."""
 
 from __future__ import annotations
 
@@ -64,6 +65,8 @@ def _diagnose(context: Context, report: Report) -> int:
         commands = _check_files(target, context, report)
         if commands is not None:
             active.append(target.name)
+            for level, text in target.trust(context):
+                report.add(level, target.name, "trust", text)
         _check_hook(target, context, commands, access, report)
     if not active:
         names = ", ".join(name for name, t in targets().items() if t.hook_agent)

@@ -2,11 +2,13 @@
 
 ``session_id`` is the session; ``cwd`` and ``CLAUDE_PROJECT_DIR`` find the project.
 Write, Edit, MultiEdit and NotebookEdit are tracked by their ``file_path``/``notebook_path``;
-Bash commands get a quicksave of the files they may destroy. When a PostToolUse reports the
-text from before the edit (``tool_response.originalFile``, ``type``) for a file no PreToolUse
-recorded, what it says for certain becomes its pre-image. With ``watch_on_session_start`` in
-rewind.toml, SessionStart starts ``rewind watch`` in the background for the session and
-SessionEnd stops it.
+Bash and PowerShell commands get a quicksave of the files they may destroy (PowerShell read as
+rewind.quicksave.powershell says). A failed tool call (PostToolUseFailure: ``error``, no
+``tool_response``) gets its after-state at once, like a successful one. When a PostToolUse
+reports the text from before the edit (``tool_response.originalFile``, ``type``) for a file no
+PreToolUse recorded, what it says for certain becomes its pre-image. With
+``watch_on_session_start`` in rewind.toml, SessionStart starts ``rewind watch`` in the
+background for the session and SessionEnd stops it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ EDIT_TOOLS = {
     "MultiEdit": "file_path",
     "NotebookEdit": "notebook_path",
 }
-SHELL_TOOLS = frozenset({"Bash"})
+SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
 TURN_ENDS = frozenset({"Stop", "SessionEnd"})
 # Seconds SessionEnd waits for the watcher to record its last changes before closing the turn.
 WATCH_STOP_WAIT = 5.0
@@ -79,7 +81,9 @@ def _before_tool(context: HookContext, session: str, directory: str) -> None:
     elif tool in SHELL_TOOLS:
         command = tool_input.get("command")
         if isinstance(command, str):
-            context.before_shell(session, command, directory, context.text("tool_use_id"))
+            call = context.text("tool_use_id")
+            powershell = tool == "PowerShell"
+            context.before_shell(session, command, directory, call, powershell=powershell)
 
 
 def _after_tool(context: HookContext, session: str, directory: str) -> None:

@@ -1,9 +1,13 @@
-"""OpenAI Codex CLI: hooks (SessionStart, UserPromptSubmit, Pre/PostToolUse, Stop) and the
-legacy ``notify`` program, which receives one JSON argument at the end of each turn.
+"""OpenAI Codex CLI: hooks (SessionStart, UserPromptSubmit, Pre/PostToolUse, Stop, SessionEnd)
+and the legacy ``notify`` program, which receives one JSON argument at the end of each turn.
 
-File edits go through ``apply_patch``, whose raw patch names every file it adds, updates,
-deletes or moves (both ends of a move): all are recorded before the patch applies. Shell tools
-get a quicksave of the files their command may destroy.
+As Codex 0.171.0 sends them: file edits go through ``apply_patch`` (``tool_input: {"command":
+PATCH}``), whose raw patch names every file it adds, updates, deletes or moves (both ends of a
+move): all are recorded before the patch applies. Every shell tool is reported as ``Bash`` with
+``tool_input: {"command": "<command line>"}`` and gets a quicksave of the files the command may
+destroy, read in the session's ``cwd`` (the tool's own ``workdir`` is not sent). SessionEnd
+(``reason``) closes a turn left open. Older shapes (an argv ``command``, ``workdir``, the
+native tool names) are still read.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ def handle(context: HookContext) -> None:
         context.start_turn(session, context.text("prompt"))
     elif event in ("PreToolUse", "PostToolUse"):
         _tool(context, session, directory, before=event == "PreToolUse")
-    elif event == "Stop":
+    elif event in ("Stop", "SessionEnd"):
         context.end_turn(session)
 
 

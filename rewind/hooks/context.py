@@ -166,34 +166,58 @@ class HookContext:
         entry = load_head(self.store, session).current
         return entry is not None and entry.is_open and entry.file(name) is not None
 
-    def before_shell(self, session: str, command: str, directory: str, call: str) -> None:
+    def before_shell(
+        self,
+        session: str,
+        command: str,
+        directory: str,
+        call: str,
+        powershell: bool = False,
+        pairing: str = "",
+    ) -> None:
         """Records every file ``command`` may create, overwrite or delete (the quicksave), and
-        remembers them under ``call`` for the matching after-event."""
+        remembers them for the matching after-event: under ``call``, the tool call's id, or,
+        for an agent that sends none, in a queue under ``pairing`` (the tool's name and input:
+        :func:`pairing_key`), so that each after-event takes the oldest before-event of the
+        same call. ``powershell``: the command is PowerShell (rewind.quicksave.powershell)."""
         from rewind.quicksave import limits_from, paths_at_risk
 
         assert self.store is not None
-        plan = paths_at_risk(command, os.fsencode(directory or "."), limits_from(self.store.config))
-        if plan.warnings:
-            self.log(f"quicksave of {_shortened(command)}: {'; '.join(plan.warnings)}")
+        read, warnings = command, list[str]()
+        if powershell:
+            from rewind.quicksave.powershell import posix_equivalent
+
+            read, warnings = posix_equivalent(command)
+        plan = paths_at_risk(read, os.fsencode(directory or "."), limits_from(self.store.config))
+        warnings.extend(plan.warnings)
+        if warnings:
+            self.log(f"quicksave of {_shortened(command)}: {'; '.join(warnings)}")
         names = self.stored_names([os.fsdecode(path) for path in plan.paths], directory)
         if not names:
             return
         self.before_change(
             session, names, source=SHELL, moves=self.stored_moves(plan.moves, directory, names)
         )
-        if call:
-            pending = self.store.state_path("pending", _file_name(call))
+        if call or pairing:
+            name = _file_name(call) if call else _queued_name(pairing)
+            pending = self.store.state_path("pending", name)
             os.makedirs(os.path.dirname(pending), exist_ok=True)
             write_text_atomically(pending, dumps([os.fsdecode(name) for name in names]))
 
-    def after_shell(self, session: str, call: str) -> None:
-        """Records the after-states of what :meth:`before_shell` saved for ``call`` (without a
-        call id, of every file of the open turn)."""
+    def after_shell(self, session: str, call: str, pairing: str = "") -> None:
+        """Records the after-states of what :meth:`before_shell` saved for ``call`` (or for
+        the oldest waiting call of ``pairing``; with neither, of every file of the open
+        turn)."""
         assert self.store is not None
-        if not call:
+        if not call and not pairing:
             self.after_change(session)
             return
-        pending = self.store.state_path("pending", _file_name(call))
+        if call:
+            pending: str | None = self.store.state_path("pending", _file_name(call))
+        else:
+            pending = _take_oldest(self.store.state_path("pending"), _queue_prefix(pairing))
+        if pending is None:
+            return  # the command needed no quicksave
         try:
             with open(pending, encoding="utf-8") as handle:
                 names = [os.fsencode(str(name)) for name in load_list(handle.read())]
@@ -303,6 +327,52 @@ def _remove_stale_pending(folder: str) -> None:
                 os.unlink(path)
         except OSError:
             pass
+
+
+def pairing_key(session: str, tool: str, tool_input: dict[str, object]) -> str:
+    """What pairs the before- and after-event of a tool call when the agent sends no call id:
+    the session, the tool's name and its input (keys sorted at every level), as a short
+    digest."""
+    import zlib
+
+    text = dumps([session, tool, _sorted(tool_input)]).encode("utf-8", "surrogatepass")
+    return f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}{len(text):x}"
+
+
+def _sorted(value: object) -> object:
+    if isinstance(value, dict):
+        return {key: _sorted(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(item) for item in value]
+    return value
+
+
+def _queue_prefix(pairing: str) -> str:
+    return f"queued-{pairing}-"
+
+
+def _queued_name(pairing: str) -> str:
+    """A new place in the queue of ``pairing``: names sort in the order they were made."""
+    return f"{_queue_prefix(pairing)}{time.time_ns():020d}-{os.getpid()}.json"
+
+
+def _take_oldest(folder: str, prefix: str) -> str | None:
+    """Claims the oldest file of a queue (renamed, so that two after-events running at once
+    never take the same one); its new path, or None when the queue is empty."""
+    try:
+        waiting = sorted(
+            n for n in os.listdir(folder) if n.startswith(prefix) and n.endswith(".json")
+        )
+    except FileNotFoundError:
+        return None
+    for name in waiting:
+        taken = os.path.join(folder, name[: -len(".json")] + ".taken")
+        try:
+            os.rename(os.path.join(folder, name), taken)
+        except FileNotFoundError:
+            continue  # another after-event took it first
+        return taken
+    return None
 
 
 def _file_name(call: str) -> str:

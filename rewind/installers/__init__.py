@@ -50,6 +50,9 @@ The contract:
 - ``inspect`` (optional) describes what is installed at one scope for ``rewind doctor``, as an
   :class:`Inspection` (``installed`` non-empty, or ``active_otherwise``, counts as installed;
   ``notes`` are extra findings with their level); the default, ``None``, leaves the scope out.
+- ``trust`` (optional) says, for ``rewind doctor``, whether the agent will run the installed
+  hooks in this project (agents skip hooks in folders or of files nobody has trusted yet), as
+  (level, text) findings; the default, none.
 - ``probe`` (optional), with ``hook_agent`` set, gives the events ``rewind doctor`` sends through
   the installed hook command (else ``rewind hook HOOK_AGENT``) in a throwaway project, as a
   :class:`Probe`; doctor then expects ``rewind log --json`` there to show a turn holding the
@@ -187,6 +190,11 @@ class Target:
 
     def inspect(self, scope: str, context: Context) -> Inspection | None:
         return None
+
+    def trust(self, context: Context) -> list[tuple[str, str]]:
+        """Whether the agent runs the installed hooks in ``context.project``, as (level, text)
+        findings (level "ok", "info", "warn" or "fail")."""
+        return []
 
     def probe(self, project: str, path: str) -> Probe | None:
         """The events to send through ``rewind hook {hook_agent}`` for an edit of ``path``

@@ -1,8 +1,17 @@
-"""Claude Code: hooks in ``settings.json`` (user, project) or ``settings.local.json`` (local)."""
+"""Claude Code: hooks in ``settings.json`` (user, project) or ``settings.local.json`` (local).
+
+Read from Claude Code 2.1.332: PostToolUseFailure (a failed tool call) gets the same matcher as
+PostToolUse, so a failed edit's after-state is recorded at once; the PowerShell tool is matched
+like Bash. Interactive sessions run no hook in a folder whose trust dialog was not accepted
+(``projects[DIR].hasTrustDialogAccepted`` in ``~/.claude.json``, for the folder or one above
+it): doctor reports it.
+"""
 
 from __future__ import annotations
 
-from rewind.installers import Inspection, Probe, ProbeStep, register
+import os
+
+from rewind.installers import Context, Inspection, Probe, ProbeStep, register
 from rewind.installers.json_settings import (
     JsonHooksTarget,
     JsonObject,
@@ -11,12 +20,13 @@ from rewind.installers.json_settings import (
 )
 
 # Anchored, so that old versions (unanchored regex) and new ones (exact lists) match the same.
-MATCHER = "^(Edit|Write|MultiEdit|NotebookEdit|Bash)$"
+MATCHER = "^(Edit|Write|MultiEdit|NotebookEdit|Bash|PowerShell)$"
 EVENTS = (
     ("SessionStart", None, 30),
     ("UserPromptSubmit", None, 10),
     ("PreToolUse", MATCHER, 30),
     ("PostToolUse", MATCHER, 30),
+    ("PostToolUseFailure", MATCHER, 30),
     ("Stop", None, 30),
     ("SessionEnd", None, 30),
 )
@@ -66,6 +76,24 @@ def probe(project: str, path: str) -> Probe:
 
 
 class ClaudeCode(JsonHooksTarget):
+    def trust(self, context: Context) -> list[tuple[str, str]]:
+        """Whether the project (or a folder above it) had its trust dialog accepted."""
+        if os.environ.get("CLAUDE_CODE_SANDBOXED"):
+            return [("ok", "CLAUDE_CODE_SANDBOXED is set: Claude Code trusts every folder")]
+        path = os.path.join(os.environ.get("CLAUDE_CONFIG_DIR") or context.home, ".claude.json")
+        trusted = _trusted_folder(path, context.project)
+        if trusted:
+            return [("ok", f"Claude Code trusts {trusted} ({path})")]
+        return [
+            (
+                "warn",
+                f"Claude Code has not been trusted in {context.project} (no "
+                f"hasTrustDialogAccepted for it or a folder above it in {path}), so interactive "
+                "sessions run no hook there; start claude there and accept the trust dialog "
+                "('claude -p' runs hooks regardless).",
+            )
+        ]
+
     def hooks_disabled(self, settings: SettingsFile) -> str:
         if settings.data.get("disableAllHooks") is True:
             return "disableAllHooks is true, so Claude Code runs no hook; remove it."
@@ -101,6 +129,32 @@ class ClaudeCode(JsonHooksTarget):
                     f"{settings.path}: disableAllHooks is true, so no hook runs; remove it.",
                 )
             )
+
+
+def _trusted_folder(config_path: str, project: str) -> str:
+    """The project, or the nearest folder above it, that ``~/.claude.json`` says is trusted
+    ("" when none is)."""
+    import json
+
+    try:
+        with open(config_path, encoding="utf-8") as handle:
+            config = json.load(handle)
+    except (OSError, ValueError):
+        return ""
+    projects = config.get("projects") if isinstance(config, dict) else None
+    if not isinstance(projects, dict):
+        return ""
+    for start in dict.fromkeys((os.path.abspath(project), os.path.realpath(project))):
+        directory = start
+        while True:
+            entry = projects.get(directory)
+            if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True:
+                return directory
+            parent = os.path.dirname(directory)
+            if parent == directory:
+                break
+            directory = parent
+    return ""
 
 
 TARGET = ClaudeCode("claude-code", "Claude Code", PATHS, document, probe)
