@@ -49,7 +49,7 @@ from tests.bench.harness import (
     spread,
     standalone,
 )
-from tests.bench.hook_startup import store_log
+from tests.bench.hook_startup import checked_turns, store_log
 
 NAME = "agent_hooks"
 FILE_SIZE = 10 * 1024
@@ -138,21 +138,7 @@ class AgentRounds:
         return self.box.timed(self.hook, self.workspace, stdin=json.dumps(event).encode())
 
     def verify(self, runs: int) -> int:
-        """The turns recorded, each holding exactly the edited file with its pre-image."""
-        log = [rewind_script(), "-C", str(self.workspace), "log", "--json"]
-        completed = self.box.run(log, self.box.root)
-        turns = [entry for entry in json.loads(completed.stdout) if entry.get("kind") == "turn"]
-        if len(turns) < runs:
-            raise BenchError(f"{self.label}: rewind log shows {len(turns)} turns, expected {runs}")
-        wrong = [
-            entry["turn"]
-            for entry in turns
-            if [item.get("path") for item in entry["files"]] != [EDITED]
-            or not all(item.get("before") for item in entry["files"])
-        ]
-        if wrong:
-            raise BenchError(f"{self.label}: turns {wrong[:5]} did not record {EDITED} alone")
-        return len(turns)
+        return checked_turns(self.box, self.workspace, runs, EDITED)
 
 
 def run(options: argparse.Namespace) -> Report:

@@ -177,32 +177,36 @@ def run(options: argparse.Namespace) -> Report:
             "<=",
             TARGET,
         )
-        _verify(box, report, script, workspace, runs)
+        _verify(box, report, workspace, runs)
         _import_report(box, report, hook, workspace, agent)
     return report
 
 
-def _verify(box: Sandbox, report: Report, script: str, workspace: Path, runs: int) -> None:
+def _verify(box: Sandbox, report: Report, workspace: Path, runs: int) -> None:
     """Every turn recorded exactly the edited file, before and after; no hook logged a problem."""
-    completed = box.run([script, "-C", str(workspace), "log", "--json"], cwd=box.root)
-    entries = json.loads(completed.stdout)
-    turns = [entry for entry in entries if entry.get("kind") == "turn"]
-    if len(turns) < runs:
-        raise BenchError(f"rewind log shows {len(turns)} turns, expected at least {runs}")
-    wrong = [
-        entry["turn"]
-        for entry in turns
-        if [item.get("path") for item in entry["files"]] != [EDITED]
-        or not all(item.get("before") for item in entry["files"])
-    ]
-    if wrong:
-        raise BenchError(f"turns {wrong[:5]} did not record exactly {EDITED} with its pre-image")
+    turns = checked_turns(box, workspace, runs, EDITED)
     problems = store_log(box)
     if problems:
         raise BenchError(f"the hooks logged {len(problems)} problem(s), e.g. {problems[0]}")
-    report.figure(
-        "checked with rewind log --json", f"{len(turns)} turns, each recorded {EDITED} alone"
-    )
+    report.figure("checked with rewind log --json", f"{turns} turns, each recorded {EDITED} alone")
+
+
+def checked_turns(box: Sandbox, workspace: Path, runs: int, edited: str) -> int:
+    """How many turns ``rewind log --json`` shows in ``workspace``: at least ``runs``, each
+    holding exactly ``edited`` with its pre-image (else a BenchError)."""
+    log = [rewind_script(), "-C", str(workspace), "log", "--json"]
+    turns = [e for e in json.loads(box.run(log, box.root).stdout) if e.get("kind") == "turn"]
+    if len(turns) < runs:
+        raise BenchError(f"{workspace.name}: rewind log shows {len(turns)} turns, expected {runs}")
+    wrong = [
+        entry["turn"]
+        for entry in turns
+        if [item.get("path") for item in entry["files"]] != [edited]
+        or not all(item.get("before") for item in entry["files"])
+    ]
+    if wrong:
+        raise BenchError(f"{workspace.name}: turns {wrong[:5]} did not record {edited} alone")
+    return len(turns)
 
 
 def _import_report(
