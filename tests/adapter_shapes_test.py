@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.agent_payloads import ClaudeCode, Codex, Gemini, Payload
-from tests.conftest import run_rewind, snapshot
-from tests.hooks_replay_test import hook, hooks_in_parallel, replace_in
+from tests.conftest import files_by_path, hook, log_json, run_rewind, snapshot
+from tests.hooks_replay_test import hooks_in_parallel, replace_in
 
 
 @pytest.fixture
@@ -27,20 +27,6 @@ def workspace(project: Path) -> Path:
     (project / "one.txt").write_text("one\n")
     (project / "two.txt").write_text("two\n")
     return project
-
-
-def log(session: str) -> list[dict[str, object]]:
-    result = run_rewind("log", "--json", "--session", session)
-    assert result.returncode == 0, result
-    entries = json.loads(result.stdout)
-    assert isinstance(entries, list)
-    return entries
-
-
-def files(entry: dict[str, object]) -> dict[str, dict[str, object]]:
-    found = entry["files"]
-    assert isinstance(found, list)
-    return {f["path"]: f for f in found}
 
 
 Snapshot = dict[bytes, tuple[str, bytes, int]]
@@ -88,19 +74,19 @@ def test_codex_bash_string_commands_apply_patch_and_session_end(workspace: Path)
     (workspace / "notes").mkdir()
     (workspace / "notes" / "new.txt").write_text("a new file\n")
     hook("codex", after)
-    open_turn = log(agent.session)[-1]
+    open_turn = log_json("--session", agent.session)[-1]
     assert open_turn["ended"] is None
     hook("codex", agent.session_end())  # no Stop: the person quit
     snapshots.append(snapshot(workspace))
 
-    entries = log(agent.session)
+    entries = log_json("--session", agent.session)
     assert [e["turn"] for e in entries] == [1, 2]
     assert entries[-1]["ended"] is not None  # SessionEnd closed the turn
-    assert {p: f["source"] for p, f in files(entries[0]).items()} == {
+    assert {p: f["source"] for p, f in files_by_path(entries[0]).items()} == {
         "a.py": "edit",
         "sub/victim.txt": "shell",  # read in the directory the command went to
     }
-    assert set(files(entries[1])) == {"notes/new.txt"}
+    assert set(files_by_path(entries[1])) == {"notes/new.txt"}
     rewinds_to_every_turn(agent.session, workspace, snapshots)
     assert (workspace / "victim.txt").read_text() == "same name, in the root: never touched\n"
 
@@ -139,9 +125,8 @@ def test_gemini_shell_in_dir_path_and_concurrent_calls(workspace: Path) -> None:
     hook("gemini", after)
     hook("gemini", agent.end())
     snapshots.append(snapshot(workspace))
-    assert {p: f["source"] for p, f in files(log(agent.session)[0]).items()} == {
-        "sub/victim.txt": "shell"
-    }
+    recorded = files_by_path(log_json("--session", agent.session)[0])
+    assert {p: f["source"] for p, f in recorded.items()} == {"sub/victim.txt": "shell"}
 
     hook("gemini", agent.prompt("Two commands at once"))
     first = agent.shell("echo ONE > one.txt")
@@ -150,12 +135,12 @@ def test_gemini_shell_in_dir_path_and_concurrent_calls(workspace: Path) -> None:
     run("echo ONE > one.txt", workspace)
     hook("gemini", first[1])
     # The first AfterTool recorded the first command's file, not the second's (still running).
-    recorded = files(log(agent.session)[1])
+    recorded = files_by_path(log_json("--session", agent.session)[1])
     assert recorded["one.txt"]["after"] is not None
     assert recorded["two.txt"]["after"] is None
     run("echo TWO > two.txt", workspace)
     hook("gemini", second[1])
-    assert files(log(agent.session)[1])["two.txt"]["after"] is not None
+    assert files_by_path(log_json("--session", agent.session)[1])["two.txt"]["after"] is not None
     hook("gemini", agent.end())
     snapshots.append(snapshot(workspace))
     rewinds_to_every_turn(agent.session, workspace, snapshots)
@@ -171,7 +156,7 @@ def test_gemini_identical_concurrent_calls_pair_oldest_first(workspace: Path) ->
     hooks_in_parallel("gemini", [first[0], second[0]])
     run("touch made.txt", workspace)
     hooks_in_parallel("gemini", [first[1], second[1]])
-    assert files(log(agent.session)[0])["made.txt"]["after"] is not None
+    assert files_by_path(log_json("--session", agent.session)[0])["made.txt"]["after"] is not None
     hook("gemini", agent.end())
     assert run_rewind("restore", "1", "--yes", "--session", agent.session).returncode == 0
     assert not (workspace / "made.txt").exists()
@@ -208,7 +193,7 @@ def test_claude_code_failed_edit_and_powershell(workspace: Path) -> None:
     hook("claude-code", before)
     replace_in(workspace / "a.py", "return a + b", "return a - b")  # written, then it failed
     hook("claude-code", agent.failed(after, "File has been modified since read"))
-    failed = files(log(agent.session)[0])["a.py"]
+    failed = files_by_path(log_json("--session", agent.session)[0])["a.py"]
     assert failed["after"] is not None, "the failure recorded the after-state at once"
     hook("claude-code", agent.end())
     snapshots.append(snapshot(workspace))
@@ -225,7 +210,7 @@ def test_claude_code_failed_edit_and_powershell(workspace: Path) -> None:
     hook("claude-code", after)
     hook("claude-code", agent.end())
     snapshots.append(snapshot(workspace))
-    recorded = files(log(agent.session)[1])
+    recorded = files_by_path(log_json("--session", agent.session)[1])
     assert set(recorded) == {"sub/victim.txt", "one.txt", "two.txt", "sub/one.txt", "sub/two.txt"}
     assert {f["source"] for f in recorded.values()} == {"shell"}
     rewinds_to_every_turn(agent.session, workspace, snapshots)

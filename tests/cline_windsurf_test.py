@@ -8,14 +8,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from rewind.installers import Context, get_target
 from tests.agent_payloads import Cline, ClineExtension, Payload, Windsurf
-from tests.conftest import log_json, ok, run_rewind, snapshot
+from tests.conftest import hook, log_json, ok, run_rewind, snapshot
 from tests.exact_install_test import everything_under, rewind_commands
 
 # The hook files Cline 3.0.65 runs that rewind needs (rewind.installers.cline is not imported
@@ -30,19 +29,6 @@ CLINE_EVENTS = (
     "TaskError",
     "SessionShutdown",
 )
-
-
-def hook(agent: str, payload: Payload | str | None) -> None:
-    if payload is None:
-        return
-    completed = subprocess.run(
-        [sys.executable, "-m", "rewind", "hook", agent],
-        input=payload if isinstance(payload, str) else json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert (completed.returncode, completed.stdout, completed.stderr) == (0, "", "")
 
 
 def restore_to(turn: int, session: str) -> None:

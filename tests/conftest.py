@@ -79,6 +79,28 @@ def run_rewind(
     return RewindResult(completed)
 
 
+def hook(agent: str, payload: dict[str, Any] | str | None) -> None:
+    """One event through ``rewind hook AGENT`` as a real process, the way an agent sends it (a
+    None payload is an event the agent does not send): it must exit 0 and print nothing."""
+    if payload is None:
+        return
+    completed = subprocess.run(
+        [sys.executable, "-m", "rewind", "hook", agent],
+        input=payload if isinstance(payload, str) else json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (completed.returncode, completed.stdout, completed.stderr) == (0, "", ""), completed
+
+
+def files_by_path(entry: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The files of an entry of ``rewind log --json``, by path."""
+    found = entry["files"]
+    assert isinstance(found, list)
+    return {item["path"]: item for item in found}
+
+
 @pytest.fixture
 def rewind() -> object:
     return run_rewind

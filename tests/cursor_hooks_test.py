@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.agent_payloads import CursorToolHooks, Payload, each
-from tests.conftest import run_rewind, snapshot, store_dir
-from tests.hooks_replay_test import hook, hooks_in_parallel, replace_in
+from tests.conftest import files_by_path, hook, log_json, run_rewind, snapshot, store_dir
+from tests.hooks_replay_test import hooks_in_parallel, replace_in
 
 ORIGINAL = "def add(a, b):\n    return a + b\n"
 
@@ -31,20 +31,6 @@ def workspace(project: Path) -> Path:
         (project / f"b{i}.txt").write_text(f"first\nline {i}\nlast\n")
     os.chmod(project / "a.py", 0o755)
     return project
-
-
-def log_of(session: str) -> list[dict[str, object]]:
-    result = run_rewind("log", "--json", "--session", session)
-    assert result.returncode == 0, result
-    entries = json.loads(result.stdout)
-    assert isinstance(entries, list)
-    return entries
-
-
-def files_of(entry: dict[str, object]) -> dict[str, dict[str, object]]:
-    files = entry["files"]
-    assert isinstance(files, list)
-    return {f["path"]: f for f in files}
 
 
 def problems_logged(project: Path) -> str:
@@ -99,9 +85,9 @@ def test_tool_hooks_session_rewinds_byte_for_byte(workspace: Path) -> None:
     hook("cursor", cursor.end())
     snapshots.append(snapshot(workspace))
 
-    log = log_of(cursor.session)
+    log = log_json("--session", cursor.session)
     assert [entry["turn"] for entry in log] == [1, 2, 3]
-    first, second, third = (files_of(entry) for entry in log)
+    first, second, third = (files_by_path(entry) for entry in log)
     assert set(first) == {"a.py", "notes/new.txt"}
     assert {path: f["source"] for path, f in second.items()} == {
         "old.txt": "edit",  # the Delete tool
@@ -163,8 +149,8 @@ def test_the_exact_pre_image_wins_over_the_rebuilt_one(workspace: Path, order: s
     else:
         hooks_in_parallel("cursor", [post, rebuilt])
     hook("cursor", cursor.end())
-    [entry] = log_of(cursor.session)
-    assert list(files_of(entry)) == ["a.py"]
+    [entry] = log_json("--session", cursor.session)
+    assert list(files_by_path(entry)) == ["a.py"]
     assert run_rewind("restore", "1", "--yes", "--session", cursor.session).returncode == 0
     assert (workspace / "a.py").read_text() == ORIGINAL
 
@@ -193,8 +179,8 @@ def test_a_write_that_creates_a_file_and_fails_midway_is_recorded(workspace: Pat
     (workspace / "big.txt").write_text("xxx")
     hook("cursor", {**post, "hook_event_name": "postToolUseFailure", "error": "disk full"})
     hook("cursor", cursor.end())
-    [entry] = log_of(cursor.session)
-    assert list(files_of(entry)) == ["big.txt"]
+    [entry] = log_json("--session", cursor.session)
+    assert list(files_by_path(entry)) == ["big.txt"]
     assert run_rewind("restore", "1", "--yes", "--session", cursor.session).returncode == 0
     assert not (workspace / "big.txt").exists()
 
@@ -211,8 +197,8 @@ def test_other_tools_and_inputs_without_a_path_record_nothing(workspace: Path) -
         hook("cursor", before)
         hook("cursor", after)
     hook("cursor", cursor.end())
-    [entry] = log_of(cursor.session)
-    assert files_of(entry) == {}
+    [entry] = log_json("--session", cursor.session)
+    assert files_by_path(entry) == {}
     assert "Write: no file path in the tool's input" in problems_logged(workspace)
 
 
@@ -244,7 +230,7 @@ def test_tool_events_of_the_wrong_shape_record_nothing_and_fail_nothing(
     for event in (before, after):
         hook("cursor", {**event, "tool_name": tool_name, "tool_input": tool_input})
     hook("cursor", cursor.end())
-    [entry] = log_of(cursor.session)
-    assert files_of(entry) == {}
+    [entry] = log_json("--session", cursor.session)
+    assert files_by_path(entry) == {}
     logged = problems_logged(workspace)
     assert "event preToolUse" not in logged and "event postToolUse" not in logged

@@ -5,29 +5,20 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from rewind.history.entry import DRIFT_PROMPT
 from tests.agent_payloads import ClaudeCode, Payload
 from tests.conftest import error_line, log_json, ok, run_rewind
+from tests.conftest import hook as send_hook
 
 SESSION_A = "aaaaaaaa-0000-4000-8000-000000000001"
 SESSION_B = "bbbbbbbb-0000-4000-8000-000000000002"
 
 
 def hook(payload: Payload | None) -> None:
-    if payload is None:
-        return
-    completed = subprocess.run(
-        [sys.executable, "-m", "rewind", "hook", "claude-code"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert (completed.returncode, completed.stdout, completed.stderr) == (0, "", "")
+    send_hook("claude-code", payload)
 
 
 class Agent:
@@ -268,23 +259,13 @@ def test_a_codex_patch_that_moves_a_file_is_followed(project: Path) -> None:
     (project / "a.txt").write_text("one\n")
     codex = Codex(project, SESSION_B)
 
-    def codex_hook(payload: Payload | None) -> None:
-        completed = subprocess.run(
-            [sys.executable, "-m", "rewind", "hook", "codex"],
-            input=json.dumps(payload),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert (completed.returncode, completed.stderr) == (0, "")
-
-    codex_hook(codex.prompt("Move a to b and change it"))
+    send_hook("codex", codex.prompt("Move a to b and change it"))
     before, after = codex.patch("*** Update File: a.txt\n*** Move to: b.txt\n@@\n-one\n+two")
-    codex_hook(before)
+    send_hook("codex", before)
     (project / "a.txt").unlink()
     (project / "b.txt").write_text("two\n")
-    codex_hook(after)
-    codex_hook(codex.end())
+    send_hook("codex", after)
+    send_hook("codex", codex.end())
     (moved,) = entry_ids(SESSION_B)
     versions = history("b.txt")["versions"]
     assert [(v["version"], v["path"], v["moved_from"]) for v in versions] == [

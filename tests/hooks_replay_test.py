@@ -13,24 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.agent_payloads import AGENTS, ClaudeCode, Codex, Payload
-from tests.conftest import run_rewind, snapshot
+from tests.conftest import hook, run_rewind, snapshot
 
 Agent = type[ClaudeCode] | type[Codex]
-
-
-def hook(agent: str, payload: Payload | None) -> None:
-    if payload is None:
-        return
-    completed = subprocess.run(
-        [sys.executable, "-m", "rewind", "hook", agent],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert completed.returncode == 0
-    assert completed.stdout == ""
-    assert completed.stderr == ""
 
 
 def hooks_in_parallel(agent: str, payloads: list[Payload | None]) -> None:

@@ -19,6 +19,7 @@ from rewind.history.partial import PartialRefused
 from rewind.history.restore import apply_plan
 from tests.agent_payloads import ClaudeCode, Payload
 from tests.conftest import error_line, log_json, ok, run_rewind
+from tests.conftest import hook as send_hook
 
 BEFORE = b"".join(f"line {n}\n".encode() for n in range(1, 21))
 # The agent's turn: three separate changes (hunks 1, 2, 3).
@@ -30,16 +31,7 @@ AFTER = (
 
 
 def hook(payload: Payload | None) -> None:
-    if payload is None:
-        return
-    done = subprocess.run(
-        [sys.executable, "-m", "rewind", "hook", "claude-code"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    send_hook("claude-code", payload)
 
 
 def agent_writes(root: Path, name: str, before: bytes, after: bytes) -> None:

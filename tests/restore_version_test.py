@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,21 +12,13 @@ import pytest
 from rewind.errors import ConflictError, UserError
 from tests.agent_payloads import ClaudeCode, Payload
 from tests.conftest import error_line, log_json, ok, run_rewind
+from tests.conftest import hook as send_hook
 
 SESSION = "s"
 
 
 def hook(payload: Payload | None) -> None:
-    if payload is None:
-        return
-    done = subprocess.run(
-        [sys.executable, "-m", "rewind", "hook", "claude-code"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    send_hook("claude-code", payload)
 
 
 def agent_deletes(agent: ClaudeCode, root: Path, name: str) -> None:
