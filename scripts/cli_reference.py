@@ -453,6 +453,44 @@ session, exit 0):
 last activity, both ISO 8601 UTC; `files` is how many different paths its entries recorded (as
 the TUI's sessions dialog shows), `recent` marks the most recent session.
 """,
+    "remote": """\
+`rewind remote` (or `rewind remote list`) prints one line per remote: its name, its URL, and
+`(backup)` for the one `[remote] backup` in rewind.toml names; `--json` prints
+`{"format": 1, "remotes": [{"name", "url", "backup"}]}`. `rewind remote add NAME URL` stores
+the remote in the store's git config (`remote.NAME.url`): any URL git understands, a local path
+(made absolute), or the name of one of the project's own git remotes (`origin` stands for its
+URL; the first push there asks to confirm). `rewind remote remove NAME` forgets the remote, what
+was fetched from it and the record of what was pushed; the remote itself is not changed. The
+transport is the git program, so ssh keys and agents, `~/.ssh/config`, credential helpers and
+`insteadOf` rules work as they do for git ([docs/remote.md](remote.md)).
+""",
+    "push": """\
+Sends the session (`--session`, default the most recent one; `--all` every session) to REMOTE
+(default: `[remote] backup`, else the only remote) with `git push`, under
+`refs/rewind/<project id>/<machine id>/` on the remote, never among its branches or tags. Only
+closed entries go (an open turn goes with the next push once it ends), and only what the remote
+lacks is sent. Contents of files git ignores or that match `[remote] exclude` (and `.env`,
+keys and credentials) stay here: their states travel as `not-shared`. Prints the sessions sent,
+or that the remote is up to date; a session the remote refused is named on stderr and the exit
+code is 1. `--dry-run` lists the sessions, their entries not on the remote yet and each file,
+marking those whose content is not shared and why; `--json` prints it as
+`{"format": 1, "remote", "url", "project", "machine", "sessions": [{"session", "open_turn_held",
+"labels", "entries": [{"number", "id", "kind", "prompt", "files": [{"path", "shared",
+"why_not"}]}]}], "up_to_date": [...]}` (without `--dry-run`: `pushed`, `up_to_date`,
+`rejected`). A remote that is one of the project's own (its `origin`) is pushed to only once
+confirmed: a question on a terminal, else `--yes`. `--background` is what the automatic
+backup runs after each closed entry: one pusher at a time, every session, retried on failure
+([docs/remote.md](remote.md#automatic-backup)).
+""",
+    "fetch": """\
+Brings every session pushed for this project (by any machine) from REMOTE (default: every
+remote) into a read-only mirror of the store, and prints how many sessions of how many
+machines it holds and how many changed. Sessions deleted on the remote go from the mirror too.
+A fetch bringing more than `[remote] max_fetch_mb` (1024) is stopped and undone. Then
+`rewind sessions --remote`, `log`, `show`, `diff` and `tui` with `--remote NAME` read them;
+`--json` prints `{"format": 1, "remotes": [{"remote", "project", "machines", "sessions",
+"updated", "gone"}]}`.
+""",
     "status": """\
 Prints the project root, the store's directory with its size on disk (about: see below) and the
 space free there, when the last gc ran and the size it left (`last gc:  none yet` before the

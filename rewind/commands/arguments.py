@@ -24,6 +24,15 @@ def _session(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _remote_session(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--remote",
+        metavar="NAME",
+        help="read a session fetched from remote NAME ('rewind fetch NAME'); --session is "
+        "then MACHINE/SESSION or SESSION (default: the one most recently active)",
+    )
+
+
 def _confirm(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
     parser.add_argument(
@@ -161,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     log = commands.add_parser("log", help="list the turns of a session, newest last")
     _session(log)
+    _remote_session(log)
     log.add_argument(
         "--json",
         dest="as_json",
@@ -205,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     show = commands.add_parser("show", help="what a turn changed, as a diff")
     _session(show)
+    _remote_session(show)
     show.add_argument("turn", metavar="TURN", type=_turn, help="turn number or id")
     show.add_argument(
         "--path",
@@ -216,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     diff = commands.add_parser("diff", help="changes from a checkpoint to now, or between two")
     _session(diff)
+    _remote_session(diff)
     diff.add_argument(
         "turn", nargs="?", type=_turn, metavar="TURN", help="checkpoint (default: last turn)"
     )
@@ -281,7 +293,73 @@ def build_parser() -> argparse.ArgumentParser:
     _json(label, "the labelled entry")
 
     sessions = commands.add_parser("sessions", help="list the project's sessions")
+    sessions.add_argument(
+        "--remote",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="list the sessions fetched from remote NAME instead (every remote without NAME)",
+    )
     _json(sessions, "a list")
+
+    remote = commands.add_parser(
+        "remote", help="list, add or remove the git remotes sessions are pushed to and fetched from"
+    )
+    remote_actions = remote.add_subparsers(dest="action", metavar="ACTION")
+    remote_list = remote_actions.add_parser("list", help="list the remotes (the default)")
+    _json(remote_list, "the remotes")
+    remote_add = remote_actions.add_parser("add", help="add a remote")
+    remote_add.add_argument("name", metavar="NAME", help="its name: letters, digits, '-', '_'")
+    remote_add.add_argument(
+        "url",
+        metavar="URL",
+        help="any URL git understands (a path, file://, ssh://, https://), or the name of one "
+        "of the project's own git remotes, like origin",
+    )
+    remote_remove = remote_actions.add_parser(
+        "remove", help="forget a remote and what was fetched from it (the remote is not changed)"
+    )
+    remote_remove.add_argument("name", metavar="NAME", help="the remote")
+
+    push = commands.add_parser(
+        "push", help="send sessions to a git remote (private files' contents stay here)"
+    )
+    push.add_argument(
+        "remote_name",
+        nargs="?",
+        metavar="REMOTE",
+        help="the remote (default: [remote] backup, else the only remote)",
+    )
+    which = push.add_mutually_exclusive_group()
+    which.add_argument(
+        "--session", metavar="ID", help="push this session (default: the most recent one)"
+    )
+    which.add_argument("--all", dest="all_sessions", action="store_true", help="push every session")
+    push.add_argument(
+        "--dry-run",
+        "-n",
+        action="store_true",
+        help="list the sessions, entries and files that would be sent; send nothing",
+    )
+    push.add_argument(
+        "--yes",
+        "-y",
+        action="store_true",
+        help="confirm pushing to a remote that is also the project's own origin",
+    )
+    push.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
+    _json(push, "what was sent (or would be, with --dry-run)")
+
+    fetch = commands.add_parser(
+        "fetch", help="bring the sessions others pushed for this project from a git remote"
+    )
+    fetch.add_argument(
+        "remote_name",
+        nargs="?",
+        metavar="REMOTE",
+        help="the remote (default: every remote)",
+    )
+    _json(fetch, "what was fetched")
 
     status = commands.add_parser(
         "status", help="where the store is, the current session, turn and size"
@@ -399,4 +477,5 @@ def build_parser() -> argparse.ArgumentParser:
         "tui", help="browse the turns, their diffs and rewind, in the terminal (rewind help tui)"
     )
     _session(tui)
+    _remote_session(tui)
     return parser

@@ -1,21 +1,28 @@
 from __future__ import annotations
 
 from rewind.commands.json_output import FORMAT, print_json
+from rewind.commands.reading import session_to_read
 from rewind.commands.render import colour_diff, use_colour
 from rewind.history.checkpoint import states_between
 from rewind.history.diffs import FileDiff, diff_states, diff_to_disk
 from rewind.history.entry import Entry
 from rewind.history.lookup import entries_between, find
-from rewind.history.opening import open_current_store
 from rewind.history.session import require_existing
-from rewind.history.sessions import refuse_damaged, resolve_session
+from rewind.history.sessions import refuse_damaged
 from rewind.history.summary import diff_json
 from rewind.store.repository import Store
 
 
-def run(*, session: str | None, turn: str | None, turn2: str | None, as_json: bool = False) -> int:
-    store = open_current_store()
-    head = require_existing(store, resolve_session(store, session))
+def run(
+    *,
+    session: str | None,
+    turn: str | None,
+    turn2: str | None,
+    as_json: bool = False,
+    remote: str | None = None,
+) -> int:
+    store, session_id = session_to_read(session, remote)
+    head = require_existing(store, session_id)
     assert head.current is not None
     newest = head.current.number
     first = find(store, head, turn).number if turn else newest
@@ -23,7 +30,14 @@ def run(*, session: str | None, turn: str | None, turn2: str | None, as_json: bo
     entries = entries_between(store, head, min(first, second), newest)
     numbers = [entry.number for entry in entries]
     start = stop = numbers.index(first)
-    if turn2 is None:
+    if turn2 is None and store.read_only:  # a fetched session: to where it ended, not to
+        # this work tree, which is not the one it changed
+        refuse_damaged(entries, start, "this diff")
+        diffs = [
+            diff_states(store, path, old, new)
+            for path, (old, new) in states_between(entries, start, len(entries)).items()
+        ]
+    elif turn2 is None:
         refuse_damaged(entries, start, "this diff")
         diffs = [
             diff_to_disk(store, path, old)

@@ -5,8 +5,10 @@ import sys
 from collections.abc import Iterable
 
 from rewind.commands.json_output import has_session, recorded_store
+from rewind.commands.reading import session_to_read
 from rewind.commands.render import file_summary, first_line, local_time, paint, use_colour
 from rewind.commands.when import parse_since
+from rewind.errors import UserError
 from rewind.history.entry import TURN, WATCH_AGENT, Entry
 from rewind.history.index import EntryIndex
 from rewind.history.line_counts import LineCounts
@@ -29,9 +31,15 @@ def run(
     since: str | None = None,
     grep: str | None = None,
     path: str | None = None,
+    remote: str | None = None,
 ) -> int:
     after = parse_since(since) if since is not None else None
-    if as_json:  # nothing recorded yet is an empty list, not an error
+    chosen: str | None = None
+    if remote is not None:
+        if path is not None:
+            raise UserError("--path reads this project's own sessions; leave out --remote.")
+        store, chosen = session_to_read(session, remote)
+    elif as_json:  # nothing recorded yet is an empty list, not an error
         recorded = recorded_store()
         if recorded is None or (path is None and not has_session(recorded, session)):
             print("[]")
@@ -48,7 +56,7 @@ def run(
             title = f"every entry that recorded {store.root.display(name)}"
             only: bytes | None = name
         else:
-            head = require_existing(store, resolve_session(store, session))
+            head = require_existing(store, chosen or resolve_session(store, session))
             index.sync(head)
             _warn_damaged(index, head.session_id, index.damaged_numbers(head, -(2**62)))
             current = head.current

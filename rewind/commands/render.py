@@ -6,7 +6,16 @@ import os
 import sys
 import time
 
-from rewind.history.diffs import ADDED, DELETED, MODE, MODIFIED, NO_PRE_IMAGE, PENDING, FileDiff
+from rewind.history.diffs import (
+    ADDED,
+    DELETED,
+    MODE,
+    MODIFIED,
+    NO_PRE_IMAGE,
+    NOT_SHARED_DIFF,
+    PENDING,
+    FileDiff,
+)
 from rewind.history.entry import EDIT, EXTERNAL, SHELL
 from rewind.history.restore_plan import (
     CANNOT,
@@ -66,6 +75,8 @@ def file_summary(store: Store, diff: FileDiff, source: str = EDIT) -> str:
         counts = "no pre-image: not rewindable"
     elif diff.status == PENDING:
         counts = "tracked (turn still open)"
+    elif diff.status == NOT_SHARED_DIFF:
+        counts = "content not shared (private on the machine that recorded it)"
     note = SOURCE_NOTES.get(source, "")
     return f"{letter} {store.root.display(diff.path)}  {counts}  {note}".rstrip()
 

@@ -2,12 +2,15 @@ from __future__ import annotations
 
 from rewind.commands.json_output import print_json, recorded_store
 from rewind.commands.render import local_time
+from rewind.history.fetched import FetchedSession, fetched_sessions
 from rewind.history.index import EntryIndex
 from rewind.history.sessions import SessionSummary, list_sessions
 from rewind.history.summary import iso_time
 
 
-def run(*, as_json: bool) -> int:
+def run(*, as_json: bool, remote: str | None = None) -> int:
+    if remote is not None:
+        return _fetched(remote or None, as_json)
     store = recorded_store()
     summaries = list_sessions(store) if store is not None else []
     if as_json:
@@ -41,4 +44,36 @@ def _session_json(summary: SessionSummary, started: float, files: int) -> dict[s
         "last_active": iso_time(summary.mtime),
         "files": files,
         "recent": summary.is_recent,
+    }
+
+
+def _fetched(remote: str | None, as_json: bool) -> int:
+    """``rewind sessions --remote [NAME]``: what was fetched, least recently active first."""
+    store = recorded_store()
+    found = fetched_sessions(store, remote) if store is not None else []
+    if as_json:
+        print_json([_fetched_json(session) for session in found])
+        return 0
+    if not found:
+        where = remote or "any remote"
+        print(f"no sessions fetched from {where}; 'rewind fetch' brings them.")
+    for session in found:
+        entry = session.summary.head.current
+        assert entry is not None
+        print(
+            f"  {session.remote}  {session.name}  {local_time(session.last_active)}  "
+            f"{entry.number} entr{'y' if entry.number == 1 else 'ies'}  {entry.agent}".rstrip()
+        )
+    return 0
+
+
+def _fetched_json(session: FetchedSession) -> dict[str, object]:
+    current = session.summary.head.current
+    return {
+        "remote": session.remote,
+        "machine": session.machine,
+        "session": session.summary.head.session_id,
+        "agent": current.agent if current else "",
+        "entries": current.number if current else 0,
+        "last_active": iso_time(session.last_active),
     }

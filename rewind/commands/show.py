@@ -2,21 +2,28 @@ from __future__ import annotations
 
 from rewind.commands.hunk_text import hunk_json, hunk_text
 from rewind.commands.json_output import FORMAT, print_json
+from rewind.commands.reading import session_to_read
 from rewind.commands.render import colour_diff, first_line, local_time, paint, use_colour
 from rewind.errors import StoreError
 from rewind.history.entry import Entry
 from rewind.history.lookup import find
-from rewind.history.opening import open_current_store
 from rewind.history.partial import turn_hunks
 from rewind.history.session import require_existing
-from rewind.history.sessions import all_labels, labels_of, resolve_session
+from rewind.history.sessions import all_labels, labels_of
 from rewind.history.summary import entry_diffs, entry_json, path_json
 from rewind.store.repository import Store
 
 
-def run(*, session: str | None, turn: str, as_json: bool = False, path: str | None = None) -> int:
-    store = open_current_store()
-    head = require_existing(store, resolve_session(store, session))
+def run(
+    *,
+    session: str | None,
+    turn: str,
+    as_json: bool = False,
+    path: str | None = None,
+    remote: str | None = None,
+) -> int:
+    store, session_id = session_to_read(session, remote)
+    head = require_existing(store, session_id)
     entry = find(store, head, turn)
     if entry.is_damaged:
         raise StoreError(

@@ -5,19 +5,18 @@ from __future__ import annotations
 import os
 import sys
 
+from rewind.commands.reading import session_to_read
 from rewind.errors import ExitCode, UserError
-from rewind.history.opening import open_current_store
 from rewind.history.session import require_existing
-from rewind.history.sessions import resolve_session
 
 
 class TuiCrashed(Exception):
     """The TUI stopped on an error it showed already: a bug, logged like any other."""
 
 
-def run(*, session: str | None) -> int:
-    store = open_current_store()
-    require_existing(store, resolve_session(store, session))
+def run(*, session: str | None, remote: str | None = None) -> int:
+    store, session_id = session_to_read(session, remote)
+    require_existing(store, session_id)
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         raise UserError(
             "rewind tui needs a terminal (its input and standard error are not one); run it in "
@@ -25,7 +24,7 @@ def run(*, session: str | None) -> int:
         )
     from rewind.tui.app import RewindApp
 
-    app = RewindApp(os.getcwd(), session)
+    app = RewindApp(os.getcwd(), session, remote=remote)
     app.run()
     if app.return_code:
         error = getattr(app, "_exception", None)  # textual keeps the first error it met

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import os
 
-from rewind.history.filestate import ABSENT, FILE, LINK, UNKNOWN, FileState, capture
+from rewind.history.filestate import (
+    ABSENT,
+    FILE,
+    LINK,
+    NOT_SHARED,
+    UNKNOWN,
+    FileState,
+    capture,
+)
 from rewind.store.repository import Store
 
 ADDED = "added"
@@ -14,6 +22,8 @@ MODE = "mode"
 UNCHANGED = "unchanged"
 PENDING = "pending"  # the turn is open: its after-state is not recorded yet
 NO_PRE_IMAGE = "no-pre-image"
+# A state of a fetched session whose content its machine kept to itself (rewind.history.export).
+NOT_SHARED_DIFF = "not-shared"
 
 
 class FileDiff:
@@ -37,6 +47,8 @@ class FileDiff:
             return PENDING
         if old is None or old.kind == UNKNOWN:
             return NO_PRE_IMAGE
+        if NOT_SHARED in (old.kind, new.kind):
+            return NOT_SHARED_DIFF
         if old.kind == ABSENT:
             return UNCHANGED if new.kind == ABSENT else ADDED
         if new.kind == ABSENT:
@@ -66,7 +78,7 @@ def diff_states(
     import pygit2
 
     result = FileDiff(path, old, new)
-    if result.status in (UNCHANGED, PENDING, NO_PRE_IMAGE):
+    if result.status in (UNCHANGED, PENDING, NO_PRE_IMAGE, NOT_SHARED_DIFF):
         return result
     name = path.decode("utf-8", "backslashreplace")  # pygit2 cannot encode lone surrogates
     before = _content(store, old)

@@ -33,7 +33,7 @@ from rewind.history import commits
 from rewind.history.entry import Entry, FileChange, damaged_entry
 from rewind.history.session import SessionHead
 from rewind.store.fastjson import dumps, load_object
-from rewind.store.repository import SESSIONS_REF_PREFIX, DamagedRef, Store
+from rewind.store.repository import DamagedRef, Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -312,7 +312,7 @@ class EntryIndex:
         known = dict(self.db.execute("SELECT ref, tip FROM tips").fetchall())
         open_turns = []
         names = set()
-        for ref in self.store.ref_names(SESSIONS_REF_PREFIX):
+        for ref in self.store.ref_names(self.store.sessions_prefix):
             try:
                 tip = self.store.read_ref(ref)
             except DamagedRef:

@@ -16,6 +16,7 @@ from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, 
 from rewind.history.session import SessionHead, Settled, journal_path_of, new_entry_id, save_entry
 from rewind.store import hook_calls
 from rewind.store.auto_gc import needs_packing, pack_in_background
+from rewind.store.backup_trigger import request_backup
 from rewind.store.repository import Store
 
 NOT_TRACKABLE = frozenset({DIRECTORY, SPECIAL})
@@ -89,6 +90,8 @@ def begin_with_drift(
         )
     if needs_packing(store):
         pack_in_background(store)
+    if head.parent is not None or drift is not None:  # an entry closed: back it up
+        request_backup(store)
     return entry, drift
 
 
@@ -294,6 +297,8 @@ def record_after(
         if close:
             entry.ended = time.time()
         save_entry(store, head, entry, replace_tip=True)
+    if close:
+        request_backup(store)
     return entry
 
 

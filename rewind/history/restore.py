@@ -31,6 +31,7 @@ from rewind.store.atomic import (
     replace_link,
     write_text_atomically,
 )
+from rewind.store.backup_trigger import request_backup
 from rewind.store.fastjson import dumps, load_object
 from rewind.store.processes import is_alive
 from rewind.store.repository import JOURNAL, Store, StoreLock
@@ -57,6 +58,7 @@ def apply_plan(store: Store, plan: RestorePlan, force: bool = False) -> RestoreR
         raise
     if result.entry is not None:
         note_restore(store, plan.kind, DONE, len(result.entry.files))
+        request_backup(store)
     return result
 
 

@@ -27,16 +27,32 @@ if TYPE_CHECKING:
 _REF_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 
 
-def ref_name(session_id: str) -> str:
-    """The ref of a session; ids that git would not accept as a ref name are hashed."""
+def ref_leaf(session_id: str) -> str:
+    """The last part of a session's ref; ids that git would not accept as a ref name are
+    hashed."""
     if usable_as_ref(session_id):
-        return SESSIONS_REF_PREFIX + session_id
-    return SESSIONS_REF_PREFIX + "x-" + sha1_hex(session_id.encode("utf-8", "surrogateescape"))[:20]
+        return session_id
+    return "x-" + sha1_hex(session_id.encode("utf-8", "surrogateescape"))[:20]
+
+
+def ref_name(session_id: str) -> str:
+    """The ref of a session in a project's store."""
+    return SESSIONS_REF_PREFIX + ref_leaf(session_id)
 
 
 def label_ref_prefix(session_id: str) -> str:
     """Where the session's labels live: ``refs/rewind/labels/<the session's ref name>/``."""
-    return LABELS_REF_PREFIX + ref_name(session_id).rsplit("/", 1)[1] + "/"
+    return LABELS_REF_PREFIX + ref_leaf(session_id) + "/"
+
+
+def session_ref(store: Store, session_id: str) -> str:
+    """The ref of a session in ``store`` (a project's store, or a view of fetched sessions)."""
+    return store.sessions_prefix + ref_leaf(session_id)
+
+
+def labels_folder(store: Store, session_id: str) -> str:
+    """Where the session's labels live in ``store``."""
+    return store.labels_prefix + ref_leaf(session_id) + "/"
 
 
 def usable_as_ref(name: str) -> bool:
@@ -121,7 +137,7 @@ def load_head(store: Store, session_id: str) -> SessionHead:
 
 
 def _load_tip(store: Store, session_id: str) -> SessionHead:
-    ref = ref_name(session_id)
+    ref = session_ref(store, session_id)
     tip = store.read_ref(ref)
     if tip is None:
         return SessionHead(session_id, ref)

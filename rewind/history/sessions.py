@@ -9,12 +9,12 @@ from rewind.history import commits
 from rewind.history.entry import Entry, damaged_entry, valid_text
 from rewind.history.session import (
     SessionHead,
-    label_ref_prefix,
+    labels_folder,
     merge_journal,
     new_session_id,
     recent_session,
 )
-from rewind.store.repository import SESSIONS_REF_PREFIX, DamagedRef, Store
+from rewind.store.repository import DamagedRef, Store
 
 
 def read_entries(store: Store, head: SessionHead) -> list[Entry]:
@@ -81,7 +81,7 @@ def refuse_damaged(entries: list[Entry], start: int, action: str) -> None:
 
 def labels_of(store: Store, session_id: str) -> dict[str, list[str]]:
     """The labels given with 'rewind label', by entry id (each entry's names sorted)."""
-    prefix = label_ref_prefix(session_id)
+    prefix = labels_folder(store, session_id)
     found: dict[str, list[str]] = {}
     for ref in store.ref_names(prefix):
         commit = store.read_ref(ref)
@@ -118,7 +118,7 @@ def list_sessions(store: Store, damaged: list[DamagedRef] | None = None) -> list
     """
     recent = recent_session(store)
     summaries = []
-    for ref in store.ref_names(SESSIONS_REF_PREFIX):
+    for ref in store.ref_names(store.sessions_prefix):
         try:
             tip = store.read_ref(ref)
         except DamagedRef as error:

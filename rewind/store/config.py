@@ -48,12 +48,52 @@ class Retention:
         self.max_size_mb = max_size_mb
 
 
+# Paths whose contents are never pushed to a remote, whatever .gitignore says (docs/remote.md):
+# a pattern without a slash matches a file name in any folder.
+DEFAULT_REMOTE_EXCLUDE = (
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "id_rsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+)
+DEFAULT_MAX_FETCH_MB = 1024
+
+
+class RemoteSettings:
+    """``[remote]``: automatic backup, and what is never pushed (docs/remote.md)."""
+
+    __slots__ = ("backup", "exclude", "max_fetch_mb", "share_ignored")
+
+    def __init__(
+        self,
+        backup: str = "",
+        exclude: tuple[str, ...] = (),
+        share_ignored: bool = False,
+        max_fetch_mb: int = DEFAULT_MAX_FETCH_MB,
+    ) -> None:
+        self.backup = backup  # the remote pushed to after each closed entry ("": none)
+        self.exclude = DEFAULT_REMOTE_EXCLUDE + exclude
+        self.share_ignored = share_ignored  # push the contents of files git ignores too
+        self.max_fetch_mb = max_fetch_mb  # a fetch that brings more is stopped and undone
+
+
 class Config:
     __slots__ = (
         "extra_roots",
         "max_file_size",
+        "project_id",
         "quicksave_max_bytes",
         "quicksave_max_files",
+        "remote",
         "retention",
         "watch_exclude",
         "watch_max_delay_ms",
@@ -84,6 +124,8 @@ class Config:
         self.watch_max_delay_ms = watch_max_delay_ms
         self.watch_on_session_start = watch_on_session_start
         self.retention = Retention()
+        self.project_id = ""  # the project's name on remotes, when rewind.toml sets it
+        self.remote = RemoteSettings()
 
 
 def load_config(root: bytes, store_dir: str) -> Config:
@@ -125,7 +167,53 @@ def _parse(path: str) -> Config:
     )
     _read_watch_keys(path, data, config)
     config.retention = _read_retention(path, data.get("retention", {}))
+    config.remote = _read_remote(path, data.get("remote", {}))
+    project_id = data.get("project_id", "")
+    if not isinstance(project_id, str) or (project_id and not usable_id(project_id)):
+        raise UserError(
+            f"{path}: project_id must be letters, digits, '-', '_' or '.', at most 64 of them, "
+            'like "calc-2b7f0e".'
+        )
+    config.project_id = project_id
     return config
+
+
+def usable_id(name: str) -> bool:
+    """Whether ``name`` can be one component of a ref on any remote, and a folder's name."""
+    allowed = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_."
+    return (
+        0 < len(name) <= 64
+        and name[0].isalnum()
+        and all(character in allowed for character in name)
+        and ".." not in name
+        and not name.endswith((".", ".lock"))
+    )
+
+
+def _read_remote(path: str, table: object) -> RemoteSettings:
+    from rewind.errors import UserError
+
+    if not isinstance(table, dict):
+        raise UserError(f"{path}: remote must be a table ([remote]).")
+    unknown = sorted(set(table) - {"backup", "exclude", "share_ignored", "max_fetch_mb"})
+    if unknown:
+        raise UserError(
+            f"{path}: [remote] has no key {unknown[0]!r}; its keys are backup, exclude, "
+            "share_ignored and max_fetch_mb."
+        )
+    backup = table.get("backup", "")
+    exclude = table.get("exclude", [])
+    share_ignored = table.get("share_ignored", False)
+    max_fetch_mb = table.get("max_fetch_mb", DEFAULT_MAX_FETCH_MB)
+    if not isinstance(backup, str) or (backup and not usable_id(backup)):
+        raise UserError(f'{path}: remote.backup must name a remote, like "backup".')
+    if not isinstance(exclude, list) or not all(isinstance(g, str) and g for g in exclude):
+        raise UserError(f'{path}: remote.exclude must be a list of globs, like ["secrets/*"].')
+    if not isinstance(share_ignored, bool):
+        raise UserError(f"{path}: remote.share_ignored must be true or false.")
+    if not _is_count(max_fetch_mb) or max_fetch_mb < 1:
+        raise UserError(f"{path}: remote.max_fetch_mb must be a number of MB, like 1024.")
+    return RemoteSettings(backup, tuple(exclude), share_ignored, max_fetch_mb)
 
 
 def _read_retention(path: str, table: object) -> Retention:

@@ -49,6 +49,7 @@ from rewind.store.auto_gc import GC_STARTED, touch
 from rewind.store.objects import MODE_TREE, ObjectReader
 from rewind.store.packed import forget_repository
 from rewind.store.reachability import never_packed, unpacked_reachable
+from rewind.store.remotes import PUSHED_REF_PREFIX
 from rewind.store.repository import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store
 
 # How long an unreachable loose object (other than a superseded commit's own) is kept. It only
@@ -125,8 +126,14 @@ class Snapshot:
 
 
 def ref_tips(store: Store) -> list[str]:
-    """The commits the sessions' refs and the labels' refs point at."""
-    refs = store.ref_names(SESSIONS_REF_PREFIX) + store.all_ref_names(LABELS_REF_PREFIX)
+    """The commits the sessions' refs and the labels' refs point at, and those last pushed to
+    each remote (rewind.store.remotes): a session's history as sent, where it had to be
+    rewritten (rewind.history.export)."""
+    refs = (
+        store.ref_names(SESSIONS_REF_PREFIX)
+        + store.all_ref_names(LABELS_REF_PREFIX)
+        + store.all_ref_names(PUSHED_REF_PREFIX)
+    )
     return [tip for tip in (store.read_ref(ref) for ref in refs) if tip]
 
 

@@ -141,13 +141,36 @@ def _write_holder(fd: int) -> None:
         pass  # only a courtesy to waiters
 
 
+class ReadOnlyStore(UserError):
+    """A writer was asked to change sessions fetched from a remote."""
+
+
 class Store:
-    __slots__ = ("config", "git_dir", "lock_timeout", "noted", "reader", "root", "writer")
+    __slots__ = (
+        "config",
+        "git_dir",
+        "labels_prefix",
+        "lock_timeout",
+        "noted",
+        "read_only",
+        "reader",
+        "root",
+        "sessions_prefix",
+        "state_root",
+        "writer",
+    )
 
     def __init__(self, git_dir: str, root: Root, config: Config) -> None:
         self.git_dir = git_dir
         self.root = root
         self.config = config
+        # Where the sessions' refs, the labels' refs and rewind's own files are: a project's
+        # store has them at their usual places; a view of the sessions one machine pushed to a
+        # remote (rewind.history.fetched) has them under that machine's folder of the mirror.
+        self.sessions_prefix = SESSIONS_REF_PREFIX
+        self.labels_prefix = LABELS_REF_PREFIX
+        self.state_root = os.path.join(git_dir, STATE_DIR)
+        self.read_only = False  # a view of fetched sessions: nothing is recorded into it
         self.writer = ObjectWriter(git_dir)
         self.reader = ObjectReader(git_dir)
         self.lock_timeout: float | None = None  # seconds; None waits as long as it takes
@@ -176,9 +199,15 @@ class Store:
         return store
 
     def state_path(self, *names: str) -> str:
-        return os.path.join(self.git_dir, STATE_DIR, *names)
+        return os.path.join(self.state_root, *names)
 
     def lock(self) -> StoreLock:
+        """The store lock, which every writer takes; a view of fetched sessions has none."""
+        if self.read_only:
+            raise ReadOnlyStore(
+                "sessions fetched from a remote are read-only; 'rewind apply' brings a turn's "
+                "changes into this project instead."
+            )
         return StoreLock(self.state_path("lock"), self.lock_timeout)
 
     def ensure_layout(self) -> None:
@@ -276,15 +305,13 @@ class Store:
         return sorted(names)
 
     def disk_usage(self) -> int:
-        """Bytes the store takes on disk."""
-        total = 0
-        for folder, _, names in os.walk(self.git_dir):
-            for name in names:
-                try:
-                    total += os.lstat(os.path.join(folder, name)).st_blocks * 512
-                except OSError:
-                    pass
-        return total
+        """Bytes the store takes on disk, but for what was fetched from remotes (its own
+        repositories, under ``rewind/remotes/``: see :meth:`fetched_usage`)."""
+        return _usage(self.git_dir, skip=os.path.join(self.git_dir, STATE_DIR, "remotes"))
+
+    def fetched_usage(self) -> int:
+        """Bytes what was fetched from remotes takes on disk."""
+        return _usage(os.path.join(self.git_dir, STATE_DIR, "remotes"))
 
     def note(self, name: str, count: int = 1) -> None:
         """Counts ``count`` more of ``name`` in :attr:`noted`."""
@@ -296,3 +323,16 @@ class Store:
         from rewind.store.failure_log import STORE_LOG, log_hook_problem
 
         log_hook_problem(message, self.state_path(STORE_LOG))
+
+
+def _usage(top: str, skip: str = "") -> int:
+    """Bytes the files under ``top`` take on disk, but for those under ``skip``."""
+    total = 0
+    for folder, folders, names in os.walk(top):
+        folders[:] = [name for name in folders if os.path.join(folder, name) != skip]
+        for name in names:
+            try:
+                total += os.lstat(os.path.join(folder, name)).st_blocks * 512
+            except OSError:
+                pass
+    return total

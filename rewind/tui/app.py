@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.timer import Timer
 
 from rewind.history import opening
+from rewind.history.fetched import open_fetched
 from rewind.history.sessions import resolve_session
 from rewind.store.repository import Store
 from rewind.store.root import find_root
@@ -43,10 +44,20 @@ class RewindApp(App[None]):
         Binding("u", "undo", "Undo"),
     ]
 
-    def __init__(self, directory: str, session: str | None = None, watch: bool = True) -> None:
+    def __init__(
+        self,
+        directory: str,
+        session: str | None = None,
+        watch: bool = True,
+        remote: str | None = None,
+    ) -> None:
         super().__init__()
         self.store = open_store(directory)
-        self.session_id = resolve_session(self.store, session)
+        if remote is not None:  # a fetched session: a read-only view of the remote's mirror
+            self.store, self.session_id = open_fetched(self.store, remote, session)
+            watch = False  # it changes only when 'rewind fetch' runs
+        else:
+            self.session_id = resolve_session(self.store, session)
         self.watch_store = watch
         self.watcher: StoreWatcher | None = None
         self.undoable = False

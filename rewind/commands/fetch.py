@@ -1,0 +1,57 @@
+"""``rewind fetch [REMOTE]``: bring the sessions pushed for this project
+(rewind.history.fetched)."""
+
+from __future__ import annotations
+
+import sys
+
+from rewind.commands.json_output import FORMAT, print_json
+from rewind.errors import UserError
+from rewind.history.fetched import FetchReport, fetch
+from rewind.history.opening import open_current_store
+from rewind.store.remotes import list_remotes
+
+
+def run(*, remote_name: str | None, as_json: bool) -> int:
+    store = open_current_store(create=True)
+    remotes = [remote_name] if remote_name else list(list_remotes(store))
+    if not remotes:
+        raise UserError("there is no remote yet; add one with 'rewind remote add NAME URL'.")
+    reports = [(name, fetch(store, name, interactive=sys.stdin.isatty())) for name in remotes]
+    if as_json:
+        print_json(
+            {
+                "format": FORMAT,
+                "remotes": [
+                    {
+                        "remote": name,
+                        "project": report.project,
+                        "machines": report.machines,
+                        "sessions": len(report.sessions),
+                        "updated": len(report.changed_sessions),
+                        "gone": len(report.gone_sessions),
+                    }
+                    for name, report in reports
+                ],
+            }
+        )
+        return 0
+    for name, report in reports:
+        print(_summary(name, report))
+    return 0
+
+
+def _summary(name: str, report: FetchReport) -> str:
+    sessions = len(report.sessions)
+    if not sessions:
+        return (
+            f"{name} has no sessions of this project (id {report.project}) yet; they appear "
+            "once a machine pushes some."
+        )
+    machines = len(report.machines)
+    changed = len(report.changed_sessions)
+    gone = f", {len(report.gone_sessions)} gone" if report.gone_sessions else ""
+    return (
+        f"fetched from {name}: {sessions} session(s) of {machines} machine(s), {changed} new or "
+        f"updated{gone}; 'rewind sessions --remote {name}' lists them."
+    )

@@ -1,0 +1,177 @@
+"""``rewind push [REMOTE]``: send sessions to a git remote (rewind.history.push)."""
+
+from __future__ import annotations
+
+import sys
+
+from rewind.commands.json_output import FORMAT, print_json
+from rewind.commands.render import first_line
+from rewind.errors import UserError
+from rewind.history.backup import note_backup, run_backup
+from rewind.history.opening import open_current_store
+from rewind.history.push import PushPlan, plan_push, private_paths, push, unsent_entries
+from rewind.history.remote_setup import confirm, needs_confirmation
+from rewind.history.sessions import resolve_session
+from rewind.store.remotes import list_remotes
+from rewind.store.repository import Store
+
+
+def run(
+    *,
+    remote_name: str | None,
+    session: str | None,
+    all_sessions: bool,
+    dry_run: bool,
+    yes: bool,
+    as_json: bool,
+    background: bool = False,
+) -> int:
+    store = open_current_store()
+    if background:
+        return run_backup(store)
+    remote = chosen_remote(store, remote_name)
+    sessions = None if all_sessions else [resolve_session(store, session)]
+    plan = plan_push(store, remote, sessions)
+    if dry_run:
+        unsent_entries(store, remote, plan)
+        _print_dry_run(store, plan, as_json)
+        return 0
+    if plan.sessions:
+        _confirm_project_remote(store, plan, yes)
+    try:
+        result = push(store, plan, interactive=sys.stdin.isatty())
+    except UserError as error:
+        if all_sessions and remote == store.config.remote.backup:
+            note_backup(store, remote, str(error))
+        raise
+    if all_sessions and remote == store.config.remote.backup:
+        refused = f"{remote} refused session {result.rejected[0][0]}" if result.rejected else ""
+        note_backup(store, remote, refused)
+    if as_json:
+        print_json(
+            {
+                "format": FORMAT,
+                "remote": plan.remote,
+                "url": plan.url,
+                "project": plan.project,
+                "machine": plan.machine,
+                "pushed": result.sessions,
+                "up_to_date": plan.up_to_date,
+                "rejected": [{"session": s, "why": why} for s, why in result.rejected],
+            }
+        )
+    else:
+        _print_result(plan, result.sessions, result.rejected)
+    return 1 if result.rejected else 0
+
+
+def chosen_remote(store: Store, requested: str | None) -> str:
+    if requested:
+        return requested
+    if store.config.remote.backup:
+        return store.config.remote.backup
+    remotes = list(list_remotes(store))
+    if len(remotes) == 1:
+        return remotes[0]
+    if not remotes:
+        raise UserError("there is no remote yet; add one with 'rewind remote add NAME URL'.")
+    raise UserError(f"name the remote: this project has {', '.join(remotes)}.")
+
+
+def _confirm_project_remote(store: Store, plan: PushPlan, yes: bool) -> None:
+    own = needs_confirmation(store, plan.remote, plan.url)
+    if own is None:
+        return
+    question = (
+        f"{plan.remote} is the project's own remote {own!r} ({plan.url}): everyone who can read "
+        "the code will be able to read these sessions, their prompts and the files they changed."
+    )
+    if not yes:
+        if not sys.stdin.isatty():
+            raise UserError(
+                f"{question[:-1]}; run 'rewind push {plan.remote} --yes' once to confirm."
+            )
+        answer = input(f"{question} Push anyway? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            raise UserError("nothing was pushed.")
+    confirm(store, plan.remote)
+
+
+def _print_result(plan: PushPlan, pushed: list[str], rejected: list[tuple[str, str]]) -> None:
+    where = f"{plan.remote} ({plan.url})"
+    if pushed:
+        names = ", ".join(pushed)
+        print(f"pushed {len(pushed)} session(s) to {where}: {names}")
+    for session, why in rejected:
+        print(f"rewind: {plan.remote} refused session {session}: {why}", file=sys.stderr)
+    if plan.up_to_date and not pushed and not rejected:
+        print(f"{where} is up to date.")
+    elif plan.up_to_date:
+        print(f"{len(plan.up_to_date)} session(s) already up to date.")
+    for pending in plan.sessions:
+        if pending.open_turn and pending.head.session_id in pushed:
+            assert pending.head.current is not None
+            print(
+                f"session {pending.head.session_id}: turn {pending.head.current.number} is still "
+                "open and goes with the next push once it ends."
+            )
+
+
+def _print_dry_run(store: Store, plan: PushPlan, as_json: bool) -> None:
+    private = private_paths(store, plan)
+    if as_json:
+        print_json(
+            {
+                "format": FORMAT,
+                "remote": plan.remote,
+                "url": plan.url,
+                "project": plan.project,
+                "machine": plan.machine,
+                "sessions": [
+                    {
+                        "session": p.head.session_id,
+                        "open_turn_held": p.open_turn,
+                        "labels": sorted(p.labels),
+                        "entries": [
+                            {
+                                "number": entry.number,
+                                "id": entry.id,
+                                "kind": entry.kind,
+                                "prompt": entry.prompt,
+                                "files": [
+                                    {
+                                        "path": store.root.display(change.path),
+                                        "shared": change.path not in private,
+                                        "why_not": private.get(change.path),
+                                    }
+                                    for change in entry.files
+                                ],
+                            }
+                            for entry, _ in p.entries
+                        ],
+                    }
+                    for p in plan.sessions
+                ],
+                "up_to_date": plan.up_to_date,
+            }
+        )
+        return
+    print(
+        f"would push to {plan.remote} ({plan.url}) as machine {plan.machine} of project "
+        f"{plan.project}:"
+    )
+    if not plan.sessions:
+        print("  nothing: the remote is up to date.")
+    for pending in plan.sessions:
+        count = len(pending.entries)
+        print(f"session {pending.head.session_id}: {count} entr{'y' if count == 1 else 'ies'}")
+        for entry, _ in pending.entries:
+            print(f"  {entry.kind} {entry.number}  {first_line(entry.prompt, 60)}")
+            for change in entry.files:
+                shown = store.root.display(change.path)
+                why = private.get(change.path)
+                print(f"      {shown}" + (f"  (not shared: {why})" if why else ""))
+        if pending.open_turn:
+            print("  (the open turn is not sent until it ends)")
+    if plan.up_to_date:
+        print(f"already up to date: {', '.join(plan.up_to_date)}")

@@ -1,0 +1,287 @@
+"""What a session looks like once it leaves the machine: its entries, with private contents
+held back.
+
+Pushing sends file contents off the machine, including what the shell quicksave saved (an
+``rm .env`` records ``.env``). The contents of a file whose path is **private** never leave:
+
+- a path git ignores in the project (``git check-ignore``), unless ``[remote] share_ignored``;
+- a path that matches ``[remote] exclude`` or the built-in list (``.env``, keys,
+  credentials: rewind.store.config.DEFAULT_REMOTE_EXCLUDE);
+- a path outside the project root (``extra_roots``): it names this machine's folders.
+
+Such a file still travels, with each state that had content as ``{"kind": "not-shared"}``, so
+that the history stays whole: the reader sees that the turn touched ``.env``, not what it held.
+
+An entry with nothing private is sent as it is (the same commit: nothing is rewritten or
+stored twice). One with a private file is **exported**: a commit with the same message, author
+and time, whose ``turn.json`` and tree hold the states shared, on the export of its parent; so
+is every entry after it, and every entry of a history that retention cut (the cut commit
+becomes a root, since its parent is gone). Exports are deterministic and kept in
+``<store>/rewind/exported`` (one ``local exported`` line per commit considered), so each
+commit is looked at once, and the next push walks only what was recorded since.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+
+from rewind.errors import StoreError
+from rewind.history.commits import RECORD_NAME
+from rewind.history.filestate import ABSENT, NOT_SHARED
+from rewind.store.digest import sha1_hex
+from rewind.store.fastjson import dumps, load_object
+from rewind.store.objects import MODE_TREE, decode_commit, encode_tree
+from rewind.store.repository import Store
+
+EXPORT_MAP = "exported"
+_CUT = ":cut"  # the key of a commit that is a cut point: its export has no parent
+
+
+class SharingPolicy:
+    """Which paths' contents stay on this machine (see the module's doc)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.patterns = store.config.remote.exclude
+        self.share_ignored = store.config.remote.share_ignored
+
+    def private(self, paths: set[bytes]) -> dict[bytes, str]:
+        """The private ones among ``paths``, each with why."""
+        found: dict[bytes, str] = {}
+        for path in paths:
+            if path.startswith(b"/"):
+                found[path] = "outside the project"
+                continue
+            pattern = self._matching_pattern(os.fsdecode(path))
+            if pattern is not None:
+                found[path] = f"matches {pattern}"
+        if not self.share_ignored:
+            for path in ignored_by_git(self.store.root.path, sorted(paths - set(found))):
+                found[path] = "ignored by git"
+        return found
+
+    def _matching_pattern(self, path: str) -> str | None:
+        parts = path.split("/")
+        for pattern in self.patterns:
+            bare = pattern.strip("/")
+            if "/" in bare:
+                if fnmatch.fnmatchcase(path, bare) or fnmatch.fnmatchcase(path, bare + "/*"):
+                    return pattern
+            elif any(fnmatch.fnmatchcase(part, bare) for part in parts):
+                return pattern
+        return None
+
+
+def ignored_by_git(root: bytes, paths: list[bytes]) -> set[bytes]:
+    """The paths git ignores in the repository at ``root`` (none outside a repository).
+    Tracked files are never ignored; asked read-only."""
+    if not paths or not os.path.lexists(os.path.join(root, b".git")):
+        return set()
+    checked = _check_ignore(root, paths)
+    return {path for path in checked.split(b"\0") if path}
+
+
+def _check_ignore(root: bytes, paths: list[bytes]) -> bytes:
+    import subprocess
+
+    from rewind.store.git_program import git_environment
+
+    try:
+        completed = subprocess.run(
+            ["git", "-C", os.fsdecode(root), "check-ignore", "-z", "--stdin"],
+            input=b"\0".join(paths) + b"\0",
+            capture_output=True,
+            env=git_environment(False),
+            timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        completed = None
+    if completed is None or completed.returncode not in (0, 1):
+        # Unknown, so every path counts as ignored: holding back too much is the safe side.
+        return b"\0".join(paths)
+    return completed.stdout
+
+
+class Exporter:
+    """Turns local commits into the commits that are sent (see the module's doc)."""
+
+    def __init__(self, store: Store, policy: SharingPolicy) -> None:
+        self.store = store
+        self.policy = policy
+        self.path = store.state_path(EXPORT_MAP)
+        self.cuts = store.reader.cut_points()
+        self.signature = "cuts " + sha1_hex(",".join(sorted(self.cuts)).encode())
+        self.known = _load_map(self.path, self.signature)
+        self.added: list[tuple[str, str]] = []
+        self.private_paths: dict[bytes, str] = {}
+
+    def export(self, tip: str) -> str:
+        """The commit that stands for ``tip`` on a remote, written if need be."""
+        cuts = self.cuts
+        chain: list[tuple[str, str, str | None, bytes]] = []  # commit, tree, parent, raw
+        commit: str | None = tip
+        while commit is not None and not self._usable(_key(commit, cuts)):
+            raw = self.store.reader.read(commit, b"commit")
+            tree, parent = decode_commit(raw)
+            chain.append((commit, tree, parent, raw))
+            commit = None if commit in cuts else parent
+        base = self.known[_key(commit, cuts)] if commit is not None else None
+        records = [self._record(tree) for _, tree, _, _ in reversed(chain)]
+        paths = {_path(f) for _, record in records for f in _files(record)}
+        unknown = paths - set(self.private_paths)
+        if unknown:
+            decided = self.policy.private(unknown)
+            self.private_paths.update(decided)
+            self.private_paths.update((path, "") for path in unknown - set(decided))
+        for (commit_id, _, parent, raw), (entries, record) in zip(
+            reversed(chain), records, strict=True
+        ):
+            is_cut = commit_id in cuts
+            exported = self._export_one(commit_id, raw, parent, is_cut, base, entries, record)
+            self.known[_key(commit_id, cuts)] = exported
+            self.added.append((_key(commit_id, cuts), exported))
+            base = exported
+        return self.known[_key(tip, cuts)]
+
+    def _usable(self, key: str) -> bool:
+        """Whether the map knows the export of ``key``, and it is still in the store."""
+        exported = self.known.get(key)
+        if exported is None:
+            return False
+        try:
+            self.store.reader.read(exported, b"commit")
+        except StoreError:
+            del self.known[key]
+            return False
+        return True
+
+    def is_private(self, path: bytes) -> bool:
+        return bool(self.private_paths.get(path))
+
+    def save(self) -> None:
+        """Appends what this exporter worked out to the map, once a push made the exports
+        reachable (a cache: losing it costs time). The map starts again when retention cut
+        a history since it was written: exports made before the cut would keep what it
+        dropped."""
+        if not self.added:
+            return
+        fresh = not _has_signature(self.path, self.signature)
+        with open(self.path, "w" if fresh else "a", encoding="ascii") as handle:
+            if fresh:
+                handle.write(self.signature + "\n")
+            handle.write("".join(f"{key} {exported}\n" for key, exported in self.added))
+        self.added = []
+
+    def _record(self, tree: str) -> tuple[list[tuple[bytes, int, str]], dict[str, object]]:
+        entries = self.store.reader.read_tree(tree)
+        for name, _, oid in entries:
+            if name == RECORD_NAME:
+                try:
+                    return entries, load_object(self.store.reader.read_blob(oid).decode())
+                except (ValueError, UnicodeDecodeError, RecursionError):
+                    break
+        return entries, {}  # a damaged entry travels as it is: the reader sees it damaged
+
+    def _export_one(
+        self,
+        commit: str,
+        raw: bytes,
+        parent: str | None,
+        is_cut: bool,
+        base: str | None,
+        entries: list[tuple[bytes, int, str]],
+        record: dict[str, object],
+    ) -> str:
+        private = [
+            index
+            for index, change in enumerate(_files(record))
+            if self.private_paths.get(_path(change))
+        ]
+        wanted_parent = None if is_cut else parent
+        if not private and base == wanted_parent:
+            return commit  # sent as it is
+        tree = self._shared_tree(entries, record, private) if private else _tree_line(raw)
+        return self.store.writer.write(b"commit", _with_tree_and_parent(raw, tree, base))
+
+    def _shared_tree(
+        self,
+        entries: list[tuple[bytes, int, str]],
+        record: dict[str, object],
+        private: list[int],
+    ) -> str:
+        files = _files(record)
+        held_back: set[bytes] = set()
+        for index in private:
+            change = files[index]
+            for side in ("before", "after"):
+                state = change.get(side)
+                if isinstance(state, dict) and state.get("kind") != ABSENT:
+                    change[side] = {"kind": NOT_SHARED}
+                    held_back.add(f"{index}.{side}".encode())
+        writer = self.store.writer
+        kept: list[tuple[bytes, int, str]] = []
+        for name, mode, oid in entries:
+            if name == RECORD_NAME:
+                kept.append((name, mode, writer.write_blob(dumps(record).encode())))
+            elif name == b"files" and mode == MODE_TREE:
+                stored = [e for e in self.store.reader.read_tree(oid) if e[0] not in held_back]
+                if stored:
+                    kept.append((name, mode, writer.write(b"tree", encode_tree(stored))))
+            else:
+                kept.append((name, mode, oid))
+        return writer.write(b"tree", encode_tree(kept))
+
+
+def _files(record: dict[str, object]) -> list[dict[str, object]]:
+    files = record.get("files")
+    if not isinstance(files, list):
+        return []
+    return [f for f in files if isinstance(f, dict) and isinstance(f.get("path"), str)]
+
+
+def _path(change: dict[str, object]) -> bytes:
+    path = change["path"]
+    assert isinstance(path, str)  # _files keeps only those
+    return os.fsencode(path)
+
+
+def _key(commit: str, cuts: frozenset[str]) -> str:
+    return commit + _CUT if commit in cuts else commit
+
+
+def _has_signature(path: str, signature: str) -> bool:
+    try:
+        with open(path, encoding="ascii", errors="replace") as handle:
+            return handle.readline().strip() == signature
+    except FileNotFoundError:
+        return False
+
+
+def _load_map(path: str, signature: str) -> dict[str, str]:
+    known: dict[str, str] = {}
+    try:
+        with open(path, encoding="ascii", errors="replace") as handle:
+            if handle.readline().strip() != signature:
+                return {}
+            for line in handle:
+                key, _, exported = line.strip().partition(" ")
+                if len(exported) == 40 and len(key) >= 40:
+                    known[key] = exported
+    except FileNotFoundError:
+        pass
+    return known
+
+
+def _tree_line(raw: bytes) -> str:
+    return decode_commit(raw)[0]
+
+
+def _with_tree_and_parent(raw: bytes, tree: str, parent: str | None) -> bytes:
+    """The commit ``raw`` with another tree and parent; author, time and message kept."""
+    header, _, message = raw.partition(b"\n\n")
+    lines = [b"tree " + tree.encode()]
+    if parent is not None:
+        lines.append(b"parent " + parent.encode())
+    lines += [line for line in header.split(b"\n") if not line.startswith((b"tree ", b"parent "))]
+    return b"\n".join(lines) + b"\n\n" + message

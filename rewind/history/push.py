@@ -1,0 +1,280 @@
+"""Sending sessions to a remote with git's own transport (``git push``).
+
+On the remote, this machine's sessions of this project are refs under
+``refs/rewind/<project id>/<machine id>/`` (rewind.history.identity): ``sessions/<session>``
+(its newest closed entry) and ``labels/<session>/<label>``, so that they never collide with the
+remote's branches or tags, and one remote holds several projects and several machines. Only
+closed entries are sent: the open turn's commit is replaced as it goes, and its records are in
+its journal, not in a commit, until it ends. What is sent is each entry as exported
+(rewind.history.export: private contents held back); git sends only the objects the remote
+does not have, so a push after one more turn sends that turn.
+
+What was pushed is kept as refs, ``refs/rewind/pushed/<remote>/``, and in
+``<store>/rewind/pushed/<remote>.json`` (which local tip each session's push stands for): a
+session whose tip and labels are what was last pushed is not sent again.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from rewind.errors import UserError
+from rewind.history.entry import Entry
+from rewind.history.export import Exporter, SharingPolicy
+from rewind.history.identity import machine_id, project_id
+from rewind.history.session import SessionHead, labels_folder, load_head, ref_leaf
+from rewind.history.sessions import list_sessions, read_entries_with_commits
+from rewind.store.atomic import write_text_atomically
+from rewind.store.fastjson import dumps, load_object
+from rewind.store.git_program import run_git
+from rewind.store.remotes import (
+    PUSHED_REF_PREFIX,
+    REMOTE_NAMESPACE,
+    push_state_path,
+    remote_url,
+)
+from rewind.store.repository import Store
+
+# Refspecs per git process: command lines stay far below every system's limit.
+REFSPECS_PER_PUSH = 500
+
+
+class SessionPush:
+    """One session as a push would send it."""
+
+    __slots__ = ("entries", "head", "labels", "leaf", "open_turn", "sent_labels", "tip")
+
+    def __init__(self, head: SessionHead, tip: str, open_turn: bool) -> None:
+        self.head = head
+        self.leaf = ref_leaf(head.session_id)
+        self.tip = tip  # the newest closed entry's commit
+        self.open_turn = open_turn  # the newest entry is an open turn, which is not sent
+        self.labels: dict[str, str] = {}  # label -> the commit it labels
+        self.sent_labels: dict[str, str] = {}  # what the last push sent (label -> export)
+        self.entries: list[tuple[Entry, str]] = []  # entries not sent yet, with their commits
+
+
+class PushPlan:
+    __slots__ = ("machine", "project", "remote", "sessions", "up_to_date", "url")
+
+    def __init__(self, remote: str, url: str, project: str, machine: str) -> None:
+        self.remote = remote
+        self.url = url
+        self.project = project
+        self.machine = machine
+        self.sessions: list[SessionPush] = []  # what has something to send
+        self.up_to_date: list[str] = []  # sessions already on the remote as they are
+
+    @property
+    def namespace(self) -> str:
+        return f"{REMOTE_NAMESPACE}{self.project}/{self.machine}/"
+
+
+def plan_push(store: Store, remote: str, sessions: list[str] | None) -> PushPlan:
+    """What pushing ``sessions`` (None: every session) to ``remote`` would send."""
+    plan = PushPlan(remote, remote_url(store, remote), project_id(store), machine_id())
+    state = load_state(store, remote)
+    if sessions is None:
+        heads = [summary.head for summary in list_sessions(store)]
+    else:
+        heads = [_existing(store, session_id) for session_id in sessions]
+    for head in heads:
+        current = head.current
+        if current is None or head.tip is None:
+            continue
+        open_turn = current.is_open
+        tip = head.parent if open_turn else head.tip
+        if tip is None:
+            continue  # only an open turn so far: nothing closed to send
+        pending = SessionPush(head, tip, open_turn)
+        prefix = labels_folder(store, head.session_id)
+        for ref in store.ref_names(prefix):
+            commit = store.read_ref(ref)
+            if commit:
+                pending.labels[ref[len(prefix) :]] = commit
+        sent = state.get(pending.leaf, {})
+        sent_labels = sent.get("labels", {})
+        pending.sent_labels = sent_labels if isinstance(sent_labels, dict) else {}
+        if sent.get("local") == tip and sent.get("local_labels", {}) == pending.labels:
+            plan.up_to_date.append(head.session_id)
+            continue
+        plan.sessions.append(pending)
+    return plan
+
+
+def _existing(store: Store, session_id: str) -> SessionHead:
+    head = load_head(store, session_id)
+    if head.current is None:
+        raise UserError(f"there is no session {session_id!r}; 'rewind sessions' lists them.")
+    return head
+
+
+def unsent_entries(store: Store, remote: str, plan: PushPlan) -> None:
+    """Fills each session's :attr:`SessionPush.entries` with the closed entries the remote
+    does not have yet (for ``push --dry-run``)."""
+    state = load_state(store, remote)
+    for pending in plan.sessions:
+        pairs = read_entries_with_commits(store, pending.head)
+        if pending.open_turn:
+            pairs = pairs[:-1]
+        last_sent = state.get(pending.leaf, {}).get("local")
+        commits = [commit for _, commit in pairs]
+        start = commits.index(last_sent) + 1 if last_sent in commits else 0
+        pending.entries = pairs[start:]
+
+
+def private_paths(store: Store, plan: PushPlan) -> dict[bytes, str]:
+    """The paths of the unsent entries whose contents stay here, each with why."""
+    paths = {change.path for p in plan.sessions for entry, _ in p.entries for change in entry.files}
+    return SharingPolicy(store).private(paths)
+
+
+class PushResult:
+    __slots__ = ("entries", "rejected", "sessions")
+
+    def __init__(self) -> None:
+        self.sessions: list[str] = []  # sent
+        self.rejected: list[tuple[str, str]] = []  # session, why
+        self.entries = 0
+
+
+def push(store: Store, plan: PushPlan, interactive: bool = False) -> PushResult:
+    """Sends the plan's sessions; what the remote refused is in the result, not raised."""
+    result = PushResult()
+    if not plan.sessions:
+        return result
+    exporter = Exporter(store, SharingPolicy(store))
+    refspecs: list[tuple[SessionPush, str, str, str]] = []  # session, what, source, remote ref
+    exported_labels: dict[str, dict[str, str]] = {}
+    exported_tips: dict[str, str] = {}
+    for pending in plan.sessions:
+        exported = exporter.export(pending.tip)
+        exported_tips[pending.leaf] = exported
+        target = f"{plan.namespace}sessions/{pending.leaf}"
+        refspecs.append((pending, "session", exported, target))
+        labels: dict[str, str] = {}
+        for name, commit in pending.labels.items():
+            labels[name] = exporter.export(commit)
+            refspecs.append((pending, "label", labels[name], _label_ref(plan, pending, name)))
+        for name in pending.sent_labels:
+            if name not in labels:  # removed here since it was pushed
+                refspecs.append((pending, "label", "", _label_ref(plan, pending, name)))
+        exported_labels[pending.leaf] = labels
+    refused = _run_push(store, plan, refspecs, interactive)
+    exporter.save()  # after the push: what it names is reachable from the refs written below
+    state = load_state(store, plan.remote)
+    for pending in plan.sessions:
+        why = refused.get(pending.leaf)
+        if why is not None:
+            result.rejected.append((pending.head.session_id, why))
+            continue
+        labels = exported_labels[pending.leaf]
+        _remember(store, plan, pending, exported_tips[pending.leaf], labels)
+        state[pending.leaf] = {
+            "session": pending.head.session_id,
+            "local": pending.tip,
+            "local_labels": pending.labels,
+            "labels": labels,
+        }
+        result.sessions.append(pending.head.session_id)
+    save_state(store, plan.remote, state)
+    return result
+
+
+def _label_ref(plan: PushPlan, pending: SessionPush, name: str) -> str:
+    return f"{plan.namespace}labels/{pending.leaf}/{name}"
+
+
+def _run_push(
+    store: Store,
+    plan: PushPlan,
+    refspecs: list[tuple[SessionPush, str, str, str]],
+    interactive: bool,
+) -> dict[str, str]:
+    """Runs ``git push``; returns the sessions (by ref leaf) the remote refused, with why."""
+    refused: dict[str, str] = {}
+    by_target = {target: pending for pending, _, _, target in refspecs}
+    for start in range(0, len(refspecs), REFSPECS_PER_PUSH):
+        chunk = refspecs[start : start + REFSPECS_PER_PUSH]
+        specs = [
+            f"+{source}:{target}" if source else f":{target}" for _, _, source, target in chunk
+        ]
+        completed = run_git(
+            store.git_dir,
+            "push",
+            "--porcelain",
+            "--no-verify",
+            "--quiet",
+            plan.remote,
+            *specs,
+            what=f"pushing to {plan.remote}",
+            interactive=interactive,
+            check=False,
+        )
+        results = _porcelain(completed.stdout)
+        if completed.returncode != 0 and not results:
+            from rewind.store.git_program import GitFailed, last_error_line
+
+            raise GitFailed(
+                f"pushing to {plan.remote} ({plan.url}) failed: {last_error_line(completed.stderr)}"
+            )
+        for target, (flag, summary) in results.items():
+            pending = by_target.get(target)
+            if pending is not None and flag == "!":
+                refused[pending.leaf] = summary
+        for _, _, _, target in chunk:
+            if target not in results and completed.returncode != 0:
+                refused.setdefault(by_target[target].leaf, "the remote did not answer for it")
+    return refused
+
+
+def _porcelain(output: bytes) -> dict[str, tuple[str, str]]:
+    """``git push --porcelain``: ``<flag>\\t<from>:<to>\\t<summary>`` per ref."""
+    found: dict[str, tuple[str, str]] = {}
+    for line in output.decode("utf-8", "replace").splitlines():
+        fields = line.split("\t")
+        if len(fields) >= 3 and len(fields[0]) == 1:
+            target = fields[1].rpartition(":")[2]
+            found[target] = (fields[0], fields[2])
+    return found
+
+
+def _remember(
+    store: Store, plan: PushPlan, pending: SessionPush, exported: str, labels: dict[str, str]
+) -> None:
+    """Keeps what was sent as refs of the store (gc keeps what they reach)."""
+    base = f"{PUSHED_REF_PREFIX}{plan.remote}/"
+    store.write_ref(f"{base}sessions/{pending.leaf}", exported)
+    folder = f"{base}labels/{pending.leaf}/"
+    for ref in store.ref_names(folder):
+        if ref[len(folder) :] not in labels:
+            store.delete_ref(ref)
+    for name, commit in labels.items():
+        store.write_ref(folder + name, commit)
+
+
+def load_state(store: Store, remote: str) -> dict[str, dict[str, object]]:
+    """What the last pushes to ``remote`` sent, by session ref leaf."""
+    try:
+        with open(push_state_path(store, remote), encoding="utf-8") as handle:
+            sessions = load_object(handle.read()).get("sessions", {})
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return (
+        {k: v for k, v in sessions.items() if isinstance(v, dict)}
+        if isinstance(sessions, dict)
+        else {}
+    )
+
+
+def save_state(store: Store, remote: str, sessions: dict[str, dict[str, object]]) -> None:
+    path = push_state_path(store, remote)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_text_atomically(path, dumps({"format": 1, "pushed": time.time(), "sessions": sessions}))
+
+
+def pushed_tip(store: Store, remote: str, session_id: str) -> str | None:
+    """The local tip the last push of the session to ``remote`` stood for."""
+    local = load_state(store, remote).get(ref_leaf(session_id), {}).get("local")
+    return local if isinstance(local, str) else None

@@ -1,0 +1,68 @@
+"""Asking for an automatic backup push: ``[remote] backup`` (rewind.history.backup).
+
+On the hook path, once per closed entry: a touch, a lock test and, when no backup pusher runs,
+starting one detached (``rewind push --background``). It never waits for the remote.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+
+from rewind.store.repository import Store
+
+BACKUP_LOCK = "backup.lock"  # held by the one pusher at work
+BACKUP_REQUESTED = "backup.requested"  # its time: when the last entry closed
+BACKUP_STATE = "backup.json"  # what the last attempts did (rewind.history.backup)
+
+
+def request_backup(store: Store) -> None:
+    """Notes that an entry closed and, unless a pusher is at work (it will see the note),
+    starts one. Never raises: a backup that cannot even be asked for is logged."""
+    if not store.config.remote.backup or store.read_only:
+        return
+    try:
+        _touch(store.state_path(BACKUP_REQUESTED))
+        if pusher_running(store):
+            return
+        _start_pusher(store)
+    except OSError as error:
+        store.log_problem(f"the backup push could not be started: {error}")
+
+
+def pusher_running(store: Store) -> bool:
+    fd = os.open(store.state_path(BACKUP_LOCK), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _start_pusher(store: Store) -> None:
+    import subprocess
+    import sys
+
+    subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "rewind",
+            "-C",
+            os.fsdecode(store.root.path),
+            "push",
+            "--background",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def _touch(path: str) -> None:
+    with open(path, "a"):
+        pass
+    os.utime(path)
