@@ -533,6 +533,7 @@ record). Before anything was recorded it exits 0 and what needs a store is `null
     "free": 84790038528
   },
   "last_gc": {"time": "2026-11-30T00:54:25Z", "size_before": 90112, "size_after": 45056},
+  "backup": null,
   "session": "demo",
   "turn": {"turn": 2, "id": "6a226acb471a", "kind": "turn", "open": false, "files": 1},
   "watcher": null,
@@ -549,7 +550,11 @@ record). Before anything was recorded it exits 0 and what needs a store is `null
 ```
 
 `store.size` is the estimate the text shows, in bytes (`null` without a store); `store.free` the
-bytes free on its disk (`null` if unknown); `last_gc` is `null` before the first gc; `session`
+bytes free on its disk (`null` if unknown); `last_gc` is `null` before the first gc; `backup` is
+`null` unless `[remote] backup` names a remote, else `{"remote", "last_success", "last_attempt",
+"failures", "error", "pending_since"}` (times ISO 8601 UTC or `null`; `error` is the last
+failure's sentence while pushes fail, the text shows it as a `backup:` line,
+[docs/remote.md](remote.md#automatic-backup)); `session`
 and `turn` (the session's newest entry) are `null` when there is none; `watcher` is
 `{"pid": N, "session": ID or null}` while `rewind watch` runs for the project; `problems` holds
 the `problem:` lines' sentences; `logs` the store's log first, then the other logs that exist,
@@ -767,7 +772,9 @@ most a few MiB. `rewind status` shows an estimate of the size instantly.
     "packed": 2210,
     "loose_removed": 2318,
     "retention_dropped": {"sessions": 0, "entries": 0, "bytes": 0}
-  }
+  },
+  "backup": null,
+  "fetched_bytes": 0
 }
 ```
 
@@ -776,7 +783,9 @@ and 7 days up to now (`from`); `complete` is false when the log no longer holds 
 of that span; `p50_ms` and `p95_ms` are null without calls. `restores.since` is the time of the
 oldest restore event kept (null before the first). `last_gc` is null before the first gc;
 `retention_dropped` counts the sessions retention cut, the entries it dropped and the bytes of
-content only those entries held (an estimate); it is null in a record that does not say. A project whose store cannot be read (with `--all`: its `rewind/project.json` does
+content only those entries held (an estimate); it is null in a record that does not say.
+`backup` is as in `rewind status --json`; `fetched_bytes` is what the sessions fetched from
+remotes take on disk (not counted in `bytes.on_disk`). A project whose store cannot be read (with `--all`: its `rewind/project.json` does
 not name the root the store is for, or its `rewind.toml` is broken) has `problem` set to why,
 and null for every figure; `unreadable_sessions` counts session refs that do not hold a commit id (`rewind check`
 names them), whose entries are not counted.

@@ -34,6 +34,7 @@ STATUS_KEYS = {
     "project",
     "store",
     "last_gc",
+    "backup",
     "session",
     "turn",
     "watcher",

@@ -323,7 +323,10 @@ def test_json_shape(project: Path) -> None:
         "hooks",
         "restores",
         "last_gc",
+        "backup",
+        "fetched_bytes",
     ]
+    assert figures["backup"] is None and figures["fetched_bytes"] == 0
     assert figures["project"] == os.path.realpath(project)
     assert figures["store"] == str(store_dir(project))
     assert figures["problem"] is None and figures["last_gc"] is None

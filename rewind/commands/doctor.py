@@ -59,6 +59,7 @@ def _diagnose(context: Context, report: Report) -> int:
     access = _check_storage(store_dir, report)
     _check_path(report)
     _check_config(context.project, store_dir, report)
+    _check_backup(context.project, store_dir, report)
     _report_recent_problems(store_dir, report)
     active = []
     for target in targets().values():
@@ -139,6 +140,39 @@ def _check_config(project: str, store_dir: str, report: Report) -> None:
         report.add("fail", "rewind", "config", str(error))
         return
     report.add("ok", "rewind", "config", f"{found[0]}: read")
+
+
+def _check_backup(project: str, store_dir: str, report: Report) -> None:
+    """Whether ``[remote] backup`` names a remote that answers, and how the last pushes went."""
+    try:
+        remote = load_config(os.fsencode(project), store_dir).remote.backup
+    except UserError:
+        return  # the config check says why
+    if not remote:
+        return
+    from rewind.history.backup import backup_state
+    from rewind.history.opening import open_store
+    from rewind.history.remote_setup import check_reachable
+    from rewind.store.remotes import remote_url
+
+    try:
+        store = open_store(os.fsencode(project), create=True)
+        url = remote_url(store, remote)
+        check_reachable(store, remote)
+    except (UserError, OSError) as error:
+        report.add("fail", "rewind", "backup", f"the backup remote does not answer: {error}")
+        return
+    state = backup_state(store)
+    if state is not None and state.error:
+        report.add(
+            "warn",
+            "rewind",
+            "backup",
+            f"{remote} answers now, but the last {state.failures} backup(s) failed: "
+            f"{state.error.rstrip('.')}; 'rewind push --all' pushes what waits.",
+        )
+        return
+    report.add("ok", "rewind", "backup", f"{remote} ({url}) answers")
 
 
 def _report_recent_problems(store_dir: str, report: Report) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import time
 
+from rewind.commands.backup_text import backup_json, backup_line
 from rewind.commands.stats_text import print_projects
 from rewind.errors import UserError
 from rewind.history.opening import open_current_store, open_store
@@ -39,7 +40,10 @@ class ProjectFigures:
     missing when its store could not be read."""
 
     __slots__ = (
+        "backup",
+        "backup_line",
         "day",
+        "fetched",
         "last_gc",
         "on_disk",
         "problem",
@@ -60,6 +64,9 @@ class ProjectFigures:
         self.week: HookWindow | None = None
         self.restores: RestoreCounts | None = None
         self.last_gc: GcRecord | None = None
+        self.backup: dict[str, object] | None = None  # [remote] backup's state, when set
+        self.backup_line: str | None = None
+        self.fetched = 0  # bytes what was fetched from remotes takes
 
 
 def run(*, as_json: bool, all_projects: bool) -> int:
@@ -100,6 +107,9 @@ def project_figures(store: Store, now: float | None = None) -> ProjectFigures:
     figures.week = HookWindow(calls, now - WEEK)
     figures.restores = restore_counts(store)
     figures.last_gc = read_gc_record(store.state_path(STATS_DIR, GC_RECORD))
+    figures.backup = backup_json(store)
+    figures.backup_line = backup_line(store)
+    figures.fetched = store.fetched_usage()
     return figures
 
 
@@ -126,6 +136,8 @@ def figures_json(figures: ProjectFigures) -> dict[str, object]:
         else None,
         "restores": _restores_json(figures.restores) if figures.restores else None,
         "last_gc": _gc_json(figures.last_gc) if figures.last_gc else None,
+        "backup": figures.backup,
+        "fetched_bytes": figures.fetched,
     }
 
 

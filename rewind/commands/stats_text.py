@@ -70,6 +70,10 @@ def project_lines(figures: ProjectFigures) -> list[str]:
     if figures.restores is not None:
         lines.append(_row("restores", _restores(figures.restores)))
     lines.append(_row("last gc", _gc(figures.last_gc)))
+    if figures.backup_line is not None:
+        lines.append(_row("backup", figures.backup_line))
+    if figures.fetched:
+        lines.append(_row("fetched", f"{human_size(figures.fetched)} from remotes"))
     if figures.day is not None and figures.week is not None:
         lines += _hook_lines(figures.day, figures.week)
     return lines

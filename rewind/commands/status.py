@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 
+from rewind.commands.backup_text import backup_line
 from rewind.commands.render import local_time
 from rewind.errors import UserError
 from rewind.history.opening import open_store
@@ -62,6 +63,9 @@ def _print_store(store_dir: str, store: Store | None, storage: StorageCheck) -> 
         size = human_size(estimated_size(store.git_dir, last_gc))
         print(f"store:    {store.git_dir}  (about {size}{free})")
         print(f"last gc:  {_last_gc(last_gc)}")
+        backup = backup_line(store)
+        if backup is not None:
+            print(f"backup:   {backup}")
     elif os.path.exists(os.path.join(store_dir, "HEAD")):
         print(f"store:    {store_dir}")
     elif storage.problem:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from rewind.commands.backup_text import backup_json
 from rewind.commands.json_output import FORMAT, print_json
 from rewind.history.session import load_head, recent_session
 from rewind.history.summary import iso_time
@@ -31,6 +32,7 @@ def print_status_json(
                 "free": storage.free,
             },
             "last_gc": _last_gc(store),
+            "backup": backup_json(store) if store is not None else None,
             **_session(store),
             "watcher": _watcher(store),
             "interrupted_restore": store is not None and os.path.exists(store.state_path(JOURNAL)),

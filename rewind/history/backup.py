@@ -7,9 +7,9 @@ Hooks only ask (rewind.store.backup_trigger); the push runs in one detached proc
 2. it pushes every session (rewind.history.push: only what the remote lacks is sent);
 3. if an entry closed meanwhile (``backup.requested`` is newer than its start), it goes again;
 4. a failure (remote down, no network, a refusal) is written to ``backup.json`` and the store's
-   log, and retried after 10 s, 30 s, 1, 2 and 5 min; then it gives up until the next closed
-   entry or a ``rewind push``. Nothing is lost meanwhile: every push sends whatever the remote
-   lacks, however many turns that is.
+   log, and retried after 10 s, 30 s, 1, 2 and 5 min, or as soon as another entry closes; then
+   it gives up until the next closed entry or a ``rewind push``. Nothing is lost meanwhile:
+   every push sends whatever the remote lacks, however many turns that is.
 
 ``rewind status`` and ``rewind stats`` show ``backup.json``; ``rewind doctor`` checks that the
 remote answers.
@@ -91,6 +91,8 @@ def run_backup(store: Store) -> int:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return 0
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)  # who is pushing, for people (and tests)
         _push_until_done(store, remote)
     finally:
         os.close(fd)
@@ -109,8 +111,17 @@ def _push_until_done(store: Store, remote: str) -> None:
             continue
         if attempt >= len(RETRY_AFTER):
             return  # the next closed entry, or 'rewind push', tries again
-        time.sleep(RETRY_AFTER[attempt])
+        _wait_to_retry(store, RETRY_AFTER[attempt], started)
         attempt += 1
+
+
+def _wait_to_retry(store: Store, seconds: float, started: float) -> None:
+    """Sleeps ``seconds``, or less: an entry closing meanwhile is a reason to try at once."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(min(0.5, max(0.0, deadline - time.monotonic())))
+        if _requested_since(store, started + BATCH_SECONDS):
+            return
 
 
 def _requested_since(store: Store, started: float) -> bool:

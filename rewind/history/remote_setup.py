@@ -96,3 +96,16 @@ def needs_confirmation(store: Store, name: str, url: str) -> str | None:
 
 def confirm(store: Store, name: str) -> None:
     set_setting(store, name, CONFIRMED, "true")
+
+
+def check_reachable(store: Store, name: str, timeout: float = 30.0) -> None:
+    """Raises :class:`GitFailed` unless the remote answers (``git ls-remote``, which lists
+    nothing: it asks for a ref no one has)."""
+    run_git(
+        store.git_dir,
+        "ls-remote",
+        name,
+        "refs/rewind/-/none",
+        what=f"reaching {name}",
+        timeout=timeout,
+    )
