@@ -76,7 +76,8 @@ def plan_push(store: Store, remote: str, sessions: list[str] | None) -> PushPlan
     plan = PushPlan(remote, remote_url(store, remote), project_id(store), machine_id())
     state = load_state(store, remote)
     if sessions is None:
-        heads = [summary.head for summary in list_sessions(store)]
+        # A session whose ref is damaged is left out ('rewind check' names it); the rest go.
+        heads = [summary.head for summary in list_sessions(store, damaged=[])]
     else:
         heads = [_existing(store, session_id) for session_id in sessions]
     for head in heads:
