@@ -190,6 +190,15 @@ def remote_refs(bare: Path) -> dict[str, str]:
     return dict(line.split(" ", 1) for line in listed.splitlines())  # type: ignore[misc]
 
 
+def every_object(bare: Path) -> bytes:
+    """The contents of every object in the repository ``bare``, one after the other."""
+    return subprocess.run(
+        ["git", "--git-dir", str(bare), "cat-file", "--batch-all-objects", "--batch"],
+        capture_output=True,
+        check=True,
+    ).stdout
+
+
 def session_ref(machine: str) -> str:
     return f"refs/rewind/{PROJECT_ID}/{machine}/sessions/{SESSION}"
 
@@ -256,6 +265,8 @@ class TestTheRecipe:
         pushed = cloud.rewind("push", "review", "--all", cwd=clone)
         assert pushed.startswith(f"pushed 1 session(s) to review ({url}): {SESSION}")
         assert session_ref("ci-4711") in remote_refs(sessions_remote)
+        assert SECRET.encode() not in every_object(sessions_remote)
+        assert CALC_WITH_MUL.encode() in every_object(sessions_remote)
         shutil.rmtree(cloud.folder)  # the job is over: its HOME, store and clone are gone
 
         reviewer, review_clone = reviewer_checkout(tmp_path, upstream)
@@ -276,8 +287,7 @@ class TestTheRecipe:
         second = reviewer.rewind("show", "--remote", "review", "2", cwd=review_clone)
         assert second.splitlines()[0].endswith("Drop the notes and keep the API key in .env")
         assert "-ideas: mul, div" in second  # notes.txt, deleted by the shell command
-        assert ".env" in second
-        assert "sk-do-not-push" not in second  # the built-in exclusions held its content back
+        assert ".env: not-shared" in second  # the built-in exclusions held its content back
         shown = json.loads(
             reviewer.rewind("show", "--remote", "review", "2", "--json", cwd=review_clone)
         )
@@ -302,6 +312,35 @@ class TestTheRecipe:
 
         asyncio.run(review())
         assert snapshot(review_clone) == work_tree  # reading never touched the work tree
+
+    def test_a_turn_the_killed_agent_left_open_is_closed_by_the_ci_step(
+        self, tmp_path: Path, upstream: Path, sessions_remote: Path
+    ) -> None:
+        cloud = Machine(tmp_path / "cloud", name="ci-9")
+        clone = cloud_checkout(cloud.folder, upstream)
+        cloud.rewind("install", "claude-code", "--user", cwd=clone)
+        cloud.rewind("remote", "add", "review", str(sessions_remote), cwd=clone)
+        hooks = ClaudeCodeHooks(cloud.home / ".claude" / "settings.json", clone, cloud)
+        agent = ClaudeCode(clone, SESSION)
+        hooks.send(agent.session_start())
+        hooks.send(agent.prompt("Add a mul function"))
+        hooks.tool_call(
+            agent.edit("calc.py", CALC, CALC_WITH_MUL),
+            lambda: write(clone / "calc.py", CALC_WITH_MUL),
+        )
+        # The job's timeout killed the agent here: no Stop, no SessionEnd.
+        held = cloud.rewind("push", "review", "--all", cwd=clone)
+        assert "turn 1 is still open" in held
+        cloud.rewind("end", cwd=clone)  # the CI step closes it, as SessionEnd would have
+        cloud.rewind("push", "review", "--all", cwd=clone)
+        shutil.rmtree(cloud.folder)
+
+        reviewer, review_clone = reviewer_checkout(tmp_path, upstream)
+        reviewer.rewind("remote", "add", "review", str(sessions_remote), cwd=review_clone)
+        reviewer.rewind("fetch", "review", cwd=review_clone)
+        shown = reviewer.rewind("show", "--remote", "review", "1", cwd=review_clone)
+        assert shown.splitlines()[0].endswith("Add a mul function")
+        assert "+def mul(a, b):" in shown
 
     def test_backup_pushes_each_closed_turn_without_a_final_step(
         self, tmp_path: Path, upstream: Path, sessions_remote: Path
@@ -329,8 +368,9 @@ class TestTheRecipe:
             assert time.monotonic() < deadline, "the background pusher pushed nothing"
             time.sleep(0.2)
         wait_for_pusher(cloud.env["REWIND_HOME"])
-        status = cloud.rewind("status", cwd=clone)
-        assert "backup" in status and "failed" not in status
+        (state,) = Path(cloud.env["REWIND_HOME"]).glob("stores/*/rewind/backup.json")
+        outcome = json.loads(state.read_text())
+        assert (outcome["remote"], outcome["failures"], outcome["error"]) == ("review", 0, None)
         shutil.rmtree(cloud.folder)
 
         reviewer, review_clone = reviewer_checkout(tmp_path, upstream)
