@@ -92,9 +92,7 @@ class ClaudeCodeHooks:
             found += [hook["command"] for hook in group["hooks"] if hook["type"] == "command"]
         return found
 
-    def tool_call(
-        self, call: tuple[Payload | None, Payload], change: Callable[[], object]
-    ) -> None:
+    def tool_call(self, call: tuple[Payload | None, Payload], change: Callable[[], object]) -> None:
         """A tool call: its PreToolUse, the change it makes to the files, its PostToolUse."""
         before, after = call
         assert before is not None
@@ -187,7 +185,7 @@ def remote_refs(bare: Path) -> dict[str, str]:
         text=True,
         check=True,
     ).stdout
-    return dict(line.split(" ", 1) for line in listed.splitlines())  # type: ignore[misc]
+    return dict(line.split(" ", 1) for line in listed.splitlines())
 
 
 def every_object(bare: Path) -> bytes:
