@@ -128,6 +128,11 @@ class ClaudeCode:
     def end(self) -> Payload:
         return {**self._common("Stop"), "stop_hook_active": False}
 
+    def session_end(self, reason: str = "other") -> Payload:
+        """Claude Code's SessionEnd: the session's fields and ``reason`` (one of "clear",
+        "logout", "prompt_input_exit", "other")."""
+        return {**self._common("SessionEnd"), "reason": reason}
+
 
 class Codex:
     """Codex CLI 0.171.0, as its embedded hook schemas say (``additionalProperties: false``):

@@ -108,13 +108,15 @@ def _print_result(plan: PushPlan, pushed: list[str], rejected: list[tuple[str, s
         print(f"{where} is up to date.")
     elif plan.up_to_date:
         print(f"{len(plan.up_to_date)} session(s) already up to date.")
-    for pending in plan.sessions:
-        if pending.open_turn and pending.head.session_id in pushed:
-            assert pending.head.current is not None
-            print(
-                f"session {pending.head.session_id}: turn {pending.head.current.number} is still "
-                "open and goes with the next push once it ends."
-            )
+    elif not pushed and not rejected and not plan.held_open:
+        print(f"nothing to push to {where}: no session has a closed entry yet.")
+    held = [p.head for p in plan.sessions if p.open_turn and p.head.session_id in pushed]
+    for head in held + plan.held_open:
+        assert head.current is not None
+        print(
+            f"session {head.session_id}: turn {head.current.number} is still open and goes "
+            "with the next push once it ends."
+        )
 
 
 def _print_dry_run(store: Store, plan: PushPlan, as_json: bool) -> None:
@@ -161,7 +163,10 @@ def _print_dry_run(store: Store, plan: PushPlan, as_json: bool) -> None:
         f"{plan.project}:"
     )
     if not plan.sessions:
-        print("  nothing: the remote is up to date.")
+        print("  nothing: the remote is up to date." if plan.up_to_date else "  nothing.")
+    for head in plan.held_open:
+        assert head.current is not None
+        print(f"session {head.session_id}: turn {head.current.number} is still open, not sent")
     for pending in plan.sessions:
         count = len(pending.entries)
         print(f"session {pending.head.session_id}: {count} entr{'y' if count == 1 else 'ies'}")

@@ -56,7 +56,7 @@ class SessionPush:
 
 
 class PushPlan:
-    __slots__ = ("machine", "project", "remote", "sessions", "up_to_date", "url")
+    __slots__ = ("held_open", "machine", "project", "remote", "sessions", "up_to_date", "url")
 
     def __init__(self, remote: str, url: str, project: str, machine: str) -> None:
         self.remote = remote
@@ -65,6 +65,7 @@ class PushPlan:
         self.machine = machine
         self.sessions: list[SessionPush] = []  # what has something to send
         self.up_to_date: list[str] = []  # sessions already on the remote as they are
+        self.held_open: list[SessionHead] = []  # sessions with nothing but an open turn
 
     @property
     def namespace(self) -> str:
@@ -87,7 +88,8 @@ def plan_push(store: Store, remote: str, sessions: list[str] | None) -> PushPlan
         open_turn = current.is_open
         tip = head.parent if open_turn else head.tip
         if tip is None:
-            continue  # only an open turn so far: nothing closed to send
+            plan.held_open.append(head)  # only an open turn so far: nothing closed to send
+            continue
         pending = SessionPush(head, tip, open_turn)
         prefix = labels_folder(store, head.session_id)
         for ref in store.ref_names(prefix):
