@@ -14,9 +14,12 @@ transport alone, so the ratio says what rewind adds on top of it.
 
 Incremental push: one more turn, then ``rewind push --all`` to each remote the full runs
 filled, interleaved with the reference's ``git push`` of the same refs to the repositories it
-filled. The remotes are set to unpack what they receive (``receive.unpackLimit``), so that
-``git count-objects -v`` counts the objects a push added: it must be exactly the new turn's
-objects (``git rev-list --objects NEW ^OLD`` in the store), with no pack, for both.
+filled. Both are traced (``GIT_TRACE2_EVENT``: ``pack-objects`` says how many objects it
+wrote), and the remotes unpack what they receive (``receive.unpackLimit``), so that ``git
+count-objects -v`` counts the objects a push added. rewind's push must send exactly what git's
+sends, ``git rev-list --objects NEW ^OLD`` (the new turn's objects, and the file's content
+before the turn when an earlier turn recorded it: git knows only that the remote has the old
+tip), and add to the remote exactly the objects the new tip reaches and the old one does not.
 
 Then, in a clone of the project with another ``REWIND_HOME`` (a second machine): ``rewind
 fetch`` of the session and the first ``rewind log --remote`` on it (after a ``rewind remote
@@ -24,7 +27,8 @@ remove`` and ``add``, which drop what was fetched), against ``git fetch`` of the
 an empty bare repository; figures only.
 
 Targets: full push at most 2x the plain git push (medians); the incremental push sends exactly
-the new turn's objects and takes at most 1.5x the plain incremental git push.
+the new turn's objects (no object of the history beyond what git's own push sends) and takes at
+most 1.5x the plain incremental git push.
 """
 
 from __future__ import annotations
