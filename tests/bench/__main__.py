@@ -15,6 +15,7 @@ from tests.bench import (
     history_length,
     hook_startup,
     quicksave_git,
+    remote_push,
     restore_1000,
     store_size,
     track_startup,
@@ -42,6 +43,7 @@ BENCHMARKS = {
     gc_growth.NAME: gc_growth,
     agent_hooks.NAME: agent_hooks,
     blame_long.NAME: blame_long,
+    remote_push.NAME: remote_push,
 }
 
 
