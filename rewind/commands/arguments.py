@@ -59,10 +59,23 @@ def _json(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
-def _install_target(parser: argparse.ArgumentParser, verb: str) -> None:
-    from rewind.installers import targets
+# What 'rewind install' takes, in the order rewind.installers.targets() gives them: named here so
+# that building the parser, which every command but the hooks does, does not import every
+# installer (tests/cli_test.py keeps the two equal).
+INSTALL_TARGETS = (
+    "claude-code",
+    "codex",
+    "gemini",
+    "cursor",
+    "copilot",
+    "cline",
+    "git-hook",
+    "windsurf",
+)
 
-    names = list(targets())
+
+def _install_target(parser: argparse.ArgumentParser, verb: str) -> None:
+    names = list(INSTALL_TARGETS)
     parser.add_argument("agent", metavar="AGENT", choices=names, help=", ".join(names))
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
