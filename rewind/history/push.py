@@ -19,12 +19,13 @@ from __future__ import annotations
 import os
 import time
 
-from rewind.errors import UserError
+from rewind.errors import StoreError, UserError
+from rewind.history import commits
 from rewind.history.entry import Entry
 from rewind.history.export import Exporter, SharingPolicy
 from rewind.history.identity import machine_id, project_id
-from rewind.history.session import SessionHead, labels_folder, load_head, ref_leaf
-from rewind.history.sessions import list_sessions, read_entries_with_commits
+from rewind.history.session import SessionHead, load_head, ref_leaf
+from rewind.history.sessions import read_entries_with_commits
 from rewind.store.atomic import write_text_atomically
 from rewind.store.fastjson import dumps, load_object
 from rewind.store.git_program import run_git
@@ -34,7 +35,7 @@ from rewind.store.remotes import (
     push_state_path,
     remote_url,
 )
-from rewind.store.repository import Store
+from rewind.store.repository import DamagedRef, Store
 
 # Refspecs per git process: command lines stay far below every system's limit.
 REFSPECS_PER_PUSH = 500
@@ -77,8 +78,7 @@ def plan_push(store: Store, remote: str, sessions: list[str] | None) -> PushPlan
     plan = PushPlan(remote, remote_url(store, remote), project_id(store), machine_id())
     state = load_state(store, remote)
     if sessions is None:
-        # A session whose ref is damaged is left out ('rewind check' names it); the rest go.
-        heads = [summary.head for summary in list_sessions(store, damaged=[])]
+        heads = _changed_sessions(store, state, plan)
     else:
         heads = [_existing(store, session_id) for session_id in sessions]
     for head in heads:
@@ -91,11 +91,7 @@ def plan_push(store: Store, remote: str, sessions: list[str] | None) -> PushPlan
             plan.held_open.append(head)  # only an open turn so far: nothing closed to send
             continue
         pending = SessionPush(head, tip, open_turn)
-        prefix = labels_folder(store, head.session_id)
-        for ref in store.ref_names(prefix):
-            commit = store.read_ref(ref)
-            if commit:
-                pending.labels[ref[len(prefix) :]] = commit
+        pending.labels = _labels(store, pending.leaf)
         sent = state.get(pending.leaf, {})
         sent_labels = sent.get("labels", {})
         pending.sent_labels = sent_labels if isinstance(sent_labels, dict) else {}
@@ -104,6 +100,54 @@ def plan_push(store: Store, remote: str, sessions: list[str] | None) -> PushPlan
             continue
         plan.sessions.append(pending)
     return plan
+
+
+def _changed_sessions(
+    store: Store, state: dict[str, dict[str, object]], plan: PushPlan
+) -> list[SessionHead]:
+    """The sessions whose ref or labels moved since they were last pushed; the others go to
+    ``plan.up_to_date`` at the cost of reading their refs (a backup after each turn must not
+    read every session of a store that has many). A damaged ref is left out: 'rewind check'
+    names it."""
+    heads = []
+    for ref in store.ref_names(store.sessions_prefix):
+        try:
+            tip = store.read_ref(ref)
+        except DamagedRef:
+            continue
+        if tip is None:
+            continue
+        leaf = ref[len(store.sessions_prefix) :]
+        sent = state.get(leaf, {})
+        session = sent.get("session")
+        if sent.get("ref") == tip and sent.get("local_labels", {}) == _labels(store, leaf):
+            plan.up_to_date.append(session if isinstance(session, str) else leaf)
+            continue
+        if not isinstance(session, str):
+            session = leaf if not leaf.startswith("x-") else _session_in(store, tip, leaf)
+        head = load_head(store, session)
+        if head.current is not None:
+            heads.append(head)
+    return heads
+
+
+def _session_in(store: Store, tip: str, leaf: str) -> str:
+    """The id of the session a hashed ref leaf stands for, read from its newest entry."""
+    try:
+        return commits.read_entry(store, tip)[0].session
+    except StoreError:
+        return leaf
+
+
+def _labels(store: Store, leaf: str) -> dict[str, str]:
+    """The session's labels ('rewind label'), each with the commit it labels."""
+    prefix = f"{store.labels_prefix}{leaf}/"
+    found = {}
+    for ref in store.ref_names(prefix):
+        commit = store.read_ref(ref)
+        if commit:
+            found[ref[len(prefix) :]] = commit
+    return found
 
 
 def _existing(store: Store, session_id: str) -> SessionHead:
@@ -176,6 +220,7 @@ def push(store: Store, plan: PushPlan, interactive: bool = False) -> PushResult:
         _remember(store, plan, pending, exported_tips[pending.leaf], labels)
         state[pending.leaf] = {
             "session": pending.head.session_id,
+            "ref": pending.head.tip,  # the session's ref then: unchanged, it needs no push
             "local": pending.tip,
             "local_labels": pending.labels,
             "labels": labels,
