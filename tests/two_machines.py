@@ -36,7 +36,7 @@ class Machine:
         found: list[dict[str, Any]] = json.loads(self.ok("log", "--json", *args).stdout)
         return found
 
-    def turn(self, session: str, prompt: str, paths: list[str], edit: Callable[[], None]) -> None:
+    def turn(self, session: str, prompt: str, paths: list[str], edit: Callable[[], object]) -> None:
         """One turn of ``session`` that changes ``paths`` with ``edit``."""
         self.ok("begin", "--session", session, "--prompt", prompt)
         self.ok("track", "--session", session, *paths)
