@@ -394,6 +394,49 @@ recorded as an `undo` entry, so it can be undone in turn. Conflicts, `--force`, 
 `"kind": "undo"` and the restore or undo it reverses as `target`) work as for `restore`. Turns
 are not undone by `undo`: use `rewind restore TURN` for them.
 """,
+    "apply": """\
+Brings the changes TURN (or the turns TURN to TURN2, inclusive) of SESSION made into this work
+tree: a session of this project, or with `--remote NAME` a fetched one (`MACHINE/SESSION`, or
+`SESSION` when one machine has it). Each file is a three-way merge against what that session
+recorded: the base is its state before the first of the turns that touched it, theirs its
+state after the last one, ours the file here. Ours equal to the base: theirs is written
+(content, mode, symlink, or a deletion; folders are made). Ours equal to theirs: nothing to do
+(`already`). Both changed: a text file is merged line by line when the changes do not touch the
+same lines or the lines next to them (`merge`); otherwise, and for binary files and symlinks
+changed on both sides, it is a `conflict`. A state whose content the session does not hold
+(`not-shared`: private on the machine that pushed it; `too-large`, `unknown`...), a content
+that is not what was recorded (size, fingerprint) or larger than `max_file_size`, and a file
+that is a folder here or below a symlinked folder are `refused`, with why.
+
+All or nothing by default: if any file conflicts or is refused, nothing is written and the
+error names them (`use --path to apply the others, or --skip-conflicts`). `--skip-conflicts`
+applies the rest, lists the others on stderr and exits 2. `--path P` (repeatable) applies only
+those files. A file rewind recorded here and that changed since is refused unless `--force`,
+as for `restore`. `--dry-run` prints the plan, one line per file (`write`, `merge`, `already`,
+`conflict`, `refused`, with why); with `--json`: `{"format": 1, "kind": "apply", "from",
+"remote", "session", "first": {"turn", "id"}, "last": {...}, "into", "counts": {"write",
+"merge", "already-applied", "conflict", "refused"}, "files": [{"path", "outcome", "reason",
+"changed_outside", "base", "theirs", "now", "result"}]}` (states as in `log --json`).
+
+The apply is recorded as a `restore` entry of a local session (`--into ID`; default
+`$REWIND_SESSION`, else the most recent one, else a new one) whose prompt says what was applied
+(`apply turn 3 of backup:laptop-3fa2b1/s1`): the files' contents before and after are in the
+local store, so `rewind undo` gives the work tree back exactly, and the store lock, the atomic
+writes and the recovery of an interrupted write are a restore's. Paths in a fetched session are
+checked before anything is done: one that is absolute, holds `..`, an empty component, a NUL or
+a `.git` component, or lies below another path the session writes as a file or symlink,
+refuses the whole command ([docs/remote.md](remote.md#applying-a-fetched-turn)).
+""",
+    "extract": """\
+Writes every file TURN touched (of the session, or with `--remote NAME` of a fetched one) into
+DIR, which must not exist yet or be an empty folder: as the turn left them (`--after`, the
+default) or as they were before it (`--before`). Contents are checked against the size and
+fingerprint recorded; permission bits are kept (never set-user-id); symlinks are written as
+symlinks and never followed. Paths that did not exist then are listed as `absent`, not written;
+states without content (`not-shared`, `too-large`...) are listed as `skipped` with why, and the
+exit code is then 2. `--path P` (repeatable) writes only those files. Nothing is ever written
+outside DIR: the paths are checked as `apply` checks them. The work tree is not touched.
+""",
     "label": """\
 Names an entry after the fact, printing `labelled KIND N (ENTRY-ID) NAME`; `--remove` takes the
 name off again. `rewind log` shows the labels in brackets and `log --json` in `labels`, after

@@ -294,6 +294,71 @@ def build_parser() -> argparse.ArgumentParser:
     _confirm(undo)
     _json(undo, "the plan (with --dry-run only)")
 
+    apply = commands.add_parser(
+        "apply",
+        help="bring the changes some turns of another session (a fetched one too) made into "
+        "this work tree, merged with it; 'rewind undo' takes them back",
+    )
+    apply.add_argument(
+        "--remote",
+        metavar="NAME",
+        help="SESSION is fetched from remote NAME ('rewind fetch NAME'): MACHINE/SESSION, or "
+        "SESSION when one machine has it",
+    )
+    apply.add_argument("source_session", metavar="SESSION", help="the session to apply from")
+    apply.add_argument(
+        "turns",
+        metavar="TURN[..TURN2]",
+        type=_turn,
+        help="the turn (number or id), or the turns TURN to TURN2 (inclusive), to apply",
+    )
+    apply.add_argument(
+        "--path",
+        dest="paths",
+        action="append",
+        metavar="P",
+        help="apply only this file (repeatable)",
+    )
+    apply.add_argument(
+        "--into",
+        metavar="ID",
+        help="the local session that records the apply (default: $REWIND_SESSION, else the "
+        "most recent one, else a new one)",
+    )
+    apply.add_argument(
+        "--skip-conflicts",
+        action="store_true",
+        help="apply the files that can be, leave those that conflict or are refused (exit 2)",
+    )
+    _confirm(apply)
+    _json(apply, "the plan (with --dry-run only)")
+
+    extract = commands.add_parser(
+        "extract",
+        help="write the files a turn touched, as it left them (or found them), into a new "
+        "folder, for inspection",
+    )
+    _session(extract)
+    _remote_session(extract)
+    extract.add_argument("turn", metavar="TURN", type=_turn, help="turn number or id")
+    extract.add_argument("folder", metavar="DIR", help="where to write them: a new or empty folder")
+    side = extract.add_mutually_exclusive_group()
+    side.add_argument(
+        "--after",
+        action="store_true",
+        help="the files as the turn left them (the default)",
+    )
+    side.add_argument(
+        "--before", action="store_true", help="the files as they were before the turn"
+    )
+    extract.add_argument(
+        "--path",
+        dest="paths",
+        action="append",
+        metavar="P",
+        help="only this file (repeatable)",
+    )
+
     label = commands.add_parser(
         "label", help="name an entry after the fact; a labelled entry is kept by 'rewind gc'"
     )

@@ -1,0 +1,206 @@
+"""``rewind apply [--remote NAME] SESSION TURN[..TURN2]``: another session's changes, merged
+into this work tree and recorded so that ``rewind undo`` takes them back
+(rewind.history.apply)."""
+
+from __future__ import annotations
+
+import sys
+
+from rewind.commands.json_output import FORMAT, print_json, refuse_json_without_dry_run
+from rewind.commands.render import paint, use_colour
+from rewind.errors import ConflictError, ExitCode, UserError
+from rewind.history.apply import (
+    ALREADY,
+    CONFLICT,
+    MERGE,
+    REFUSED,
+    WRITE,
+    ApplyPlan,
+    Source,
+    fetched_name,
+    plan_apply,
+    turn_range,
+)
+from rewind.history.fetched import open_fetched
+from rewind.history.opening import open_current_store
+from rewind.history.recording import closed_head
+from rewind.history.restore import apply_plan
+from rewind.history.session import load_head, require_existing
+from rewind.history.sessions import resolve_session
+from rewind.history.summary import path_json
+from rewind.store.repository import Store
+
+_WORDS = {
+    WRITE: "write   ",
+    MERGE: "merge   ",
+    ALREADY: "already ",
+    CONFLICT: "conflict",
+    REFUSED: "refused ",
+}
+
+
+def run(
+    *,
+    source_session: str,
+    turns: str,
+    remote: str | None = None,
+    paths: list[str] | None = None,
+    into: str | None = None,
+    skip_conflicts: bool = False,
+    dry_run: bool = False,
+    force: bool = False,
+    yes: bool = False,
+    as_json: bool = False,
+    list_all: bool = False,
+) -> int:
+    refuse_json_without_dry_run(as_json, dry_run, "apply SESSION TURN")
+    store = open_current_store()
+    source = _source(store, remote, source_session)
+    entries = turn_range(source.store, source.head, turns)
+    session = resolve_session(store, into, create=True)
+    if load_head(store, session).current is not None:
+        closed_head(store, session)  # its last changes recorded, for the check against them
+    only = [store.root.stored_name(path) for path in paths] if paths else None
+    on = f"--remote {remote} " if remote is not None else ""
+    hint = f"rewind apply {on}{source_session} {turns} --dry-run"
+    plan = plan_apply(store, session, source, entries, only, hint)
+    if as_json:
+        print_json(_plan_json(store, plan))
+    elif dry_run or list_all or plan.not_applied:
+        print(_plan_text(store, plan, use_colour()))
+    left_out = plan.not_applied
+    if left_out and not skip_conflicts:
+        raise UserError(_refusal(store, plan))
+    plan.skip_not_applied()
+    if plan.conflicts and not force:
+        raise ConflictError(_changed_message(store, plan))
+    if dry_run:
+        return ExitCode.INCOMPLETE if left_out else ExitCode.OK
+    if not plan.changes:
+        print(f"Nothing to apply: {plan.title()} is in the work tree already.")
+        return _left_out(store, plan)
+    if not yes and sys.stdin.isatty() and not _confirmed(len(plan.changes)):
+        print("Nothing was changed.")
+        return ExitCode.USER_ERROR
+    result = apply_plan(store, plan, force=force)
+    for path, error in result.failed:
+        print(f"rewind: could not write {store.root.display(path)}: {error}", file=sys.stderr)
+    if result.entry is not None:
+        done = len(result.entry.files) - len(result.failed)
+        print(
+            paint(
+                f"Applied {done} file(s) of {plan.title()[len('apply ') :]} as "
+                f"{result.entry.kind} {result.entry.number} ({result.entry.id}) of session "
+                f"{session}; 'rewind undo' reverses it.",
+                "green",
+                use_colour(),
+            )
+        )
+    if result.failed:
+        raise UserError(
+            f"{len(result.failed)} file(s) could not be written; the apply will be finished by "
+            "the next rewind command once the cause is fixed (see 'rewind status' for the log)."
+        )
+    return _left_out(store, plan)
+
+
+def _source(store: Store, remote: str | None, requested: str) -> Source:
+    if remote is None:
+        head = require_existing(store, requested)
+        return Source(store, head, f"session {head.session_id}")
+    view, session = open_fetched(store, remote, requested)
+    return Source(
+        view, require_existing(view, session), fetched_name(remote, view, session), remote
+    )
+
+
+def _refusal(store: Store, plan: ApplyPlan) -> str:
+    left_out = plan.not_applied
+    named = ", ".join(
+        f"{store.root.display(item.path)} ({item.outcome}: {item.reason})" for item in left_out[:5]
+    )
+    more = f" and {len(left_out) - 5} more" if len(left_out) > 5 else ""
+    return (
+        f"{len(left_out)} file(s) cannot be applied: {named}{more}; nothing was written: use "
+        "--path to apply the others, or --skip-conflicts."
+    )
+
+
+def _changed_message(store: Store, plan: ApplyPlan) -> str:
+    changed = plan.conflicts
+    names = ", ".join(store.root.display(planned.path) for planned in changed[:5])
+    return (
+        f"{len(changed)} file(s) changed outside rewind since it last recorded them ({names}); "
+        "nothing was written. Review them, then rerun with --force to apply anyway (their "
+        "current content is saved, so 'rewind undo' brings it back)."
+    )
+
+
+def _left_out(store: Store, plan: ApplyPlan) -> int:
+    left_out = plan.not_applied
+    if not left_out:
+        return ExitCode.OK
+    named = "; ".join(
+        f"{store.root.display(item.path)} ({item.outcome}: {item.reason})" for item in left_out
+    )
+    print(f"rewind: {len(left_out)} file(s) were not applied: {named}.", file=sys.stderr)
+    return ExitCode.INCOMPLETE
+
+
+def _plan_text(store: Store, plan: ApplyPlan, colour: bool) -> str:
+    lines = [f"{plan.title()}:"]
+    changed = {planned.path for planned in plan.conflicts}
+    for item in plan.applied:
+        reason = item.reason
+        if item.path in changed:
+            reason = "changed outside rewind since it last recorded it: needs --force"
+        line = f"  {_WORDS[item.outcome]}  {store.root.display(item.path)}"
+        if reason:
+            line += f"  ({reason})"
+        if item.outcome in (CONFLICT, REFUSED) or item.path in changed:
+            line = paint(line, "yellow", colour)
+        lines.append(line)
+    if not plan.applied:
+        lines.append("  nothing to apply: the turns changed no file.")
+    return "\n".join(lines)
+
+
+def _plan_json(store: Store, plan: ApplyPlan) -> dict[str, object]:
+    first, last = plan.entries[0], plan.entries[-1]
+    changed = {planned.path for planned in plan.conflicts}
+    files = []
+    for item in plan.applied:
+        data = path_json(item.path)
+        data.update(
+            outcome=item.outcome,
+            reason=item.reason or None,
+            changed_outside=item.path in changed,
+            base=item.base.to_json() if item.base else None,
+            theirs=item.theirs.to_json() if item.theirs else None,
+            now=item.planned.current.to_json() if item.planned else None,
+            result=item.planned.target.to_json() if item.planned else None,
+        )
+        files.append(data)
+    counts = {outcome: 0 for outcome in _WORDS}
+    for item in plan.applied:
+        counts[item.outcome] += 1
+    return {
+        "format": FORMAT,
+        "kind": "apply",
+        "from": plan.source.name,
+        "remote": plan.source.remote,
+        "session": plan.source.head.session_id,
+        "first": {"turn": first.number, "id": first.id},
+        "last": {"turn": last.number, "id": last.id},
+        "into": plan.session,
+        "counts": counts,
+        "files": files,
+    }
+
+
+def _confirmed(count: int) -> bool:
+    try:
+        answer = input(f"Change these {count} file(s)? [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
