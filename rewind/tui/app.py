@@ -13,12 +13,12 @@ from textual.binding import Binding, BindingType
 from textual.timer import Timer
 
 from rewind.history import opening
-from rewind.history.fetched import open_fetched
 from rewind.history.sessions import resolve_session
 from rewind.store.repository import Store
 from rewind.store.root import find_root
 from rewind.tui.help_screen import HelpScreen, binding_rows
-from rewind.tui.messages import Restored
+from rewind.tui.messages import Restored, SessionChosen
+from rewind.tui.origin import Fetched, Opened, open_remote, refused
 from rewind.tui.store_watcher import StoreWatcher
 from rewind.tui.timeline_screen import TimelineScreen
 
@@ -52,23 +52,44 @@ class RewindApp(App[None]):
         remote: str | None = None,
     ) -> None:
         super().__init__()
-        self.store = open_store(directory)
+        self.local_store = open_store(directory)  # the project's own: the sessions screen lists
         if remote is not None:  # a fetched session: a read-only view of the remote's mirror
-            self.store, self.session_id = open_fetched(self.store, remote, session)
-            watch = False  # it changes only when 'rewind fetch' runs
+            opened = open_remote(self.local_store, remote, session)
         else:
-            self.session_id = resolve_session(self.store, session)
-        self.watch_store = watch
+            opened = Opened(self.local_store, resolve_session(self.local_store, session))
+        # The session on screen: what the rewind menu and 'u' act on (never a fetched one).
+        self.store = opened.store
+        self.session_id = opened.session_id
+        self.fetched: Fetched | None = opened.fetched
+        self.watch_store = watch  # the local store's; a fetched view changes only on 'rewind fetch'
         self.watcher: StoreWatcher | None = None
         self.undoable = False
+        self.undo_session = self.session_id  # where the last restore was recorded: 'u' undoes it
         self._last_escape = 0.0
         self._refresh_timer: Timer | None = None
 
     def on_mount(self) -> None:
-        self.push_screen(TimelineScreen(self.store, self.session_id))
-        if self.watch_store:
-            self.watcher = StoreWatcher(self.store, self)
+        self.push_screen(
+            TimelineScreen(self.store, self.session_id, self.fetched, self.local_store)
+        )
+        self._watch_local()
+
+    def _watch_local(self) -> None:
+        """Starts watching the project's store, once a local session is on screen."""
+        if self.watch_store and self.watcher is None and self.fetched is None:
+            self.watcher = StoreWatcher(self.local_store, self)
             self.watcher.start()
+
+    @on(SessionChosen)
+    def _open_session(self, message: SessionChosen) -> None:
+        """Shows the session chosen in the sessions screen, local or fetched, in place of the
+        timeline on screen."""
+        opened = message.opened
+        self.store, self.session_id, self.fetched = opened.store, opened.session_id, opened.fetched
+        self.refresh_bindings()
+        timeline = TimelineScreen(opened.store, opened.session_id, opened.fetched, self.local_store)
+        self.switch_screen(timeline)
+        self._watch_local()
 
     def on_unmount(self) -> None:
         if self.watcher is not None:
@@ -87,6 +108,8 @@ class RewindApp(App[None]):
         await super().on_event(event)
 
     def open_rewind_menu(self) -> None:
+        if refused(self, self.store):
+            return
         RewindMenu = _optional("rewind.tui.rewind_menu", "RewindMenu")
         if RewindMenu is None:
             self.notify("rewind menu not available", severity="warning")
@@ -103,6 +126,7 @@ class RewindApp(App[None]):
         if outcome is None:
             return
         self.undoable = bool(outcome.undoable)
+        self.undo_session = self.session_id  # restores are recorded in the session on screen
         self.refresh_bindings()
         self.notify(outcome.message + ("  (u: undo)" if hint and self.undoable else ""))
         self.refresh_views()
@@ -113,15 +137,19 @@ class RewindApp(App[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "undo":
-            return True if self.undoable else None  # None: in the footer, dimmed, until a restore
+            # None: in the footer, dimmed, until a restore; on a fetched session 'u' says why
+            # it does nothing.
+            return True if self.undoable or self.store.read_only else None
         return True
 
     def action_undo(self) -> None:
+        if refused(self, self.store):
+            return
         undo_last = _optional("rewind.tui.restore_actions", "undo_last")
         if undo_last is None:
             self.notify("rewind menu not available", severity="warning")
             return
-        outcome = undo_last(self.store, self.session_id)
+        outcome = undo_last(self.local_store, self.undo_session)
         self.undoable = False
         self.refresh_bindings()
         self.notify(outcome.message)

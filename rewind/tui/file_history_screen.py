@@ -30,6 +30,7 @@ from rewind.history.file_history import OUTSIDE, Version, file_versions
 from rewind.history.filestate import ABSENT
 from rewind.store.repository import Store
 from rewind.tui.diff_view import DiffView
+from rewind.tui.origin import NO_BLAME_NOTICE, refused
 from rewind.tui.timeline_data import SOURCE_TAGS, DiffText, diff_text_of
 from rewind.tui.turn_table import KIND_STYLES, fitted, short_number, short_time
 
@@ -374,6 +375,8 @@ class FileHistoryScreen(Screen[None]):
         from rewind.tui.confirm_restore import ConfirmRestore
         from rewind.tui.restore_actions import restore_version, version_plan
 
+        if refused(self.app, self.store):
+            return
         version = self.selected()
         if version is None:
             return
@@ -401,6 +404,8 @@ class FileHistoryScreen(Screen[None]):
         from rewind.tui.hunk_picker import HunkPicker
         from rewind.tui.restore_actions import step_choice
 
+        if refused(self.app, self.store):
+            return
         version = self.selected()
         if version is None:
             return
@@ -431,6 +436,10 @@ class FileHistoryScreen(Screen[None]):
 
     def action_blame(self) -> None:
         from rewind.tui.blame_view import BlameScreen
+
+        if self.store.read_only:
+            self.notify(NO_BLAME_NOTICE, severity="warning")
+            return
 
         def jump(version_id: str | None) -> None:
             if version_id is not None:

@@ -1,4 +1,5 @@
-"""The project's sessions, to jump to one: agent, start, last activity, entries, files."""
+"""The project's sessions, to jump to one: agent, start, last activity, entries, files; then,
+a group per remote, the sessions fetched from it (``remote · machine/session``), read-only."""
 
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from rewind.store.repository import Store
-from rewind.tui.timeline_data import SessionDetails, session_details, session_rows
+from rewind.tui.origin import Fetched, Opened
+from rewind.tui.timeline_data import (
+    SessionDetails,
+    SessionRow,
+    fetched_rows,
+    session_details,
+    session_rows,
+)
 from rewind.tui.turn_table import fitted, short_number, short_time
 
 # (name, width): with the cell padding, 94 columns, inside the dialog's border at 100 wide.
@@ -27,8 +35,8 @@ COLUMNS = (
 )
 
 
-class SessionsScreen(ModalScreen[str | None]):
-    """Answers with the chosen session's id, or None."""
+class SessionsScreen(ModalScreen[Opened | None]):
+    """Answers with the chosen session (local or fetched), or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss_none", "Close")]
 
@@ -39,10 +47,11 @@ class SessionsScreen(ModalScreen[str | None]):
     }
     """
 
-    def __init__(self, store: Store, current: str | None = None) -> None:
+    def __init__(self, store: Store, current: Opened | None = None) -> None:
         super().__init__()
-        self.store = store
+        self.store = store  # the project's own store: its sessions, and its remotes' mirrors
         self.current = current
+        self.choices: dict[str, Opened] = {}  # row key: the session it opens
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -54,38 +63,62 @@ class SessionsScreen(ModalScreen[str | None]):
         # Fixed widths that fit 100 columns; a longer session id or agent ends in an ellipsis.
         for name, width in COLUMNS:
             table.add_column(name, key=name, width=width)
-        rows = session_rows(self.store)
-        for row in rows:
+        for row in session_rows(self.store):
             marker = "* " if row.is_recent else "  "
-            table.add_row(
-                fitted(Text(marker + row.session_id), COLUMNS[0][1]),
-                fitted(Text(row.agent), COLUMNS[1][1]),
-                "…",
-                short_time(row.last_active),
-                short_number(row.entries),
-                "…",
-                key=row.session_id,
-            )
-        ids = [row.session_id for row in rows]
-        if self.current in ids:
-            table.move_cursor(row=ids.index(self.current))
+            self._add(table, Opened(self.store, row.session_id), marker + row.session_id, row)
+        remote = None
+        for fetched in fetched_rows(self.store):
+            if fetched.remote != remote:  # a heading row per remote, which opens nothing
+                remote = fetched.remote
+                heading = Text(f"fetched from {remote} (read-only)", style="bold")
+                table.add_row(heading, *([""] * (len(COLUMNS) - 1)), key=f"remote\0{remote}")
+            origin = Fetched(fetched.remote, fetched.machine)
+            opened = Opened(fetched.view, fetched.row.session_id, origin)
+            shown = f"  {fetched.remote} · {fetched.machine}/{fetched.row.session_id}"
+            self._add(table, opened, shown, fetched.row)
+        keys = list(self.choices)
+        if self.current is not None and _key(self.current) in self.choices:
+            table.move_cursor(row=table.get_row_index(_key(self.current)))
         table.focus()
-        self._fill_details(ids)
+        self._fill_details(keys)
+
+    def _add(self, table: DataTable[object], opened: Opened, shown: str, row: SessionRow) -> None:
+        key = _key(opened)
+        self.choices[key] = opened
+        table.add_row(
+            fitted(Text(shown), COLUMNS[0][1]),
+            fitted(Text(row.agent), COLUMNS[1][1]),
+            "…",
+            short_time(row.last_active),
+            short_number(row.entries),
+            "…",
+            key=key,
+        )
 
     @work(thread=True, exclusive=True)
-    def _fill_details(self, ids: list[str]) -> None:
-        for session_id in ids:
-            details = session_details(self.store, session_id)
-            self.app.call_from_thread(self._show_details, session_id, details)
+    def _fill_details(self, keys: list[str]) -> None:
+        for key in keys:
+            opened = self.choices[key]
+            details = session_details(opened.store, opened.session_id)
+            self.app.call_from_thread(self._show_details, key, details)
 
-    def _show_details(self, session_id: str, details: SessionDetails) -> None:
+    def _show_details(self, key: str, details: SessionDetails) -> None:
         table = self.query_one(DataTable)
-        table.update_cell(session_id, "started", short_time(details.started))
-        table.update_cell(session_id, "files", short_number(details.files))
+        table.update_cell(key, "started", short_time(details.started))
+        table.update_cell(key, "files", short_number(details.files))
 
     @on(DataTable.RowSelected)
     def _chosen(self, event: DataTable.RowSelected) -> None:
-        self.dismiss(event.row_key.value)
+        chosen = self.choices.get(str(event.row_key.value))
+        if chosen is not None:  # not a remote's heading
+            self.dismiss(chosen)
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
+
+
+def _key(opened: Opened) -> str:
+    """A row's key: the session's id, or ``remote NUL machine/session`` for a fetched one."""
+    if opened.fetched is None:
+        return opened.session_id
+    return f"{opened.fetched.remote}\0{opened.fetched.machine}/{opened.session_id}"

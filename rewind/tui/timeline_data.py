@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rewind.history.checkpoint import checkpoint_states
+from rewind.history.checkpoint import checkpoint_states, states_between
 from rewind.history.diffs import (
     NO_PRE_IMAGE,
     PENDING,
@@ -30,6 +30,7 @@ from rewind.history.entry import (
     Entry,
     FileChange,
 )
+from rewind.history.fetched import fetched_sessions
 from rewind.history.filestate import TOO_LARGE, UNREADABLE, FileState
 from rewind.history.index import EntryIndex
 from rewind.history.session import SessionHead, load_head
@@ -123,6 +124,31 @@ def session_rows(store: Store) -> list[SessionRow]:
                 summary.is_recent,
             )
         )
+    return rows
+
+
+@dataclass(frozen=True)
+class FetchedRow:
+    """A session fetched from a remote, for the sessions screen."""
+
+    remote: str
+    machine: str
+    view: Store  # the read-only view it is read through
+    row: SessionRow
+
+
+def fetched_rows(store: Store) -> list[FetchedRow]:
+    """The sessions fetched from every remote of ``store``'s project, by remote (in name
+    order), the most recently active first in each."""
+    found = fetched_sessions(store)
+    rows = []
+    for fetched in sorted(reversed(found), key=lambda fetched: fetched.remote):  # stable
+        head = fetched.summary.head
+        assert head.current is not None
+        with EntryIndex(fetched.view) as index:
+            agent = agent_of(index, head)
+        row = SessionRow(head.session_id, agent, fetched.last_active, head.current.number, False)
+        rows.append(FetchedRow(fetched.remote, fetched.machine, fetched.view, row))
     return rows
 
 
@@ -291,6 +317,13 @@ class SessionHistory:
         shown = self.store.root.display(path)
         if change is None:
             return DiffText(shown, "", "this entry did not touch the file", path)
+        if mode == TO_NOW and self.store.read_only:
+            # A fetched session changed another work tree than this one (as 'rewind diff
+            # --remote'): from the checkpoint to where the session ended.
+            title = f"{shown}: from before {entry.kind} {entry.number} to the session's end"
+            start, end = states_between(self.entries, index, len(self.entries))[path]
+            diff = diff_states(self.store, path, start, end, with_text=True)
+            return diff_text_of(title, start, end, diff)
         if mode == TO_NOW:
             old = checkpoint_states(self.entries, index).get(path, change.before)
             title = f"{shown}: from before {entry.kind} {entry.number} to now"

@@ -18,7 +18,8 @@ from rewind.store.repository import Store
 from rewind.tui.compare import compared_diff, compared_files, span
 from rewind.tui.diff_view import DiffView
 from rewind.tui.file_list import FileList
-from rewind.tui.messages import Restored
+from rewind.tui.messages import Restored, SessionChosen
+from rewind.tui.origin import NO_BLAME_NOTICE, Fetched, Opened, refused
 from rewind.tui.timeline_data import (
     TO_NOW,
     TURN_DIFF,
@@ -33,6 +34,8 @@ if TYPE_CHECKING:  # the restore engine is imported when a restore is asked for,
     from rewind.tui.restore_actions import RestoreOutcome
 
 MODE_NAMES = {TURN_DIFF: "what the turn changed", TO_NOW: "from the checkpoint to now"}
+# A fetched session changed another work tree than this one: its "to now" is where it ended.
+FETCHED_MODE_NAMES = {**MODE_NAMES, TO_NOW: "from the checkpoint to the session's end"}
 
 
 def matches(row: TurnRow, query: str) -> bool:
@@ -59,10 +62,18 @@ class TimelineScreen(Screen[None]):
         Binding("escape", "back", "Back", show=False),
     ]
 
-    def __init__(self, store: Store, session_id: str) -> None:
+    def __init__(
+        self,
+        store: Store,
+        session_id: str,
+        fetched: Fetched | None = None,
+        local: Store | None = None,
+    ) -> None:
         super().__init__()
         self.store = store
         self.session_id = session_id
+        self.fetched = fetched  # where a session read from a remote's mirror was fetched from
+        self.local = local or store  # the project's own store, whose sessions 's' lists
         self.history = SessionHistory(store, session_id)
         self.rows: list[TurnRow] = []
         self.shown: list[TurnRow] = []  # the rows the search lets through, in table order
@@ -120,7 +131,10 @@ class TimelineScreen(Screen[None]):
         agent = self.agent
         # One line: cut with an ellipsis when the terminal is narrower than the title.
         title = Text(no_wrap=True, overflow="ellipsis")
-        title.append(f"session {self.session_id}", style="bold")
+        if self.fetched is not None:
+            title.append(self.fetched.describe(self.session_id), style="bold")
+        else:
+            title.append(f"session {self.session_id}", style="bold")
         if agent:
             title.append(f"  {agent}")
         title.append(f"  {len(entries) + self.history.older} entries", style="dim")
@@ -134,7 +148,8 @@ class TimelineScreen(Screen[None]):
             first, last = self.history.entries[start].number, self.history.entries[stop - 1].number
             title.append(f"  compare {first}..{last}", style="bold magenta")
         else:
-            title.append(f"  diff: {MODE_NAMES[self.diff_mode]}", style="dim")
+            names = MODE_NAMES if self.fetched is None else FETCHED_MODE_NAMES
+            title.append(f"  diff: {names[self.diff_mode]}", style="dim")
         self.query_one("#title", Static).update(title)
 
     def _count_visible(self) -> None:
@@ -327,6 +342,8 @@ class TimelineScreen(Screen[None]):
         from rewind.history.sessions import all_labels
         from rewind.tui.label_dialog import LabelDialog
 
+        if refused(self.app, self.store):
+            return
         index = self._selected_index()
         if index is None:
             return
@@ -350,6 +367,8 @@ class TimelineScreen(Screen[None]):
         from rewind.tui.hunk_picker import HunkPicker
         from rewind.tui.restore_actions import turn_choice
 
+        if refused(self.app, self.store):
+            return
         if self.comparing:
             self.notify("p puts back hunks of one entry: press c to leave the comparison first.")
             return
@@ -373,13 +392,17 @@ class TimelineScreen(Screen[None]):
             self.post_message(self.Restored(outcome))
 
     def action_sessions(self) -> None:
+        """Lists the project's sessions and those fetched from its remotes; the app shows the
+        one chosen in place of this timeline."""
         from rewind.tui.sessions_screen import SessionsScreen
 
-        def chosen(session_id: str | None) -> None:
-            if session_id and session_id != self.session_id:
-                self.app.switch_screen(TimelineScreen(self.store, session_id))
+        def chosen(opened: Opened | None) -> None:
+            shown = (self.fetched, self.session_id)
+            if opened is not None and (opened.fetched, opened.session_id) != shown:
+                self.post_message(SessionChosen(opened))
 
-        self.app.push_screen(SessionsScreen(self.store, self.session_id), chosen)
+        current = Opened(self.store, self.session_id, self.fetched)
+        self.app.push_screen(SessionsScreen(self.local, current), chosen)
 
     # one file's story -----------------------------------------------------------------------
 
@@ -401,6 +424,9 @@ class TimelineScreen(Screen[None]):
         """Opens the blame of the selected file; Enter there opens the line's version."""
         from rewind.tui.blame_view import BlameScreen
 
+        if self.store.read_only:
+            self.notify(NO_BLAME_NOTICE, severity="warning")
+            return
         path = self.query_one(FileList).selected_path()
         if path is None:
             self.notify("Select a file of an entry first, then press b.")
