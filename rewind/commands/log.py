@@ -5,7 +5,7 @@ import sys
 from collections.abc import Iterable
 
 from rewind.commands.json_output import has_session, recorded_store
-from rewind.commands.reading import session_to_read
+from rewind.commands.reading import local_session, session_to_read
 from rewind.commands.render import file_summary, first_line, local_time, paint, use_colour
 from rewind.commands.when import parse_since
 from rewind.errors import UserError
@@ -14,7 +14,7 @@ from rewind.history.index import EntryIndex
 from rewind.history.line_counts import LineCounts
 from rewind.history.opening import open_current_store
 from rewind.history.session import require_existing
-from rewind.history.sessions import all_labels, labels_of, resolve_session
+from rewind.history.sessions import all_labels, labels_of
 from rewind.history.summary import entry_json
 from rewind.store.repository import Store
 from rewind.watch.bursts import describe_unrecorded
@@ -56,7 +56,7 @@ def run(
             title = f"every entry that recorded {store.root.display(name)}"
             only: bytes | None = name
         else:
-            head = require_existing(store, chosen or resolve_session(store, session))
+            head = require_existing(store, chosen or local_session(store, session))
             index.sync(head)
             _warn_damaged(index, head.session_id, index.damaged_numbers(head, -(2**62)))
             current = head.current
