@@ -198,9 +198,10 @@ class Exporter:
             for index, change in enumerate(_files(record))
             if self.private_paths.get(_path(change))
         ]
-        wanted_parent = None if is_cut else parent
-        if not private and base == wanted_parent:
-            return commit  # sent as it is
+        # Sent as it is only when it names the very parent it is sent on: a cut commit still
+        # names the parent retention dropped, so it is rewritten as a root (is_cut: base None).
+        if not private and base == parent:
+            return commit
         tree = self._shared_tree(entries, record, private) if private else _tree_line(raw)
         return self.store.writer.write(b"commit", _with_tree_and_parent(raw, tree, base))
 
