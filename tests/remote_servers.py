@@ -8,6 +8,7 @@ transport exactly as it runs against a hosted remote, not a stand-in.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -18,6 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from tests.conftest import RewindResult, run_rewind
 
 GIT_DAEMON = "/usr/lib/git-core/git-daemon"
 REMOTE_NAME = "remote.git"
@@ -101,7 +104,7 @@ class _GitHttpBackend(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self._cgi()
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base's name
+    def log_message(self, format: str, *args: object) -> None:
         pass  # quiet
 
     def _cgi(self) -> None:
@@ -232,3 +235,76 @@ def served(kind: str, base: Path) -> Iterator[str]:
 
 
 KINDS = ("path", "file", "daemon", "http")
+
+
+class Machine:
+    """One machine: its rewind home, its home and its clone of the project."""
+
+    def __init__(self, root: Path, home: Path, name: str) -> None:
+        self.root = root
+        self.home = home
+        self.name = name
+        self.env = {
+            "HOME": str(home),
+            "REWIND_HOME": str(home / "rewind-home"),
+            "REWIND_MACHINE": name,
+        }
+
+    def run(self, *args: str, cwd: Path | None = None) -> RewindResult:
+        """``rewind ARGS`` here, with no terminal (standard input is empty)."""
+        return run_rewind(*args, cwd=cwd or self.root, env=self.env, input="")
+
+    def ok(self, *args: str) -> str:
+        result = self.run(*args)
+        assert result.returncode == 0, result
+        return result.stdout
+
+    def json(self, *args: str) -> object:
+        return json.loads(self.ok(*args, "--json"))
+
+    def turn(self, session: str, prompt: str, files: dict[str, bytes]) -> None:
+        """One closed turn that writes ``files``."""
+        self.open_turn(session, prompt, files)
+        self.ok("end", "--session", session)
+
+    def open_turn(self, session: str, prompt: str, files: dict[str, bytes]) -> None:
+        self.ok("begin", "--session", session, "--prompt", prompt)
+        self.ok("track", "--session", session, *files)
+        for name, content in files.items():
+            path = self.root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+
+    def store(self) -> Path:
+        """Where this machine keeps the project's store."""
+        from rewind.store.home import store_dir_for
+
+        saved = os.environ.get("REWIND_HOME")
+        os.environ["REWIND_HOME"] = self.env["REWIND_HOME"]
+        try:
+            return Path(store_dir_for(os.fsencode(os.path.realpath(self.root))))
+        finally:
+            if saved is None:
+                del os.environ["REWIND_HOME"]
+            else:
+                os.environ["REWIND_HOME"] = saved
+
+
+def sh(cwd: Path, *command: str) -> str:
+    return subprocess.run(command, cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def new_project(path: Path) -> Path:
+    path.mkdir(parents=True)
+    sh(path, "git", "init", "-q")
+    (path / "README.md").write_text("calc\n")
+    (path / ".gitignore").write_text("*.log\n")
+    sh(path, "git", "add", "-A")
+    sh(path, "git", "commit", "-q", "-m", "first")
+    return path
+
+
+def clone(source: Path, path: Path, *options: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sh(source.parent, "git", "clone", "-q", *options, str(source), str(path))
+    return path

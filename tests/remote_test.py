@@ -8,7 +8,6 @@ searched for what must never reach it.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from collections.abc import Iterator
@@ -16,84 +15,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RewindResult, error_line, run_rewind
-from tests.remote_servers import KINDS, REMOTE_NAME, bare_repository, git, served
+from tests.conftest import error_line
+from tests.remote_servers import (
+    KINDS,
+    REMOTE_NAME,
+    Machine,
+    clone,
+    git,
+    new_project,
+    served,
+    sh,
+)
 
 SECRET_ENV = b"API_KEY=sk-env-0123456789-never-leaves\n"
 SECRET_IGNORED = b"ignored-secret-9876543210-never-leaves\n"
-
-
-class Machine:
-    """One machine: its rewind home, its home and its clone of the project."""
-
-    def __init__(self, root: Path, home: Path, name: str) -> None:
-        self.root = root
-        self.home = home
-        self.name = name
-        self.env = {
-            "HOME": str(home),
-            "REWIND_HOME": str(home / "rewind-home"),
-            "REWIND_MACHINE": name,
-        }
-
-    def run(self, *args: str, cwd: Path | None = None) -> RewindResult:
-        """``rewind ARGS`` here, with no terminal (standard input is empty)."""
-        return run_rewind(*args, cwd=cwd or self.root, env=self.env, input="")
-
-    def ok(self, *args: str) -> str:
-        result = self.run(*args)
-        assert result.returncode == 0, result
-        return result.stdout
-
-    def json(self, *args: str) -> object:
-        return json.loads(self.ok(*args, "--json"))
-
-    def turn(self, session: str, prompt: str, files: dict[str, bytes]) -> None:
-        """One closed turn that writes ``files``."""
-        self.open_turn(session, prompt, files)
-        self.ok("end", "--session", session)
-
-    def open_turn(self, session: str, prompt: str, files: dict[str, bytes]) -> None:
-        self.ok("begin", "--session", session, "--prompt", prompt)
-        self.ok("track", "--session", session, *files)
-        for name, content in files.items():
-            path = self.root / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(content)
-
-    def store(self) -> Path:
-        """Where this machine keeps the project's store."""
-        from rewind.store.home import store_dir_for
-
-        saved = os.environ.get("REWIND_HOME")
-        os.environ["REWIND_HOME"] = self.env["REWIND_HOME"]
-        try:
-            return Path(store_dir_for(os.fsencode(os.path.realpath(self.root))))
-        finally:
-            if saved is None:
-                del os.environ["REWIND_HOME"]
-            else:
-                os.environ["REWIND_HOME"] = saved
-
-
-def sh(cwd: Path, *command: str) -> str:
-    return subprocess.run(command, cwd=cwd, check=True, capture_output=True, text=True).stdout
-
-
-def new_project(path: Path) -> Path:
-    path.mkdir(parents=True)
-    sh(path, "git", "init", "-q")
-    (path / "README.md").write_text("calc\n")
-    (path / ".gitignore").write_text("*.log\n")
-    sh(path, "git", "add", "-A")
-    sh(path, "git", "commit", "-q", "-m", "first")
-    return path
-
-
-def clone(source: Path, path: Path, *options: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    sh(source.parent, "git", "clone", "-q", *options, str(source), str(path))
-    return path
 
 
 @pytest.fixture(params=KINDS)
@@ -137,7 +72,11 @@ def remote_refs(bare: Path) -> dict[str, str]:
 
 def three_turns(a: Machine) -> None:
     a.turn("s1", "add the parser", {"calc.py": b"def parse(text):\n    return text\n"})
-    a.turn("s1", "handle spaces\n\nand more", {"calc.py": b"def parse(text):\n    return text.strip()\n", "notes.md": b"spaces\n"})
+    a.turn(
+        "s1",
+        "handle spaces\n\nand more",
+        {"calc.py": b"def parse(text):\n    return text.strip()\n", "notes.md": b"spaces\n"},
+    )
     a.turn("s1", "drop the notes", {"notes.md": b"gone\n"})
 
 
@@ -367,9 +306,7 @@ def test_the_project_id_is_the_root_commit_on_every_clone_unless_set(
     assert project_of(b) == "calc-7f3a"
 
 
-def test_a_shallow_clone_without_project_id_is_told_to_set_one(
-    tmp_path: Path, a: Machine
-) -> None:
+def test_a_shallow_clone_without_project_id_is_told_to_set_one(tmp_path: Path, a: Machine) -> None:
     sh(a.root, "git", "commit", "-q", "--allow-empty", "-m", "second")
     root = clone(a.root, tmp_path / "ci" / "calc", "--depth", "1", "--no-local")
     ci = Machine(root, tmp_path / "ci-home", "ci")
@@ -472,8 +409,10 @@ def test_a_push_to_an_unreachable_remote_fails_in_one_sentence_and_changes_nothi
 ) -> None:
     from tests.remote_servers import free_port
 
-    url = str(tmp_path / "nowhere.git") if kind == "missing path" else (
-        f"git://127.0.0.1:{free_port()}/remote.git"
+    url = (
+        str(tmp_path / "nowhere.git")
+        if kind == "missing path"
+        else (f"git://127.0.0.1:{free_port()}/remote.git")
     )
     connect(url, a)
     a.turn("s1", "one", {"x.txt": b"1\n"})

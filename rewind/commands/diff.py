@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from rewind.commands.json_output import FORMAT, print_json
-from rewind.commands.reading import session_to_read
+from rewind.commands.reading import print_fetched_safely, session_to_read
 from rewind.commands.render import colour_diff, use_colour
 from rewind.history.checkpoint import states_between
 from rewind.history.diffs import FileDiff, diff_states, diff_to_disk
@@ -22,6 +22,8 @@ def run(
     remote: str | None = None,
 ) -> int:
     store, session_id = session_to_read(session, remote)
+    if remote is not None:
+        print_fetched_safely()
     head = require_existing(store, session_id)
     assert head.current is not None
     newest = head.current.number

@@ -5,7 +5,7 @@ import sys
 from collections.abc import Iterable
 
 from rewind.commands.json_output import has_session, recorded_store
-from rewind.commands.reading import local_session, session_to_read
+from rewind.commands.reading import local_session, print_fetched_safely, session_to_read
 from rewind.commands.render import file_summary, first_line, local_time, paint, use_colour
 from rewind.commands.when import parse_since
 from rewind.errors import UserError
@@ -39,6 +39,7 @@ def run(
         if path is not None:
             raise UserError("--path reads this project's own sessions; leave out --remote.")
         store, chosen = session_to_read(session, remote)
+        print_fetched_safely()
     elif as_json:  # nothing recorded yet is an empty list, not an error
         recorded = recorded_store()
         if recorded is None or (path is None and not has_session(recorded, session)):

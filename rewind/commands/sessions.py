@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from rewind.commands.json_output import print_json, recorded_store
+from rewind.commands.reading import print_fetched_safely
 from rewind.commands.render import local_time
 from rewind.history.fetched import FetchedSession, fetched_sessions
 from rewind.history.index import EntryIndex
@@ -49,6 +50,7 @@ def _session_json(summary: SessionSummary, started: float, files: int) -> dict[s
 
 def _fetched(remote: str | None, as_json: bool) -> int:
     """``rewind sessions --remote [NAME]``: what was fetched, least recently active first."""
+    print_fetched_safely()
     store = recorded_store()
     found = fetched_sessions(store, remote) if store is not None else []
     if as_json:

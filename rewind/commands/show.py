@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from rewind.commands.hunk_text import hunk_json, hunk_text
 from rewind.commands.json_output import FORMAT, print_json
-from rewind.commands.reading import session_to_read
+from rewind.commands.reading import print_fetched_safely, session_to_read
 from rewind.commands.render import colour_diff, first_line, local_time, paint, use_colour
 from rewind.errors import StoreError
 from rewind.history.entry import Entry
@@ -23,6 +23,8 @@ def run(
     remote: str | None = None,
 ) -> int:
     store, session_id = session_to_read(session, remote)
+    if remote is not None:
+        print_fetched_safely()
     head = require_existing(store, session_id)
     entry = find(store, head, turn)
     if entry.is_damaged:

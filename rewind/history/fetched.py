@@ -152,6 +152,7 @@ def _run_fetch(
             "limit ([remote] max_fetch_mb in rewind.toml); raise it if the remote is trusted."
         )
     if process.returncode != 0:
+        _remove_incoming(pack_dir)  # git leaves the pack it refused (an object that failed fsck)
         raise GitFailed(f"fetching from {remote} ({url}) failed: {last_error_line(errors)}")
 
 

@@ -89,7 +89,7 @@ def labels_of(store: Store, session_id: str) -> dict[str, list[str]]:
             continue
         try:
             entry, _ = commits.read_entry(store, commit)
-        except DamagedEntry:
+        except StoreError:  # DamagedEntry, or a label naming no commit (as a remote can)
             continue  # a label on a damaged entry: 'rewind check' reports the entry
         found.setdefault(entry.id, []).append(ref[len(prefix) :])
     return found
@@ -133,6 +133,11 @@ def list_sessions(store: Store, damaged: list[DamagedRef] | None = None) -> list
         except DamagedEntry as damage:  # the session's id is in its ref name, mostly
             entry = damaged_entry(ref.rsplit("/", 1)[1], tip, damage.reason)
             parent = damage.parent
+        except StoreError as error:  # the ref names no commit: a blob, a tree (a remote's)
+            if damaged is None:
+                raise
+            damaged.append(DamagedRef(str(error), ref))
+            continue
         head = SessionHead(entry.session, ref, tip, parent, entry)
         merge_journal(store, head)  # the open turn's records so far
         try:
