@@ -8,6 +8,7 @@ transport exactly as it runs against a hosted remote, not a stand-in.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -156,7 +157,9 @@ class _GitHttpBackend(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        while chunk := backend.stdout.read1(65536):
+        output = backend.stdout
+        assert isinstance(output, io.BufferedReader)  # read1: what is there, as it comes
+        while chunk := output.read1(65536):
             self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
         self.wfile.write(b"0\r\n\r\n")
         writer.join()
@@ -181,8 +184,6 @@ class _GitHttpBackend(BaseHTTPRequestHandler):
 
 
 def _feed(pipe: object, body: Iterator[bytes]) -> None:
-    import io
-
     assert isinstance(pipe, io.BufferedWriter)
     try:
         for chunk in body:
@@ -200,8 +201,9 @@ def _feed(pipe: object, body: Iterator[bytes]) -> None:
 def http_backend(base: Path) -> Iterator[str]:
     """An HTTP server on localhost running ``git http-backend`` for every repository under
     ``base``; the URL of ``base/remote.git``."""
-    handler = type("Handler", (_GitHttpBackend,), {"project_root": str(base)})
-    handler.protocol_version = "HTTP/1.1"
+    handler = type(
+        "Handler", (_GitHttpBackend,), {"project_root": str(base), "protocol_version": "HTTP/1.1"}
+    )
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)

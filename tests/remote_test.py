@@ -216,13 +216,19 @@ def test_an_open_turn_is_not_pushed_until_it_ends(tmp_path: Path, a: Machine, b:
         assert [e["prompt"] for e in pending["entries"]] == ["closed"]
         assert "turn 2 is still open and goes with the next push" in a.ok("push")
         b.ok("fetch")
-        prompts = [e["prompt"] for e in b.json("log", "--remote", "backup")]  # type: ignore[union-attr]
+        prompts = [e["prompt"] for e in log_entries(b)]
         assert prompts == ["closed"]
         a.ok("end", "--session", "s1")
         a.ok("push")
         b.ok("fetch")
-        prompts = [e["prompt"] for e in b.json("log", "--remote", "backup")]  # type: ignore[union-attr]
+        prompts = [e["prompt"] for e in log_entries(b)]
         assert prompts == ["closed", "still going"]
+
+
+def log_entries(machine: Machine) -> list[dict[str, object]]:
+    entries = machine.json("log", "--remote", "backup")
+    assert isinstance(entries, list)
+    return entries
 
 
 def private_turn(a: Machine) -> None:

@@ -82,8 +82,12 @@ def fetch(store: Store, remote: str, interactive: bool = False) -> FetchReport:
     mirror = ensure_mirror(store, remote)
     before = _mirror_refs(mirror)
     limit = store.config.remote.max_fetch_mb * 1024 * 1024
+    packs = _packs(mirror)
     _run_fetch(mirror, url, project, remote, limit, interactive)
     after = _mirror_refs(mirror)
+    if _brought(mirror, packs) > limit:  # done before the growing pack was seen past it
+        _undo(mirror, packs, before, after)
+        raise _too_big(remote, limit)
     for machine in os.listdir(os.path.join(mirror, "rewind", VIEWS_DIR)):
         if not any(ref.startswith(f"{MACHINES_PREFIX}{machine}/") for ref in after):
             shutil.rmtree(os.path.join(mirror, "rewind", VIEWS_DIR, machine), ignore_errors=True)
@@ -147,13 +151,51 @@ def _run_fetch(
         errors += process.stderr.read() or b""
     if too_big:
         _remove_incoming(pack_dir)
-        raise UserError(
-            f"fetching from {remote} was stopped: it brought more than {limit >> 20} MB, the "
-            "limit ([remote] max_fetch_mb in rewind.toml); raise it if the remote is trusted."
-        )
+        raise _too_big(remote, limit)
     if process.returncode != 0:
         _remove_incoming(pack_dir)  # git leaves the pack it refused (an object that failed fsck)
         raise GitFailed(f"fetching from {remote} ({url}) failed: {last_error_line(errors)}")
+
+
+def _too_big(remote: str, limit: int) -> UserError:
+    return UserError(
+        f"fetching from {remote} was stopped: it brought more than {limit >> 20} MB, the "
+        "limit ([remote] max_fetch_mb in rewind.toml); raise it if the remote is trusted."
+    )
+
+
+def _packs(mirror: str) -> set[str]:
+    return set(os.listdir(os.path.join(mirror, "objects", "pack")))
+
+
+def _brought(mirror: str, packs: set[str]) -> int:
+    """The size of the packs a fetch added (fetch.unpackLimit=1: it adds nothing else)."""
+    folder = os.path.join(mirror, "objects", "pack")
+    return sum(
+        os.stat(os.path.join(folder, name)).st_size
+        for name in _packs(mirror) - packs
+        if name.endswith(".pack")
+    )
+
+
+def _undo(mirror: str, packs: set[str], before: dict[str, str], after: dict[str, str]) -> None:
+    """Puts the mirror back as it was before a fetch: its refs, then without its packs."""
+    commands = [f"delete {ref}\n" for ref in after if ref not in before]
+    commands += [f"update {ref} {tip}\n" for ref, tip in before.items() if after.get(ref) != tip]
+    if commands:
+        subprocess.run(
+            git_command(mirror, "update-ref", "--stdin"),
+            input="".join(commands).encode(),
+            env=git_environment(False),
+            capture_output=True,
+            check=True,
+        )
+    folder = os.path.join(mirror, "objects", "pack")
+    for name in _packs(mirror) - packs:
+        try:
+            os.unlink(os.path.join(folder, name))
+        except FileNotFoundError:
+            pass
 
 
 def _incoming_size(pack_dir: str) -> int:
