@@ -123,6 +123,21 @@ def test_fetched_sessions_list_the_machine_that_pushed_them(
         assert names == ["laptop/s1", "workstation/b1"], listed
 
 
+def test_a_clone_that_only_fetched_is_told_how_to_read_what_it_fetched(
+    tmp_path: Path, a: Machine, b: Machine
+) -> None:
+    with served("path", tmp_path / "served") as url:
+        connect(url, a, b)
+        a.turn("s1", "one", {"x.txt": b"1\n"})
+        a.ok("push")
+        b.ok("fetch")
+        for command in (["log"], ["show", "1"], ["diff"], ["tui"]):
+            line = error_line(b.run(*command))
+            assert "has no sessions of its own yet" in line, line
+            assert "--remote backup" in line, line
+        assert "turn 1" in b.ok("show", "--remote", "backup", "1")
+
+
 def test_a_push_after_one_more_turn_sends_that_turn_only(
     remote: str, bare: Path, a: Machine, b: Machine
 ) -> None:

@@ -75,8 +75,9 @@ INSTALL_TARGETS = (
 
 
 def _install_target(parser: argparse.ArgumentParser, verb: str) -> None:
-    names = list(INSTALL_TARGETS)
-    parser.add_argument("agent", metavar="AGENT", choices=names, help=", ".join(names))
+    # No argparse choices: a target another module registers is accepted too; the command
+    # names the known ones when given another (rewind.installers.get_target).
+    parser.add_argument("agent", metavar="AGENT", help=", ".join(INSTALL_TARGETS))
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--user",

@@ -14,6 +14,7 @@ from rewind.history.session import (
     new_session_id,
     recent_session,
 )
+from rewind.store.objects import WrongKind
 from rewind.store.repository import DamagedRef, Store
 
 
@@ -89,7 +90,7 @@ def labels_of(store: Store, session_id: str) -> dict[str, list[str]]:
             continue
         try:
             entry, _ = commits.read_entry(store, commit)
-        except StoreError:  # DamagedEntry, or a label naming no commit (as a remote can)
+        except (DamagedEntry, WrongKind):  # or a label naming a blob or a tree (a remote's)
             continue  # a label on a damaged entry: 'rewind check' reports the entry
         found.setdefault(entry.id, []).append(ref[len(prefix) :])
     return found
@@ -133,7 +134,7 @@ def list_sessions(store: Store, damaged: list[DamagedRef] | None = None) -> list
         except DamagedEntry as damage:  # the session's id is in its ref name, mostly
             entry = damaged_entry(ref.rsplit("/", 1)[1], tip, damage.reason)
             parent = damage.parent
-        except StoreError as error:  # the ref names no commit: a blob, a tree (a remote's)
+        except WrongKind as error:  # the ref names no commit: a blob, a tree (a remote's)
             if damaged is None:
                 raise
             damaged.append(DamagedRef(str(error), ref))

@@ -168,6 +168,10 @@ def decode_commit(body: bytes) -> tuple[str, str | None]:
 SHALLOW = "shallow"
 
 
+class WrongKind(StoreError):
+    """An object that is there, but of another kind than the one named (a ref naming a blob)."""
+
+
 class ObjectReader:
     """Reads objects: loose ones directly, packed ones through pygit2."""
 
@@ -187,7 +191,7 @@ class ObjectReader:
         else:
             kind, body = _inflate(oid, compressed)
         if kind != expected_kind:
-            raise StoreError(
+            raise WrongKind(
                 f"object {oid} is a {kind.decode()}, not a {expected_kind.decode()}; "
                 "run 'rewind check' to verify the store."
             )
