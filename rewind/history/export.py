@@ -26,12 +26,12 @@ from __future__ import annotations
 import fnmatch
 import os
 
-from rewind.errors import StoreError
 from rewind.history.commits import RECORD_NAME
 from rewind.history.filestate import ABSENT, NOT_SHARED
 from rewind.store.digest import sha1_hex
 from rewind.store.fastjson import dumps, load_object
 from rewind.store.objects import MODE_TREE, decode_commit, encode_tree
+from rewind.store.packs import Packs
 from rewind.store.repository import Store
 
 EXPORT_MAP = "exported"
@@ -115,27 +115,30 @@ class Exporter:
         self.known = _load_map(self.path, self.signature)
         self.added: list[tuple[str, str]] = []
         self.private_paths: dict[bytes, str] = {}
+        self._packs: Packs | None = None
 
-    def export(self, tip: str) -> str:
-        """The commit that stands for ``tip`` on a remote, written if need be."""
+    def export(self, tip: str, chain: list[tuple[str, list[bytes]]] | None = None) -> str:
+        """The commit that stands for ``tip`` on a remote, written if need be.
+
+        ``chain``, when given, is the history ending at ``tip`` as the index has it (each
+        commit, oldest first, with the paths its entry recorded): entries that are sent as they
+        are then cost no object read at all; only those that must be rewritten are read.
+        """
+        if chain and chain[-1][0] == tip:
+            return self._export_listed(chain)
         cuts = self.cuts
-        chain: list[tuple[str, str, str | None, bytes]] = []  # commit, tree, parent, raw
+        walked: list[tuple[str, str, str | None, bytes]] = []  # commit, tree, parent, raw
         commit: str | None = tip
         while commit is not None and not self._usable(_key(commit, cuts)):
             raw = self.store.reader.read(commit, b"commit")
             tree, parent = decode_commit(raw)
-            chain.append((commit, tree, parent, raw))
+            walked.append((commit, tree, parent, raw))
             commit = None if commit in cuts else parent
         base = self.known[_key(commit, cuts)] if commit is not None else None
-        records = [self._record(tree) for _, tree, _, _ in reversed(chain)]
-        paths = {_path(f) for _, record in records for f in _files(record)}
-        unknown = paths - set(self.private_paths)
-        if unknown:
-            decided = self.policy.private(unknown)
-            self.private_paths.update(decided)
-            self.private_paths.update((path, "") for path in unknown - set(decided))
+        records = [self._record(tree) for _, tree, _, _ in reversed(walked)]
+        self._decide({_path(f) for _, record in records for f in _files(record)})
         for (commit_id, _, parent, raw), (entries, record) in zip(
-            reversed(chain), records, strict=True
+            reversed(walked), records, strict=True
         ):
             is_cut = commit_id in cuts
             exported = self._export_one(commit_id, raw, parent, is_cut, base, entries, record)
@@ -144,17 +147,64 @@ class Exporter:
             base = exported
         return self.known[_key(tip, cuts)]
 
+    def _export_listed(self, chain: list[tuple[str, list[bytes]]]) -> str:
+        """:meth:`export` of a history the index listed (see there). The index holds a
+        session's entries back to its first or to where retention cut it, so the oldest
+        commit listed has no parent to send."""
+        cuts = self.cuts
+        start = len(chain)
+        while start > 0 and not self._usable(_key(chain[start - 1][0], cuts)):
+            start -= 1
+        base = self.known[_key(chain[start - 1][0], cuts)] if start > 0 else None
+        self._decide({path for _, paths in chain[start:] for path in paths})
+        for position in range(start, len(chain)):
+            commit, paths = chain[position]
+            parent = chain[position - 1][0] if position > 0 else None
+            is_cut = commit in cuts
+            private = any(self.private_paths.get(path) for path in paths)
+            if not private and not is_cut and base == parent:
+                exported = commit  # sent as it is: nothing read (a cut commit still names
+                # the parent retention dropped: it is rewritten as a root)
+            else:
+                raw = self.store.reader.read(commit, b"commit")
+                tree, recorded_parent = decode_commit(raw)
+                entries, record = self._record(tree)
+                exported = self._export_one(
+                    commit, raw, recorded_parent, is_cut, base, entries, record
+                )
+            self.known[_key(commit, cuts)] = exported
+            self.added.append((_key(commit, cuts), exported))
+            base = exported
+        return chain[-1][0] if base is None else base
+
+    def _decide(self, paths: set[bytes]) -> None:
+        """Works out which of ``paths`` are private (once per path and exporter)."""
+        unknown = paths - set(self.private_paths)
+        if unknown:
+            decided = self.policy.private(unknown)
+            self.private_paths.update(decided)
+            self.private_paths.update((path, "") for path in unknown - set(decided))
+
     def _usable(self, key: str) -> bool:
-        """Whether the map knows the export of ``key``, and it is still in the store."""
+        """Whether the map knows the export of ``key``, and it is still in the store (looked
+        up in the packs' indexes and the loose objects: nothing is read)."""
         exported = self.known.get(key)
         if exported is None:
             return False
-        try:
-            self.store.reader.read(exported, b"commit")
-        except StoreError:
-            del self.known[key]
-            return False
-        return True
+        if os.path.exists(self.store.writer.path_of(exported)) or self._packed(exported):
+            return True
+        del self.known[key]
+        return False
+
+    def _packed(self, oid: str) -> bool:
+        if self._packs is None:
+            self._packs = Packs(os.path.join(self.store.git_dir, "objects", "pack"))
+        return self._packs.holds(oid)
+
+    def close(self) -> None:
+        if self._packs is not None:
+            self._packs.close()
+            self._packs = None
 
     def is_private(self, path: bytes) -> bool:
         return bool(self.private_paths.get(path))

@@ -382,6 +382,24 @@ class EntryIndex:
             for row in rows
         ]
 
+    def chain(self, head: SessionHead, newest: int) -> list[tuple[str, list[bytes]]]:
+        """The commits of the session's entries up to number ``newest``, oldest first, each
+        with the paths its entry recorded: a session's history without reading its objects
+        (what a push needs to decide what it sends: rewind.history.export)."""
+        self.sync(head)
+        paths: dict[int, list[bytes]] = {}
+        for number, path in self.db.execute(
+            "SELECT number, path FROM touches WHERE session = ? AND number <= ?",
+            (head.session_id, newest),
+        ):
+            paths.setdefault(number, []).append(bytes(path))
+        rows = self.db.execute(
+            "SELECT number, commit_id FROM entries WHERE session = ? AND number <= ? "
+            "ORDER BY number",
+            (head.session_id, newest),
+        ).fetchall()
+        return [(commit, paths.get(number, [])) for number, commit in rows]
+
     def newest(self, head: SessionHead, count: int) -> list[Entry]:
         """The session's newest ``count`` entries, oldest first."""
         self.sync(head)

@@ -24,6 +24,7 @@ from rewind.history import commits
 from rewind.history.entry import Entry
 from rewind.history.export import Exporter, SharingPolicy
 from rewind.history.identity import machine_id, project_id
+from rewind.history.index import EntryIndex
 from rewind.history.session import SessionHead, load_head, ref_leaf
 from rewind.history.sessions import read_entries_with_commits
 from rewind.store.atomic import write_text_atomically
@@ -195,8 +196,10 @@ def push(store: Store, plan: PushPlan, interactive: bool = False) -> PushResult:
     refspecs: list[tuple[SessionPush, str, str, str]] = []  # session, what, source, remote ref
     exported_labels: dict[str, dict[str, str]] = {}
     exported_tips: dict[str, str] = {}
+    with EntryIndex(store) as index:
+        chains = {p.leaf: _chain(index, p) for p in plan.sessions}
     for pending in plan.sessions:
-        exported = exporter.export(pending.tip)
+        exported = exporter.export(pending.tip, chains[pending.leaf])
         exported_tips[pending.leaf] = exported
         target = f"{plan.namespace}sessions/{pending.leaf}"
         refspecs.append((pending, "session", exported, target))
@@ -208,6 +211,7 @@ def push(store: Store, plan: PushPlan, interactive: bool = False) -> PushResult:
             if name not in labels:  # removed here since it was pushed
                 refspecs.append((pending, "label", "", _label_ref(plan, pending, name)))
         exported_labels[pending.leaf] = labels
+    exporter.close()
     refused = _run_push(store, plan, refspecs, interactive)
     exporter.save()  # after the push: what it names is reachable from the refs written below
     state = load_state(store, plan.remote)
@@ -228,6 +232,17 @@ def push(store: Store, plan: PushPlan, interactive: bool = False) -> PushResult:
         result.sessions.append(pending.head.session_id)
     save_state(store, plan.remote, state)
     return result
+
+
+def _chain(index: EntryIndex, pending: SessionPush) -> list[tuple[str, list[bytes]]]:
+    """The session's history up to the tip sent, from the index (see Exporter.export)."""
+    current = pending.head.current
+    assert current is not None
+    newest = current.number - 1 if pending.open_turn else current.number
+    try:
+        return index.chain(pending.head, newest)
+    except StoreError:
+        return []  # walked through the objects instead
 
 
 def _label_ref(plan: PushPlan, pending: SessionPush, name: str) -> str:
