@@ -147,10 +147,14 @@ class Exporter:
             base = exported
         return self.known[_key(tip, cuts)]
 
+    def knows(self, commit: str) -> bool:
+        """Whether ``commit``'s export is known (and still in the store)."""
+        return self._usable(_key(commit, self.cuts))
+
     def _export_listed(self, chain: list[tuple[str, list[bytes]]]) -> str:
-        """:meth:`export` of a history the index listed (see there). The index holds a
-        session's entries back to its first or to where retention cut it, so the oldest
-        commit listed has no parent to send."""
+        """:meth:`export` of a history the index listed (see there): back to a commit whose
+        export is known, or to the session's first entry or where retention cut it, whose
+        commit has no parent to send."""
         cuts = self.cuts
         start = len(chain)
         while start > 0 and not self._usable(_key(chain[start - 1][0], cuts)):

@@ -37,7 +37,7 @@ from rewind.store.repository import DamagedRef, Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
 INDEX_FILE = "index.sqlite"
 FORMAT = "2"
@@ -382,23 +382,32 @@ class EntryIndex:
             for row in rows
         ]
 
-    def chain(self, head: SessionHead, newest: int) -> list[tuple[str, list[bytes]]]:
+    def chain(
+        self, head: SessionHead, newest: int, known: Callable[[str], bool]
+    ) -> list[tuple[str, list[bytes]]]:
         """The commits of the session's entries up to number ``newest``, oldest first, each
-        with the paths its entry recorded: a session's history without reading its objects
-        (what a push needs to decide what it sends: rewind.history.export)."""
+        with the paths its entry recorded, back to the newest commit ``known`` accepts (or the
+        first entry): a session's history without reading its objects, what a push needs to
+        decide what it sends (rewind.history.export). It costs what is new since that one."""
         self.sync(head)
-        paths: dict[int, list[bytes]] = {}
-        for number, path in self.db.execute(
-            "SELECT number, path FROM touches WHERE session = ? AND number <= ?",
+        rows: list[tuple[int, str]] = []
+        for number, commit in self.db.execute(
+            "SELECT number, commit_id FROM entries WHERE session = ? AND number <= ? "
+            "ORDER BY number DESC",
             (head.session_id, newest),
         ):
+            rows.append((number, commit))
+            if known(commit):
+                break
+        if not rows:
+            return []
+        paths: dict[int, list[bytes]] = {}
+        for number, path in self.db.execute(
+            "SELECT number, path FROM touches WHERE session = ? AND number BETWEEN ? AND ?",
+            (head.session_id, rows[-1][0], newest),
+        ):
             paths.setdefault(number, []).append(bytes(path))
-        rows = self.db.execute(
-            "SELECT number, commit_id FROM entries WHERE session = ? AND number <= ? "
-            "ORDER BY number",
-            (head.session_id, newest),
-        ).fetchall()
-        return [(commit, paths.get(number, [])) for number, commit in rows]
+        return [(commit, paths.get(number, [])) for number, commit in reversed(rows)]
 
     def newest(self, head: SessionHead, count: int) -> list[Entry]:
         """The session's newest ``count`` entries, oldest first."""

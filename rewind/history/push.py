@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 
 from rewind.errors import StoreError, UserError
 from rewind.history import commits
@@ -197,7 +198,7 @@ def push(store: Store, plan: PushPlan, interactive: bool = False) -> PushResult:
     exported_labels: dict[str, dict[str, str]] = {}
     exported_tips: dict[str, str] = {}
     with EntryIndex(store) as index:
-        chains = {p.leaf: _chain(index, p) for p in plan.sessions}
+        chains = {p.leaf: _chain(index, p, exporter.knows) for p in plan.sessions}
     for pending in plan.sessions:
         exported = exporter.export(pending.tip, chains[pending.leaf])
         exported_tips[pending.leaf] = exported
@@ -234,13 +235,16 @@ def push(store: Store, plan: PushPlan, interactive: bool = False) -> PushResult:
     return result
 
 
-def _chain(index: EntryIndex, pending: SessionPush) -> list[tuple[str, list[bytes]]]:
-    """The session's history up to the tip sent, from the index (see Exporter.export)."""
+def _chain(
+    index: EntryIndex, pending: SessionPush, known: Callable[[str], bool]
+) -> list[tuple[str, list[bytes]]]:
+    """The session's history up to the tip sent, from the index, back to the newest entry
+    already exported (see Exporter.export)."""
     current = pending.head.current
     assert current is not None
     newest = current.number - 1 if pending.open_turn else current.number
     try:
-        return index.chain(pending.head, newest)
+        return index.chain(pending.head, newest, known)
     except StoreError:
         return []  # walked through the objects instead
 

@@ -36,21 +36,46 @@ def check_name(name: str) -> str:
     return name
 
 
-def list_remotes(store: Store) -> dict[str, str]:
-    """Every remote of the store, by name: its URL."""
+# The store's remote settings as last read, by config file: (its mtime and size, key -> value).
+_read: dict[str, tuple[tuple[int, int], dict[str, str]]] = {}
+
+
+def _settings(store: Store) -> dict[str, str]:
+    """Every ``remote.*`` key of the store's config, read with one git process per change of
+    the file (a push asks for several)."""
+    path = os.path.join(store.git_dir, "config")
+    try:
+        info = os.stat(path)
+        signature = (info.st_mtime_ns, info.st_size)
+    except FileNotFoundError:
+        signature = (0, 0)
+    known = _read.get(path)
+    if known is not None and known[0] == signature:
+        return known[1]
     listed = run_git(
         None,
         "config",
         "--file",
-        os.path.join(store.git_dir, "config"),
+        path,
         "--get-regexp",
-        r"^remote\..*\.url$",
+        r"^remote\.",
         what="reading the store's remotes",
         check=False,
     )
     found: dict[str, str] = {}
     for line in listed.stdout.decode("utf-8", "surrogateescape").splitlines():
-        key, _, url = line.partition(" ")
+        key, _, value = line.partition(" ")
+        found[key] = value
+    _read[path] = (signature, found)
+    return found
+
+
+def list_remotes(store: Store) -> dict[str, str]:
+    """Every remote of the store, by name: its URL."""
+    found: dict[str, str] = {}
+    for key, url in _settings(store).items():
+        if not key.endswith(".url"):
+            continue
         name = key[len("remote.") : -len(".url")]
         if name and set(name) <= _NAME_CHARACTERS:
             found[name] = url
@@ -95,17 +120,8 @@ def remove_remote(store: Store, name: str) -> None:
 
 
 def setting(store: Store, name: str, key: str) -> str:
-    found = run_git(
-        None,
-        "config",
-        "--file",
-        os.path.join(store.git_dir, "config"),
-        "--get",
-        f"remote.{name}.{key}",
-        what="reading the store's remotes",
-        check=False,
-    )
-    return found.stdout.decode("utf-8", "replace").strip()
+    """``remote.NAME.KEY`` (git config lower-cases the key), or ""."""
+    return _settings(store).get(f"remote.{name}.{key.lower()}", "")
 
 
 def set_setting(store: Store, name: str, key: str, value: str) -> None:
