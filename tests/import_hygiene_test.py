@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import ok
+
 HEAVY = ("pygit2", "textual", "rich", "watchdog", "platformdirs")
 # Not heavy by themselves, but each costs milliseconds the hook path does not need.
 AVOIDABLE = (
@@ -136,3 +138,33 @@ def test_the_git_pre_commit_hook_loads_nothing_heavy(project: Path) -> None:
         check=True,
     )
     assert "a.txt" in log.stdout  # and the commit attempt was recorded
+
+
+def test_a_project_with_a_rewind_toml_reads_toml_once(project: Path) -> None:
+    """Reading TOML costs a hook about 15 ms (tomllib brings re, typing, enum): what the file
+    held is kept in the store, and read again only once the file changes."""
+    (project / "a.txt").write_text("content\n")
+    config = project / "rewind.toml"
+    config.write_text('max_file_size = 4\n[remote]\nexclude = ["secret/*"]\n')
+    ok("begin", "--session", "s", "--prompt", "start")  # makes the store
+    _, modules = loaded_after("begin", "--session", "s", "--prompt", "hello")
+    assert "tomllib" in modules  # the first read with a store to keep it in
+    code, modules = loaded_after("track", "--session", "s", "a.txt")
+    assert code == 1  # a.txt is larger than 4 bytes: said, and recorded without content
+    assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
+    config.write_text("max_file_size = 1048576\n")  # changed: read again, and obeyed
+    _, modules = loaded_after("begin", "--session", "s", "--prompt", "again")
+    assert "tomllib" in modules
+    (project / "b.txt").write_text("content\n")
+    code, modules = loaded_after("track", "--session", "s", "b.txt")
+    assert code == 0 and "tomllib" not in modules
+    from tests.conftest import log_json
+
+    entries = log_json("--session", "s")
+    states = {f["path"]: f["before"]["kind"] for e in entries for f in e["files"]}
+    assert states == {"a.txt": "too-large", "b.txt": "file"}, states
+    config.write_text("max_file_size = -1\n")  # broken now: said, not hidden by what was kept
+    broken = subprocess.run(
+        [sys.executable, "-m", "rewind", "status"], capture_output=True, text=True
+    )
+    assert "max_file_size must be a number of bytes" in broken.stdout + broken.stderr

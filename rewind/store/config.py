@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 CONFIG_NAME = "rewind.toml"
 DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024
 # What expanding directories may add to the quicksave of one shell command (rewind.quicksave).
@@ -128,25 +132,74 @@ class Config:
         self.remote = RemoteSettings()
 
 
+# What a rewind.toml held when it was last read, as JSON in the store (rewind/config.json):
+# importing tomllib costs a hook call about 15 ms (it brings re, typing, enum...), reading this
+# well under one. It is used only while the file's size, times and inode are the same.
+CONFIG_CACHE = os.path.join("rewind", "config.json")
+
+
 def load_config(root: bytes, store_dir: str) -> Config:
-    """The first ``rewind.toml`` found wins; tomllib is imported only when one exists."""
+    """The first ``rewind.toml`` found wins; tomllib is imported only when one exists and
+    changed since it was last read."""
     for directory in (os.fsdecode(root), store_dir):
         path = os.path.join(directory, CONFIG_NAME)
-        if os.path.isfile(path):
-            return _parse(path)
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if not os.path.isfile(path):
+            continue
+        signature = [path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+        cache = os.path.join(store_dir, CONFIG_CACHE)
+        data = _cached(cache, signature)
+        if data is None:
+            data = _read_toml(path)
+            _remember(cache, signature, data)
+        return _parse(path, data)
     return Config()
 
 
-def _parse(path: str) -> Config:
+def _cached(cache: str, signature: list[object]) -> dict[str, Any] | None:
+    from rewind.store.fastjson import load_object
+
+    try:
+        with open(cache, encoding="utf-8") as handle:
+            found = load_object(handle.read())
+    except (OSError, ValueError, RecursionError):
+        return None
+    data = found.get("data")
+    return data if found.get("file") == signature and isinstance(data, dict) else None
+
+
+def _remember(cache: str, signature: list[object], data: dict[str, Any]) -> None:
+    from rewind.store.atomic import write_text_atomically
+    from rewind.store.fastjson import dumps
+
+    try:
+        text = dumps({"file": signature, "data": data})
+    except (TypeError, ValueError):
+        return  # a TOML date or time somewhere: not JSON, read the file each time
+    try:
+        write_text_atomically(cache, text)
+    except OSError:
+        pass  # no store yet, or it cannot be written: only a cache
+
+
+def _read_toml(path: str) -> dict[str, Any]:
     import tomllib
 
     from rewind.errors import UserError
 
     try:
         with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+            return tomllib.load(handle)
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise UserError(f"{path} cannot be read ({error}); fix or remove it.") from None
+
+
+def _parse(path: str, data: dict[str, Any]) -> Config:
+    from rewind.errors import UserError
+
     max_size = data.get("max_file_size", DEFAULT_MAX_FILE_SIZE)
     roots = data.get("extra_roots", [])
     if not isinstance(max_size, int) or max_size < 0:
