@@ -78,7 +78,10 @@ class PushPlan:
 def plan_push(store: Store, remote: str, sessions: list[str] | None) -> PushPlan:
     """What pushing ``sessions`` (None: every session) to ``remote`` would send."""
     plan = PushPlan(remote, remote_url(store, remote), project_id(store), machine_id())
-    state = load_state(store, remote)
+    pushed = load_state(store, remote)
+    policy = SharingPolicy(store).digest
+    # A session pushed under another sharing policy is sent again, as that policy exports it.
+    state = {leaf: sent for leaf, sent in pushed.items() if sent.get("policy") == policy}
     if sessions is None:
         heads = _changed_sessions(store, state, plan)
     else:
@@ -94,9 +97,9 @@ def plan_push(store: Store, remote: str, sessions: list[str] | None) -> PushPlan
             continue
         pending = SessionPush(head, tip, open_turn)
         pending.labels = _labels(store, pending.leaf)
-        sent = state.get(pending.leaf, {})
-        sent_labels = sent.get("labels", {})
+        sent_labels = pushed.get(pending.leaf, {}).get("labels", {})
         pending.sent_labels = sent_labels if isinstance(sent_labels, dict) else {}
+        sent = state.get(pending.leaf, {})
         if sent.get("local") == tip and sent.get("local_labels", {}) == pending.labels:
             plan.up_to_date.append(head.session_id)
             continue
@@ -229,6 +232,7 @@ def push(store: Store, plan: PushPlan, interactive: bool = False) -> PushResult:
             "local": pending.tip,
             "local_labels": pending.labels,
             "labels": labels,
+            "policy": exporter.policy.digest,
         }
         result.sessions.append(pending.head.session_id)
     save_state(store, plan.remote, state)
