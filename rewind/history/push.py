@@ -191,8 +191,11 @@ class PushResult:
         self.entries = 0
 
 
-def push(store: Store, plan: PushPlan, interactive: bool = False) -> PushResult:
-    """Sends the plan's sessions; what the remote refused is in the result, not raised."""
+def push(
+    store: Store, plan: PushPlan, interactive: bool = False, timeout: float | None = None
+) -> PushResult:
+    """Sends the plan's sessions; what the remote refused is in the result, not raised. A git
+    push that runs past ``timeout`` seconds is ended and raises GitFailed."""
     result = PushResult()
     if not plan.sessions:
         return result
@@ -216,7 +219,7 @@ def push(store: Store, plan: PushPlan, interactive: bool = False) -> PushResult:
                 refspecs.append((pending, "label", "", _label_ref(plan, pending, name)))
         exported_labels[pending.leaf] = labels
     exporter.close()
-    refused = _run_push(store, plan, refspecs, interactive)
+    refused = _run_push(store, plan, refspecs, interactive, timeout)
     exporter.save()  # after the push: what it names is reachable from the refs written below
     state = load_state(store, plan.remote)
     for pending in plan.sessions:
@@ -262,6 +265,7 @@ def _run_push(
     plan: PushPlan,
     refspecs: list[tuple[SessionPush, str, str, str]],
     interactive: bool,
+    timeout: float | None,
 ) -> dict[str, str]:
     """Runs ``git push``; returns the sessions (by ref leaf) the remote refused, with why."""
     refused: dict[str, str] = {}
@@ -281,6 +285,7 @@ def _run_push(
             *specs,
             what=f"pushing to {plan.remote}",
             interactive=interactive,
+            timeout=timeout,
             check=False,
         )
         results = _porcelain(completed.stdout)

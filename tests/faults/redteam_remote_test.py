@@ -14,12 +14,18 @@ on the machine, and that it no longer does.
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import error_line, snapshot
+from rewind.history import backup
+from rewind.history.opening import open_current_store
+from tests.conftest import error_line, ok, snapshot
 from tests.two_machines import (
     REMOTE,
     TwoMachines,
@@ -167,3 +173,68 @@ def test_a_file_excluded_after_a_push_never_reaches_a_new_remote(
     a.ok("push", REMOTE, "--all")
     reachable = git(machines.remote, "rev-list", "--objects", "--all")
     assert not any(oid in reachable for oid in _objects_holding(machines.remote, secret))
+
+
+# the automatic backup: a stalled remote ---------------------------------------------------------
+
+
+def test_a_stalled_remote_does_not_hold_the_backup_pusher_forever(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ssh remote that connects and then never answers (here: an ssh that sleeps) used to
+    keep ``rewind push --background`` waiting for ever, holding backup.lock, so that no later
+    turn was ever backed up. The push now gives up after its timeout, with git and everything
+    git started, and says so in backup.json."""
+    (project / "a.txt").write_text("one\n")
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "start")
+    pids = tmp_path / "ssh-pids"
+    stalled_ssh = tmp_path / "stalled-ssh"
+    stalled_ssh.write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 600\n")
+    stalled_ssh.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(stalled_ssh))
+    ok("remote", "add", "backup", "ssh://git@stalled.invalid/sessions.git")
+    ok("begin", "--session", "s", "--prompt", "p")
+    ok("track", "--session", "s", "a.txt")
+    (project / "a.txt").write_text("two\n")
+    ok("end", "--session", "s")
+    monkeypatch.setattr(backup, "PUSH_TIMEOUT_SECONDS", 3.0, raising=False)
+    store = open_current_store()
+    outcome: list[bool] = []
+    worker = threading.Thread(target=lambda: outcome.append(backup.backup_once(store, "backup")))
+    worker.start()
+    worker.join(60)
+    try:
+        assert outcome == [False], "the backup push is still waiting for the stalled remote"
+        state = backup.backup_state(store)
+        assert state is not None and "gave up after 3 s" in state.error, state
+        assert [pid for pid in _ssh_pids(pids) if _alive(pid)] == []  # ended with git
+    finally:
+        for pid in _ssh_pids(pids):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        worker.join(60)
+
+
+def _ssh_pids(listed: Path) -> list[int]:
+    return [int(pid) for pid in listed.read_text().split()] if listed.exists() else []
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs a second from now (a killed process may wait to be reaped)."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return False
+        except FileNotFoundError:
+            return False
+        time.sleep(0.1)
+    return True
