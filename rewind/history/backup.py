@@ -30,6 +30,10 @@ from rewind.store.fastjson import dumps, load_object
 from rewind.store.repository import Store
 
 BATCH_SECONDS = 2.0
+# A push that runs longer is ended and counts as a failure (retried like one): a remote that
+# stalls (a server that stops answering, a hung network file system) must not hold the backup
+# lock, and with it every later backup, forever.
+PUSH_TIMEOUT_SECONDS = 30 * 60.0
 RETRY_AFTER = (10.0, 30.0, 60.0, 120.0, 300.0)
 
 
@@ -140,7 +144,7 @@ def backup_once(store: Store, remote: str) -> bool:
                 f"{remote} is the project's own remote; run 'rewind push {remote} --all --yes' "
                 "once to confirm that sessions may go there."
             )
-        result = push(store, plan)
+        result = push(store, plan, timeout=PUSH_TIMEOUT_SECONDS)
         if result.rejected:
             session, why = result.rejected[0]
             raise UserError(f"{remote} refused session {session}: {why}")

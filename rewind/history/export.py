@@ -19,6 +19,10 @@ is every entry after it, and every entry of a history that retention cut (the cu
 becomes a root, since its parent is gone). Exports are deterministic and kept in
 ``<store>/rewind/exported`` (one ``local exported`` line per commit considered), so each
 commit is looked at once, and the next push walks only what was recorded since.
+The map is kept for one sharing policy (the exclude patterns and ``share_ignored``) and one set
+of cuts: when either changes, every history is exported again, so that a pattern added to
+``[remote] exclude`` holds back what earlier pushes sent as it was (to a new remote, or to the
+same one, whose refs are then replaced by the history without it).
 """
 
 from __future__ import annotations
@@ -45,6 +49,12 @@ class SharingPolicy:
         self.store = store
         self.patterns = store.config.remote.exclude
         self.share_ignored = store.config.remote.share_ignored
+
+    @property
+    def digest(self) -> str:
+        """Names the policy: exports made under another one are made again."""
+        settings = dumps({"exclude": list(self.patterns), "share_ignored": self.share_ignored})
+        return sha1_hex(settings.encode())
 
     def private(self, paths: set[bytes]) -> dict[bytes, str]:
         """The private ones among ``paths``, each with why."""
@@ -111,7 +121,9 @@ class Exporter:
         self.policy = policy
         self.path = store.state_path(EXPORT_MAP)
         self.cuts = store.reader.cut_points()
-        self.signature = "cuts " + sha1_hex(",".join(sorted(self.cuts)).encode())
+        self.signature = (
+            "cuts " + sha1_hex(",".join(sorted(self.cuts)).encode()) + " policy " + policy.digest
+        )
         self.known = _load_map(self.path, self.signature)
         self.added: list[tuple[str, str]] = []
         self.private_paths: dict[bytes, str] = {}

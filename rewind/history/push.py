@@ -78,7 +78,10 @@ class PushPlan:
 def plan_push(store: Store, remote: str, sessions: list[str] | None) -> PushPlan:
     """What pushing ``sessions`` (None: every session) to ``remote`` would send."""
     plan = PushPlan(remote, remote_url(store, remote), project_id(store), machine_id())
-    state = load_state(store, remote)
+    pushed = load_state(store, remote)
+    policy = SharingPolicy(store).digest
+    # A session pushed under another sharing policy is sent again, as that policy exports it.
+    state = {leaf: sent for leaf, sent in pushed.items() if sent.get("policy") == policy}
     if sessions is None:
         heads = _changed_sessions(store, state, plan)
     else:
@@ -94,9 +97,9 @@ def plan_push(store: Store, remote: str, sessions: list[str] | None) -> PushPlan
             continue
         pending = SessionPush(head, tip, open_turn)
         pending.labels = _labels(store, pending.leaf)
-        sent = state.get(pending.leaf, {})
-        sent_labels = sent.get("labels", {})
+        sent_labels = pushed.get(pending.leaf, {}).get("labels", {})
         pending.sent_labels = sent_labels if isinstance(sent_labels, dict) else {}
+        sent = state.get(pending.leaf, {})
         if sent.get("local") == tip and sent.get("local_labels", {}) == pending.labels:
             plan.up_to_date.append(head.session_id)
             continue
@@ -188,8 +191,11 @@ class PushResult:
         self.entries = 0
 
 
-def push(store: Store, plan: PushPlan, interactive: bool = False) -> PushResult:
-    """Sends the plan's sessions; what the remote refused is in the result, not raised."""
+def push(
+    store: Store, plan: PushPlan, interactive: bool = False, timeout: float | None = None
+) -> PushResult:
+    """Sends the plan's sessions; what the remote refused is in the result, not raised. A git
+    push that runs past ``timeout`` seconds is ended and raises GitFailed."""
     result = PushResult()
     if not plan.sessions:
         return result
@@ -213,7 +219,7 @@ def push(store: Store, plan: PushPlan, interactive: bool = False) -> PushResult:
                 refspecs.append((pending, "label", "", _label_ref(plan, pending, name)))
         exported_labels[pending.leaf] = labels
     exporter.close()
-    refused = _run_push(store, plan, refspecs, interactive)
+    refused = _run_push(store, plan, refspecs, interactive, timeout)
     exporter.save()  # after the push: what it names is reachable from the refs written below
     state = load_state(store, plan.remote)
     for pending in plan.sessions:
@@ -229,6 +235,7 @@ def push(store: Store, plan: PushPlan, interactive: bool = False) -> PushResult:
             "local": pending.tip,
             "local_labels": pending.labels,
             "labels": labels,
+            "policy": exporter.policy.digest,
         }
         result.sessions.append(pending.head.session_id)
     save_state(store, plan.remote, state)
@@ -258,6 +265,7 @@ def _run_push(
     plan: PushPlan,
     refspecs: list[tuple[SessionPush, str, str, str]],
     interactive: bool,
+    timeout: float | None,
 ) -> dict[str, str]:
     """Runs ``git push``; returns the sessions (by ref leaf) the remote refused, with why."""
     refused: dict[str, str] = {}
@@ -277,6 +285,7 @@ def _run_push(
             *specs,
             what=f"pushing to {plan.remote}",
             interactive=interactive,
+            timeout=timeout,
             check=False,
         )
         results = _porcelain(completed.stdout)

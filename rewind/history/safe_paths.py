@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import os
 import stat
+import unicodedata
 from collections.abc import Iterable
 
 from rewind.errors import UserError
-from rewind.store.root import GIT_DIR_NAME, NAME_MAX
+from rewind.store.root import NAME_MAX
 
 
 def why_unsafe(path: bytes) -> str:
@@ -31,11 +32,31 @@ def why_unsafe(path: bytes) -> str:
             return "it has an empty component"
         if name == b"..":
             return "it holds '..'"
-        if name.lower() == GIT_DIR_NAME:
-            return "it is inside a .git directory"
+        if _is_git_dir_name(name):
+            return "it is inside a .git directory (on some file system)"
         if len(name) > NAME_MAX:
             return f"a name in it is longer than {NAME_MAX} bytes"
     return ""
+
+
+# Code points HFS+ ignores in names (git's is_hfs_dotgit): ".g\u200cit" is ".git" there.
+_HFS_IGNORED = dict.fromkeys(
+    [*range(0x200C, 0x2010), *range(0x202A, 0x202F), *range(0x206A, 0x2070), 0xFEFF]
+)
+
+
+def folded(name: bytes) -> str:
+    """``name`` as a case-insensitive, normalising file system sees it (macOS, Windows)."""
+    text = name.decode("utf-8", "surrogateescape").translate(_HFS_IGNORED)
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+def _is_git_dir_name(name: bytes) -> bool:
+    """Whether ``name`` is ``.git`` on some file system: HFS+ and NTFS fold case, HFS+ drops
+    some code points, NTFS drops trailing dots and spaces, reads ``.git::$DATA`` as ``.git``
+    and has the short name ``git~1``."""
+    base = folded(name).split(":")[0].rstrip(". ")
+    return base in (".git", "git~1")
 
 
 def refuse_unsafe(paths: Iterable[bytes], where: str) -> None:
@@ -51,17 +72,23 @@ def refuse_unsafe(paths: Iterable[bytes], where: str) -> None:
 
 def refuse_nested(paths: dict[bytes, bool], where: str) -> None:
     """Refuses the whole command when a path lies below another of ``paths`` that is written as
-    a file or a symlink (``paths`` maps each path to whether it is written as one)."""
+    a file or a symlink (``paths`` maps each path to whether it is written as one). Paths are
+    compared folded (:func:`folded`): on macOS ``Link`` and ``link/file`` are nested too."""
+    written = {_folded_path(path) for path, is_file in paths.items() if is_file}
     for path in paths:
         parent = os.path.dirname(path)
         while parent:
-            if paths.get(parent):
+            if _folded_path(parent) in written:
                 raise UserError(
                     f"{where} records {os.fsdecode(path)} below {os.fsdecode(parent)}, which it "
                     "records as a file or a symlink; nothing was written: writing both would "
                     "write through it."
                 )
             parent = os.path.dirname(parent)
+
+
+def _folded_path(path: bytes) -> str:
+    return "/".join(folded(name) for name in path.split(b"/"))
 
 
 def unsafe_parent(root: bytes, path: bytes) -> str:

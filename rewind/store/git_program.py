@@ -12,6 +12,7 @@ from the environment (a git hook that runs rewind has ``GIT_DIR`` and ``GIT_INDE
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 
 from rewind.errors import UserError
@@ -90,26 +91,48 @@ def run_git(
     done; with ``check=False`` a non-zero exit is returned instead."""
     command = git_command(git_dir, *arguments)
     try:
-        completed = subprocess.run(
+        # Without a terminal, git and what it starts (ssh, a credential helper) are a process
+        # group of their own, so that a timeout ends them all: a stalled ssh left behind would
+        # hold git's output open, and the wait for it would never end.
+        process = subprocess.Popen(
             command,
             env=git_environment(interactive),
             stdin=None if interactive else subprocess.DEVNULL,
-            capture_output=True,
-            timeout=timeout,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             cwd=cwd,
+            start_new_session=not interactive,
         )
     except FileNotFoundError:
         raise GitFailed(
             f"{what} needs the git program, which is not on PATH; install git and try again."
         ) from None
-    except subprocess.TimeoutExpired:
-        raise GitFailed(
-            f"{what} gave up after {timeout:.0f} s without an answer; check the remote and try "
-            "again."
-        ) from None
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except BaseException as error:
+        _end(process, group=not interactive)
+        if isinstance(error, subprocess.TimeoutExpired):
+            raise GitFailed(
+                f"{what} gave up after {timeout:.0f} s without an answer; check the remote and "
+                "try again."
+            ) from None
+        raise
+    completed = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
     if check and completed.returncode != 0:
         raise GitFailed(f"{what} failed: {last_error_line(completed.stderr)}", _text(completed))
     return completed
+
+
+def _end(process: subprocess.Popen[bytes], group: bool) -> None:
+    """Kills git (and its process group when it has one of its own) and reaps it."""
+    try:
+        if group:
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.communicate()
 
 
 def last_error_line(stderr: bytes) -> str:
