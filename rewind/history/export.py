@@ -129,7 +129,7 @@ class Exporter:
         self.private_paths: dict[bytes, str] = {}
         self._packs: Packs | None = None
 
-    def export(self, tip: str, chain: list[tuple[str, list[bytes]]] | None = None) -> str:
+    def export(self, tip: str, chain: list[tuple[str, list[bytes] | None]] | None = None) -> str:
         """The commit that stands for ``tip`` on a remote, written if need be.
 
         ``chain``, when given, is the history ending at ``tip`` as the index has it (each
@@ -163,7 +163,7 @@ class Exporter:
         """Whether ``commit``'s export is known (and still in the store)."""
         return self._usable(_key(commit, self.cuts))
 
-    def _export_listed(self, chain: list[tuple[str, list[bytes]]]) -> str:
+    def _export_listed(self, chain: list[tuple[str, list[bytes] | None]]) -> str:
         """:meth:`export` of a history the index listed (see there): back to a commit whose
         export is known, or to the session's first entry or where retention cut it, whose
         commit has no parent to send."""
@@ -172,12 +172,13 @@ class Exporter:
         while start > 0 and not self._usable(_key(chain[start - 1][0], cuts)):
             start -= 1
         base = self.known[_key(chain[start - 1][0], cuts)] if start > 0 else None
-        self._decide({path for _, paths in chain[start:] for path in paths})
+        self._decide({path for _, paths in chain[start:] for path in paths or ()})
         for position in range(start, len(chain)):
             commit, paths = chain[position]
             parent = chain[position - 1][0] if position > 0 else None
             is_cut = commit in cuts
-            private = any(self.private_paths.get(path) for path in paths)
+            # None: a damaged entry, whose contents are held back (see _export_one)
+            private = paths is None or any(self.private_paths.get(path) for path in paths)
             if not private and not is_cut and base == parent:
                 exported = commit  # sent as it is: nothing read (a cut commit still names
                 # the parent retention dropped: it is rewritten as a root)
@@ -259,6 +260,10 @@ class Exporter:
         entries: list[tuple[bytes, int, str]],
         record: dict[str, object],
     ) -> str:
+        if not record:  # a damaged entry: whose contents its blobs are is unknown, so none go
+            kept = [entry for entry in entries if entry[0] != b"files"]
+            tree = self.store.writer.write(b"tree", encode_tree(kept))
+            return self.store.writer.write(b"commit", _with_tree_and_parent(raw, tree, base))
         private = [
             index
             for index, change in enumerate(_files(record))

@@ -30,7 +30,7 @@ import zlib
 
 from rewind.errors import DamagedEntry, StoreError
 from rewind.history import commits
-from rewind.history.entry import Entry, FileChange, damaged_entry
+from rewind.history.entry import DAMAGED, Entry, FileChange, damaged_entry
 from rewind.history.session import SessionHead
 from rewind.store.fastjson import dumps, load_object
 from rewind.store.repository import DamagedRef, Store
@@ -384,19 +384,23 @@ class EntryIndex:
 
     def chain(
         self, head: SessionHead, newest: int, known: Callable[[str], bool]
-    ) -> list[tuple[str, list[bytes]]]:
+    ) -> list[tuple[str, list[bytes] | None]]:
         """The commits of the session's entries up to number ``newest``, oldest first, each
-        with the paths its entry recorded, back to the newest commit ``known`` accepts (or the
+        with the paths its entry recorded (None for a damaged entry, whose record cannot be
+        read), back to the newest commit ``known`` accepts (or the
         first entry): a session's history without reading its objects, what a push needs to
         decide what it sends (rewind.history.export). It costs what is new since that one."""
         self.sync(head)
         rows: list[tuple[int, str]] = []
-        for number, commit in self.db.execute(
-            "SELECT number, commit_id FROM entries WHERE session = ? AND number <= ? "
+        damaged: set[int] = set()
+        for number, commit, kind in self.db.execute(
+            "SELECT number, commit_id, kind FROM entries WHERE session = ? AND number <= ? "
             "ORDER BY number DESC",
             (head.session_id, newest),
         ):
             rows.append((number, commit))
+            if kind == DAMAGED:
+                damaged.add(number)
             if known(commit):
                 break
         if not rows:
@@ -407,7 +411,10 @@ class EntryIndex:
             (head.session_id, rows[-1][0], newest),
         ):
             paths.setdefault(number, []).append(bytes(path))
-        return [(commit, paths.get(number, [])) for number, commit in reversed(rows)]
+        return [
+            (commit, None if number in damaged else paths.get(number, []))
+            for number, commit in reversed(rows)
+        ]
 
     def newest(self, head: SessionHead, count: int) -> list[Entry]:
         """The session's newest ``count`` entries, oldest first."""

@@ -130,7 +130,11 @@ def _changed_sessions(
             continue
         if not isinstance(session, str):
             session = leaf if not leaf.startswith("x-") else _session_in(store, tip, leaf)
-        head = load_head(store, session)
+        try:
+            head = load_head(store, session)
+        except StoreError as error:  # its newest entry is damaged: the others still go
+            store.log_problem(f"session {session} was not pushed: {error}")
+            continue
         if head.current is not None:
             heads.append(head)
     return heads
@@ -244,7 +248,7 @@ def push(
 
 def _chain(
     index: EntryIndex, pending: SessionPush, known: Callable[[str], bool]
-) -> list[tuple[str, list[bytes]]]:
+) -> list[tuple[str, list[bytes] | None]]:
     """The session's history up to the tip sent, from the index, back to the newest entry
     already exported (see Exporter.export)."""
     current = pending.head.current

@@ -238,3 +238,44 @@ def _alive(pid: int) -> bool:
             return False
         time.sleep(0.1)
     return True
+
+
+# a damaged entry ----------------------------------------------------------------------------------
+
+
+def test_a_damaged_entry_sends_no_content(project: Path, tmp_path: Path) -> None:
+    """An entry whose record cannot be read holds blobs whose paths are unknown, so whether
+    they are private is unknown: none of them may leave; the history still goes, the entry
+    read as damaged on the other side."""
+    secret = b"PASSWORD=never-leaves-7f3a\n"
+    machines = two_machines(project, tmp_path, {"notes.txt": b"none\n", "other.txt": b"o\n"})
+    a = machines.a
+    a.turn("s1", "one", ["notes.txt"], lambda: (project / "notes.txt").write_bytes(secret))
+    a.turn("s1", "two", ["other.txt"], lambda: (project / "other.txt").write_bytes(b"p\n"))
+    store = open_current_store()
+    ref = "refs/rewind/sessions/s1"
+    second = store.read_ref(ref)
+    assert second is not None
+    second_tree, first = store.reader.read_commit(second)
+    assert first is not None
+    first_tree, root = store.reader.read_commit(first)
+    damaged_tree = [
+        (
+            name,
+            mode,
+            store.writer.write_blob(b"{ this is not json") if name == b"turn.json" else oid,
+        )
+        for name, mode, oid in store.reader.read_tree(first_tree)
+    ]
+    damaged = store.writer.write_commit(
+        store.writer.write_tree(damaged_tree), root, "turn 1: damaged", time.time()
+    )
+    store.write_ref(
+        ref, store.writer.write_commit(second_tree, damaged, "turn 2: two", time.time())
+    )
+    assert _objects_holding(Path(store.git_dir), secret)  # still in the local store
+    a.ok("push", "--all")
+    assert _objects_holding(machines.remote, secret) == []
+    machines.b.ok("fetch")
+    log = machines.b.ok("log", "--remote", REMOTE, "--session", "s1").stdout
+    assert "damaged" in log and "two" in log, log
