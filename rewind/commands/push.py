@@ -50,11 +50,7 @@ def run(
     if as_json:
         print_json(
             {
-                "format": FORMAT,
-                "remote": plan.remote,
-                "url": plan.url,
-                "project": plan.project,
-                "machine": plan.machine,
+                **_where(plan),
                 "pushed": result.sessions,
                 "up_to_date": plan.up_to_date,
                 "rejected": [{"session": s, "why": why} for s, why in result.rejected],
@@ -119,16 +115,23 @@ def _print_result(plan: PushPlan, pushed: list[str], rejected: list[tuple[str, s
         )
 
 
+def _where(plan: PushPlan) -> dict[str, object]:
+    """What both of push's JSON objects start with: where the sessions go, and as what."""
+    return {
+        "format": FORMAT,
+        "remote": plan.remote,
+        "url": plan.url,
+        "project": plan.project,
+        "machine": plan.machine,
+    }
+
+
 def _print_dry_run(store: Store, plan: PushPlan, as_json: bool) -> None:
     private = private_paths(store, plan)
     if as_json:
         print_json(
             {
-                "format": FORMAT,
-                "remote": plan.remote,
-                "url": plan.url,
-                "project": plan.project,
-                "machine": plan.machine,
+                **_where(plan),
                 "sessions": [
                     {
                         "session": p.head.session_id,

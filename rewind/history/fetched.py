@@ -32,20 +32,11 @@ from rewind.store.atomic import write_text_atomically
 from rewind.store.config import Config, usable_id
 from rewind.store.git_program import GitFailed, git_command, git_environment, last_error_line
 from rewind.store.remotes import REMOTE_NAMESPACE, list_remotes, mirror_dir, remote_url
-from rewind.store.repository import Store
+from rewind.store.repository import GIT_CONFIG, Store
 from rewind.store.root import Root
 
 MACHINES_PREFIX = "refs/rewind/machines/"
 VIEWS_DIR = "machines"
-
-_MIRROR_CONFIG = """[core]
-\trepositoryformatversion = 0
-\tfilemode = true
-\tbare = true
-\tlogallrefupdates = false
-[gc]
-\tauto = 0
-"""
 
 
 class FetchReport:
@@ -99,7 +90,7 @@ def ensure_mirror(store: Store, remote: str) -> str:
     if not os.path.exists(os.path.join(mirror, "HEAD")):
         for folder in ("objects/pack", "objects/info", "refs/heads", "rewind/" + VIEWS_DIR):
             os.makedirs(os.path.join(mirror, folder), exist_ok=True)
-        write_text_atomically(os.path.join(mirror, "config"), _MIRROR_CONFIG)
+        write_text_atomically(os.path.join(mirror, "config"), GIT_CONFIG)
         write_text_atomically(os.path.join(mirror, "HEAD"), "ref: refs/heads/main\n")
     os.makedirs(os.path.join(mirror, "rewind", VIEWS_DIR), exist_ok=True)
     return mirror

@@ -33,19 +33,25 @@ def project_id(store: Store) -> str:
     if store.config.project_id:
         return store.config.project_id
     path = store.state_path(PROJECT_ID_FILE)
-    try:
-        with open(path, encoding="ascii") as handle:
-            known = handle.read().strip()
-        if usable_id(known):
-            return known
-    except (OSError, UnicodeDecodeError):
-        pass
+    known = _kept_id(path)
+    if known is not None:
+        return known
     found = "git-" + root_commit(store.root.path)[:16]
     try:
         write_text_atomically(path, found + "\n")
     except OSError:
         pass  # only a cache
     return found
+
+
+def _kept_id(path: str) -> str | None:
+    """The id kept in the file ``path``, unless there is none or it is not usable."""
+    try:
+        with open(path, encoding="ascii") as handle:
+            known = handle.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return known if usable_id(known) else None
 
 
 def root_commit(root: bytes) -> str:
@@ -110,13 +116,9 @@ def machine_id() -> str:
             )
         return configured
     path = os.path.join(rewind_home(), MACHINE_ID_FILE)
-    try:
-        with open(path, encoding="ascii") as handle:
-            known = handle.read().strip()
-        if usable_id(known):
-            return known
-    except (OSError, UnicodeDecodeError):
-        pass
+    known = _kept_id(path)
+    if known is not None:
+        return known
     host = socket.gethostname().split(".")[0]
     safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in host).strip("-")[:32]
     chosen = f"{safe or 'machine'}-{os.urandom(3).hex()}"

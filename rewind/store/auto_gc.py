@@ -48,12 +48,18 @@ def _mtime(path: str) -> float | None:
 
 def pack_in_background(store: Store) -> None:
     """Starts ``rewind gc`` detached, so that the hook that noticed does not wait for it."""
+    touch(store.state_path(GC_STARTED))  # the next begins do not start one too
+    start_detached(store, "gc", "--quiet")
+
+
+def start_detached(store: Store, *arguments: str) -> None:
+    """Starts ``rewind ARGUMENTS`` on the store's project in a session of its own, its output
+    discarded: a hook never waits for it, and it outlives the agent's process group."""
     import subprocess
     import sys
 
-    touch(store.state_path(GC_STARTED))  # the next begins do not start one too
     subprocess.Popen(
-        [sys.executable, "-m", "rewind", "-C", os.fsdecode(store.root.path), "gc", "--quiet"],
+        [sys.executable, "-m", "rewind", "-C", os.fsdecode(store.root.path), *arguments],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

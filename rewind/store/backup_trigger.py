@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import os
 
+from rewind.store.auto_gc import start_detached, touch
 from rewind.store.repository import Store
 
 BACKUP_LOCK = "backup.lock"  # held by the one pusher at work
@@ -22,10 +23,10 @@ def request_backup(store: Store) -> None:
     if not store.config.remote.backup or store.read_only:
         return
     try:
-        _touch(store.state_path(BACKUP_REQUESTED))
+        touch(store.state_path(BACKUP_REQUESTED))
         if pusher_running(store):
             return
-        _start_pusher(store)
+        start_detached(store, "push", "--background")
     except OSError as error:
         store.log_problem(f"the backup push could not be started: {error}")
 
@@ -39,30 +40,3 @@ def pusher_running(store: Store) -> bool:
     finally:
         os.close(fd)
     return False
-
-
-def _start_pusher(store: Store) -> None:
-    import subprocess
-    import sys
-
-    subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "rewind",
-            "-C",
-            os.fsdecode(store.root.path),
-            "push",
-            "--background",
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-
-
-def _touch(path: str) -> None:
-    with open(path, "a"):
-        pass
-    os.utime(path)

@@ -33,7 +33,7 @@ LABELS_REF_PREFIX = "refs/rewind/labels/"
 STATE_DIR = "rewind"
 JOURNAL = "restore-journal.json"
 
-_GIT_CONFIG = """[core]
+GIT_CONFIG = """[core]
 \trepositoryformatversion = 0
 \tfilemode = true
 \tbare = true
@@ -219,7 +219,7 @@ class Store:
                 return
             for directory in ("objects/info", "objects/pack", "refs/rewind/sessions", "refs/heads"):
                 os.makedirs(os.path.join(self.git_dir, directory), exist_ok=True)
-            write_text_atomically(os.path.join(self.git_dir, "config"), _GIT_CONFIG)
+            write_text_atomically(os.path.join(self.git_dir, "config"), GIT_CONFIG)
             project = {"root": os.fsdecode(self.root.path), "created": time.time()}
             write_text_atomically(self.state_path("project.json"), dumps(project))
             write_text_atomically(os.path.join(self.git_dir, "description"), "rewind store\n")
