@@ -89,21 +89,27 @@ def run_backup(store: Store) -> int:
     remote = store.config.remote.backup
     if not remote:
         return 0
-    fd = os.open(store.state_path(BACKUP_LOCK), os.O_RDWR | os.O_CREAT, 0o644)
-    try:
+    while True:
+        fd = os.open(store.state_path(BACKUP_LOCK), os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return 0  # another pusher is at work: it sees what was asked
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)  # who pushes, for people (and tests)
+            started = _push_until_done(store, remote)
+        finally:
+            os.close(fd)
+        # An entry that closed after the last check, while the lock was still held, found a
+        # pusher at work and started none: it is pushed now, not at the next closed entry.
+        if not _requested_since(store, started):
             return 0
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)  # who is pushing, for people (and tests)
-        _push_until_done(store, remote)
-    finally:
-        os.close(fd)
-    return 0
 
 
-def _push_until_done(store: Store, remote: str) -> None:
+def _push_until_done(store: Store, remote: str) -> float:
+    """Pushes until nothing more was asked, or retrying is over; returns when the last
+    attempt started."""
     attempt = 0
     while True:
         started = time.time()
@@ -111,10 +117,10 @@ def _push_until_done(store: Store, remote: str) -> None:
         if backup_once(store, remote):
             attempt = 0
             if not _requested_since(store, started):
-                return
+                return started
             continue
         if attempt >= len(RETRY_AFTER):
-            return  # the next closed entry, or 'rewind push', tries again
+            return time.time()  # the next closed entry, or 'rewind push', tries again
         _wait_to_retry(store, RETRY_AFTER[attempt], started)
         attempt += 1
 
