@@ -50,6 +50,7 @@ from rewind.history.restore_plan import NEVER_REPLACED, PlannedFile, RestorePlan
 from rewind.history.safe_paths import refuse_nested, refuse_unsafe, unsafe_parent, why_unsafe
 from rewind.history.session import SessionHead
 from rewind.history.sessions import refuse_damaged
+from rewind.store.limits import why_bad_link_target, why_unwritable
 from rewind.store.repository import Store
 
 # What apply does with one file (ApplyFile.outcome).
@@ -264,6 +265,9 @@ def _plan_file(
 
     if why_unsafe(path):  # a trusted session's file outside the root (extra_roots)
         return outcome(REFUSED, "it is outside the project root, where apply never writes")
+    unwritable = why_unwritable(store.root.path, path)
+    if unwritable:
+        return outcome(REFUSED, f"this system cannot write it: {unwritable}")
     parent = unsafe_parent(store.root.path, path)
     if parent:
         return outcome(REFUSED, parent)
@@ -344,6 +348,9 @@ def _theirs(
         # the path has (the count is the session's word).
         return FileState(ABSENT, missing_dirs=min(theirs.missing_dirs, path.count(b"/"))), None
     data = verified_content(reader, theirs, limit)
+    bad_target = why_bad_link_target(data) if theirs.kind == LINK else ""
+    if bad_target:
+        raise ContentRefused(f"this system cannot write it: {bad_target}")
     return FileState(theirs.kind, None, theirs.mode, len(data), fingerprint(data)), data
 
 

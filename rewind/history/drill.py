@@ -40,6 +40,7 @@ from rewind.history.filestate import (
 from rewind.history.restore import write_content
 from rewind.history.session import damaged_ref_hint
 from rewind.history.sessions import SessionSummary, list_sessions, read_entries_with_commits
+from rewind.store.limits import why_bad_link_target, why_unwritable
 from rewind.store.processes import is_alive
 from rewind.store.repository import DamagedRef, Store
 
@@ -52,6 +53,7 @@ MISSING = "missing"  # its object is in no loose file and no pack
 CORRUPTED = "corrupted"  # its object cannot be inflated, or fails its hash
 MISMATCH = "mismatch"  # rebuilt, it is not what was recorded (fingerprint, size, mode, kind)
 DAMAGED = "damaged"  # its entry, its session's ref or history, or its record cannot be used
+UNWRITABLE = "unwritable"  # its path or symlink target is one this system cannot write
 
 # Kinds recorded without a content to put back, on purpose (see filestate).
 NEVER_RESTORABLE = (UNKNOWN, TOO_LARGE, UNREADABLE, DIRECTORY, SPECIAL)
@@ -317,6 +319,11 @@ def _sort_state(
         )
         _fail(store, report, subject, DAMAGED, what)
     else:
+        unwritable = why_unwritable(store.root.path, subject.path)
+        if unwritable:
+            what = f"cannot be written on this system: {unwritable}"
+            _fail(store, report, subject, UNWRITABLE, what)
+            return
         pending.setdefault(state.oid, []).append(subject)
 
 
@@ -336,9 +343,14 @@ def _rebuild_content(
         for subject in subjects:
             _fail(store, report, subject, CORRUPTED, f"cannot be read: {reason}")
         return
-    rebuilt: dict[tuple[str, int], FileState | None] = {}
+    rebuilt: dict[tuple[str, int], FileState] = {}
+    bad_target = why_bad_link_target(data)
     for subject in subjects:
         state = subject.state
+        if state.kind == LINK and bad_target:
+            what = f"(object {oid}) cannot be written on this system: {bad_target}"
+            _fail(store, report, subject, UNWRITABLE, what)
+            continue
         key = (state.kind, state.mode if state.kind == FILE else 0)
         if key not in rebuilt:
             rebuilt[key] = _rebuild(scratch, state, data)
@@ -349,14 +361,10 @@ def _rebuild_content(
             _fail(store, report, subject, MISMATCH, f"(object {oid}) {difference}")
 
 
-def _rebuild(scratch: bytes, state: FileState, data: bytes) -> FileState | None:
-    """Writes ``data`` as ``state`` says, the way a restore does, then captures it again; None
-    when it cannot be written as such (a link target holding a NUL byte)."""
+def _rebuild(scratch: bytes, state: FileState, data: bytes) -> FileState:
+    """Writes ``data`` as ``state`` says, the way a restore does, then captures it again."""
     path = os.path.join(scratch, _REBUILT_NAME)
-    try:
-        write_content(path, state, data)
-    except ValueError:
-        return None
+    write_content(path, state, data)
     info = os.lstat(path)
     if stat.S_ISREG(info.st_mode) and not info.st_mode & stat.S_IRUSR:
         os.chmod(path, stat.S_IMODE(info.st_mode) | stat.S_IRUSR)  # to read it back
@@ -369,10 +377,8 @@ def _rebuild(scratch: bytes, state: FileState, data: bytes) -> FileState | None:
     return found
 
 
-def _difference(recorded: FileState, rebuilt: FileState | None) -> str | None:
+def _difference(recorded: FileState, rebuilt: FileState) -> str | None:
     """How the rebuilt state differs from the recorded one, if it does."""
-    if rebuilt is None:
-        return "cannot be made into a symlink (its target holds a NUL byte)"
     if rebuilt.kind != recorded.kind:
         return f"rebuilds as a {rebuilt.kind} where a {recorded.kind} was recorded"
     if recorded.kind == FILE and rebuilt.mode != recorded.mode:
@@ -393,6 +399,8 @@ _ADVICE = {
     CORRUPTED: "copy the object back from a backup of the store if there is one; otherwise "
     "that version is lost, and a restore that needs it is refused",
     DAMAGED: "restore to a turn where rewind kept that file's content",
+    UNWRITABLE: "a restore leaves that file out and says why, since no write of it could "
+    "succeed here",
     MISMATCH: "a restore would write something other than what was recorded, so review it "
     "with 'rewind show {number} --session {session}' before relying on it",
 }

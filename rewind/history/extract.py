@@ -22,6 +22,7 @@ from rewind.history.apply import ContentRefused, verified_content
 from rewind.history.entry import Entry
 from rewind.history.filestate import ABSENT, FILE, LINK, UNKNOWN, FileState
 from rewind.history.safe_paths import refuse_nested, refuse_unsafe, why_unsafe
+from rewind.store.limits import make_folders, why_bad_link_target, why_unwritable
 from rewind.store.repository import Store
 
 _PERMISSIONS = 0o777
@@ -92,9 +93,21 @@ def extract(
             except ContentRefused as refused:
                 done.skipped.append((path, str(refused)))
                 continue
+            unwritable = _why_unwritable(directory, path, state, data)
+            if unwritable:
+                done.skipped.append((path, f"this system cannot write it: {unwritable}"))
+                continue
             _write(directory, path, state, data)
             done.written.append((path, state))
     return done
+
+
+def _why_unwritable(directory: bytes, path: bytes, state: FileState, data: bytes) -> str:
+    """Why this system cannot write ``state`` at ``path`` below ``directory`` ("" if it can)."""
+    reason = why_unwritable(directory, path)
+    if not reason and state.kind == LINK:
+        reason = why_bad_link_target(data)
+    return reason
 
 
 def _prepare(directory: bytes) -> None:
@@ -103,7 +116,7 @@ def _prepare(directory: bytes) -> None:
     try:
         info = os.lstat(directory)
     except FileNotFoundError:
-        os.makedirs(directory)
+        make_folders(directory)
         return
     if not stat.S_ISDIR(info.st_mode):
         raise UserError(f"{shown} exists and is not a folder; give a new or empty folder.")

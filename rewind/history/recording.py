@@ -13,6 +13,7 @@ from rewind.history import journal
 from rewind.history.drift import changed_outside, recorded_states
 from rewind.history.entry import DRIFT_PROMPT, EDIT, EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
 from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
+from rewind.history.restore_journal import restore_waiting
 from rewind.history.session import SessionHead, Settled, journal_path_of, new_entry_id, save_entry
 from rewind.store import hook_calls
 from rewind.store.auto_gc import needs_packing, pack_in_background
@@ -75,6 +76,7 @@ def begin_with_drift(
         if merge_copies and is_copy_of_open_turn(head, prompt):
             assert head.current is not None
             return head.current, None
+        refuse_while_restore_waits(store, session_id)
         close_open_turn(store, head)
         agent = agent or _inherited_agent(head)
         drift = record_drift(store, head)
@@ -266,6 +268,18 @@ def _append(
 _APPEND_ATTEMPTS = 5
 
 
+def refuse_while_restore_waits(store: Store, session_id: str) -> None:
+    """Refuses to start a turn on top of a restore of the session that was interrupted and is
+    waiting to be finished (rewind.history.restore_journal): finishing it needs its entry to be
+    the session's newest. Records that cannot wait for a turn are spooled meanwhile."""
+    if restore_waiting(store, session_id):
+        raise UserError(
+            f"a restore of session {session_id} was interrupted and waits to be finished, so no "
+            "turn starts on top of it; the next rewind command finishes it ('rewind status' "
+            "shows the log), or 'rewind undo' takes it back."
+        )
+
+
 def _spool(store: Store, path: str, record: dict[str, object], why: str) -> None:
     kept = journal.spool(path, record)
     store.note(hook_calls.SPOOLED)
@@ -277,6 +291,7 @@ def _open_turn(store: Store, session_id: str, agent: str) -> None:
     with store.lock(), Settled(store, session_id) as head:
         entry = head.current
         if entry is None or not entry.is_open:
+            refuse_while_restore_waits(store, session_id)
             entry = _new_turn(head, "", agent, None)
             save_entry(store, head, entry, replace_tip=False)
         journal.create(journal_path_of(store, session_id), entry.id)

@@ -10,10 +10,19 @@ A process that dies between 2 and 5 leaves the journal behind; the next rewind c
 the store finishes the restore (each file still at its before-state is put at its after-state;
 a file someone changed meanwhile is left alone and reported) and removes the temporary files the
 dead process left beside the files it was replacing.
+
+What a record asks for must be something this system can write: every path and symlink target
+is checked (rewind.store.limits) before anything is recorded. A write that still fails because
+of what it writes, not because of the disk's state now (a name the file system refuses), will
+not succeed later either: the restore is rolled back at once (the files written so far get their
+before-states again and the entry is taken off the session), never left for the next command.
+Only a failure the disk may get over (no space, no permission) leaves the journal, and 'rewind
+undo' takes back what was written if the cause cannot be fixed.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import time
@@ -23,8 +32,16 @@ from rewind.history.entry import RESTORE, UNDO, Entry, FileChange
 from rewind.history.filestate import ABSENT, LINK, FileState, capture
 from rewind.history.recording import close_open_turn
 from rewind.history.restore_events import DONE, REFUSED, note_restore
+from rewind.history.restore_journal import read_journal
 from rewind.history.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
-from rewind.history.session import SessionHead, Settled, load_head, new_entry_id, save_entry
+from rewind.history.session import (
+    SessionHead,
+    Settled,
+    drop_newest,
+    load_head,
+    new_entry_id,
+    save_entry,
+)
 from rewind.store.atomic import (
     remove_temporary_siblings,
     replace_file,
@@ -32,7 +49,8 @@ from rewind.store.atomic import (
     write_text_atomically,
 )
 from rewind.store.backup_trigger import request_backup
-from rewind.store.fastjson import dumps, load_object
+from rewind.store.fastjson import dumps
+from rewind.store.limits import make_folders, why_bad_link_target, why_unwritable
 from rewind.store.processes import is_alive
 from rewind.store.repository import JOURNAL, Store, StoreLock
 
@@ -72,16 +90,34 @@ def _apply(store: Store, plan: RestorePlan, force: bool) -> RestoreResult:
             raise ConflictError(conflict_message(store, plan))
         changes = plan.changes
         if not changes:
+            _forget_taken_back(store, plan)
             return RestoreResult(None, plan.blocked, [])
         contents = _check_readable(store, changes)
+        _check_writable(store, changes, contents)
         entry = _restore_entry(store, plan, head, changes)
         journal = {"session": plan.session, "entry": entry.id, "pid": os.getpid()}
         write_text_atomically(store.state_path(JOURNAL), dumps(journal))
         save_entry(store, head, entry, replace_tip=False)
-        failed = _put_back_all(store, entry.files, contents)
+        try:
+            failed = _put_back_all(store, entry.files, contents)
+        except CannotWriteBack as problem:
+            _roll_back(store, head, entry, problem)
         if not failed:
             os.unlink(store.state_path(JOURNAL))
     return RestoreResult(entry, plan.blocked, failed)
+
+
+def _forget_taken_back(store: Store, plan: RestorePlan) -> None:
+    """An undo with nothing left to change, of a restore whose journal is still waiting (its
+    writes failed and were never finished): taken back, so there is nothing left to finish."""
+    if plan.kind != UNDO:
+        return
+    if read_journal(store).get("entry") == plan.subject.id:
+        os.unlink(store.state_path(JOURNAL))
+        store.log_problem(
+            f"{plan.subject.kind} {plan.subject.number} of session {plan.session} was taken "
+            "back before it could be finished; it is no longer waiting"
+        )
 
 
 def _check_still_current(store: Store, plan: RestorePlan) -> None:
@@ -123,6 +159,27 @@ def _check_readable(store: Store, changes: list[PlannedFile]) -> dict[str, bytes
                 kept[oid] = data
                 budget -= len(data)
     return kept
+
+
+def _check_writable(store: Store, changes: list[PlannedFile], contents: dict[str, bytes]) -> None:
+    """Refuses the whole restore, before anything is recorded, when a path or a symlink target
+    it would write is one this system cannot write (the plan leaves such files out already;
+    this is the check on the contents as read)."""
+    for planned in changes:
+        target = planned.target
+        if target.kind == ABSENT:
+            continue
+        reason = why_unwritable(store.root.path, planned.path)
+        if not reason and target.kind == LINK and target.oid is not None:
+            data = contents.get(target.oid)
+            reason = why_bad_link_target(
+                data if data is not None else store.reader.read_blob(target.oid)
+            )
+        if reason:
+            raise UserError(
+                f"{store.root.display(planned.path)} cannot be written back on this system "
+                f"({reason}); nothing was written: restore the other files with --path."
+            )
 
 
 def conflict_message(store: Store, plan: RestorePlan) -> str:
@@ -177,20 +234,80 @@ def _save_current(store: Store, planned: PlannedFile) -> FileState:
     return capture(absolute, sys.maxsize, store.writer)
 
 
+class CannotWriteBack(Exception):
+    """A file whose write failed because of what is written, not the disk's state now: it would
+    fail again, so the restore is rolled back (``written``: the files tried before it)."""
+
+    def __init__(self, path: bytes, reason: str, written: list[FileChange]) -> None:
+        super().__init__(reason)
+        self.path = path
+        self.reason = reason
+        self.written = written
+
+
+# Errors of a write that come from what is written (a name or target this file system
+# refuses), not from the disk's state: trying again later cannot help.
+_LASTING_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.EINVAL, errno.EILSEQ})
+
+
+def is_lasting(error: Exception) -> bool:
+    """Whether a failed write would fail again whatever happens to the disk (see
+    :data:`_LASTING_ERRNOS`; any error but an OSError or a refusal is the record's)."""
+    if isinstance(error, OSError):
+        return error.errno in _LASTING_ERRNOS
+    return not isinstance(error, UserError)
+
+
 def _put_back_all(
     store: Store, files: list[FileChange], contents: dict[str, bytes] | None = None
 ) -> list[tuple[bytes, str]]:
     failed = []
     created: set[bytes] = set()
-    for change in files:
-        assert change.after is not None
-        try:
-            put_back(store, change.path, change.after, created, contents)
-        except (OSError, UserError) as error:
-            failed.append((change.path, str(error)))
-            store.log_problem(f"restore of {store.root.display(change.path)} failed: {error}")
-    _remove_created_directories(created)
+    try:
+        for position, change in enumerate(files):
+            assert change.after is not None
+            try:
+                put_back(store, change.path, change.after, created, contents)
+            except Exception as error:
+                if is_lasting(error):
+                    raise CannotWriteBack(change.path, _why(error), files[:position]) from error
+                failed.append((change.path, str(error)))
+                store.log_problem(f"restore of {store.root.display(change.path)} failed: {error}")
+    finally:
+        _remove_created_directories(created)
     return failed
+
+
+def _why(error: Exception) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror.lower()
+    return str(error) or type(error).__name__
+
+
+def _roll_back(store: Store, head: SessionHead, entry: Entry, problem: CannotWriteBack) -> None:
+    """Takes the restore back at once: the files written before ``problem`` get their
+    before-states again and the entry is taken off the session, as if it had never been made.
+    Always raises: UserError naming the file (or, when taking back fails too, saying that the
+    next command finishes what it can)."""
+    shown = store.root.display(problem.path)
+    store.log_problem(f"restore of {shown} failed for good ({problem.reason}); rolled back")
+    try:
+        for change in reversed(problem.written):
+            assert change.before is not None
+            put_back(store, change.path, change.before)
+        drop_newest(store, head)
+        os.unlink(store.state_path(JOURNAL))
+    except (OSError, UserError) as error:
+        store.log_problem(f"taking back {entry.kind} {entry.number} failed: {error}")
+        raise UserError(
+            f"{shown} cannot be written on this system ({problem.reason}), and taking back the "
+            f"files written before it failed ({error}); the next rewind command finishes the "
+            "rest, and 'rewind undo' then takes it back."
+        ) from None
+    raise UserError(
+        f"{shown} cannot be written on this system ({problem.reason}); nothing was changed: "
+        "restore the other files with --path."
+    )
 
 
 def put_back(
@@ -219,7 +336,7 @@ def put_back(
     data = contents.get(state.oid) if contents is not None else None
     if data is None:
         data = store.reader.read_blob(state.oid)
-    os.makedirs(os.path.dirname(absolute), exist_ok=True)
+    make_folders(os.path.dirname(absolute))
     write_content(absolute, state, data)
 
 
@@ -254,41 +371,28 @@ def _remove_created_directories(directories: set[bytes]) -> None:
 def finish_interrupted_restore(store: Store, wait: bool = True) -> None:
     """Completes a restore whose process died after it was recorded (see the module doc).
 
-    Without ``wait``, raises :class:`StoreBusy` at once when another process holds the store.
+    Without ``wait`` (a hook), raises :class:`StoreBusy` at once when another process holds the
+    store, and says what it did in the log only.
     """
     with store.lock() if wait else StoreLock(store.state_path("lock"), timeout=0.0):
-        try:
-            with open(store.state_path(JOURNAL), encoding="utf-8") as handle:
-                journal = load_object(handle.read())
-        except FileNotFoundError:
+        if not os.path.exists(store.state_path(JOURNAL)):
             return  # another process finished it
-        except ValueError:
-            journal = {}
+        journal = read_journal(store)
         head = load_head(store, str(journal.get("session", "")))
         entry = head.current
         if entry is None or entry.id != journal.get("entry"):
             os.unlink(store.state_path(JOURNAL))  # never recorded, so nothing was written
             return
-        left_alone, failed = _finish(store, entry.files)
+        finished = _finish(store, entry.files)
         pid = journal.get("pid")
         if isinstance(pid, int) and not is_alive(pid):
             remove_temporary_siblings(_writable_paths(store, entry.files), pid)
-        if not failed:  # a write that failed (a full disk) is tried again by the next command
+        if not finished.failed:  # a write that failed (a full disk) is tried again later
             os.unlink(store.state_path(JOURNAL))
-    message = (
-        f"finished {entry.kind} {entry.number} of session {entry.session}, which was interrupted"
-    )
-    if left_alone:
-        names = ", ".join(store.root.display(path) for path in left_alone)
-        message += f"; left alone because they changed meanwhile: {names}"
-    if failed:
-        names = ", ".join(store.root.display(path) for path in failed)
-        message = (
-            f"{entry.kind} {entry.number} of session {entry.session} was interrupted and could "
-            f"not be finished yet ({names}: see the log); the next command tries again"
-        )
+    message = finished.describe(store, entry)
     store.log_problem(message)
-    print(f"rewind: {message}.", file=sys.stderr)
+    if wait:  # a command; a hook prints nothing (its output is the agent's)
+        print(f"rewind: {message}.", file=sys.stderr)
 
 
 def _writable_paths(store: Store, files: list[FileChange]) -> list[bytes]:
@@ -303,26 +407,63 @@ def _writable_paths(store: Store, files: list[FileChange]) -> list[bytes]:
     return paths
 
 
-def _finish(store: Store, files: list[FileChange]) -> tuple[list[bytes], list[bytes]]:
-    """Puts each file still at its before-state at its after-state; returns the files left
-    alone because they changed meanwhile, and those whose write failed."""
-    left_alone: list[bytes] = []
-    failed: list[bytes] = []
+class _Finished:
+    """What finishing an interrupted restore did with the files it did not write: those left
+    alone because they changed meanwhile, those that cannot be written on this system (left as
+    they were: trying again cannot help), and those whose write failed (tried again later)."""
+
+    __slots__ = ("failed", "left_alone", "unwritable")
+
+    def __init__(self) -> None:
+        self.left_alone: list[bytes] = []
+        self.unwritable: list[tuple[bytes, str]] = []
+        self.failed: list[bytes] = []
+
+    def describe(self, store: Store, entry: Entry) -> str:
+        what = f"{entry.kind} {entry.number} of session {entry.session}"
+        if self.failed:
+            names = ", ".join(store.root.display(path) for path in self.failed)
+            return (
+                f"{what} was interrupted and could not be finished yet ({names}: see the log); "
+                "the next command tries again, or 'rewind undo' takes it back"
+            )
+        message = f"finished {what}, which was interrupted"
+        if self.left_alone:
+            names = ", ".join(store.root.display(path) for path in self.left_alone)
+            message += f"; left alone because they changed meanwhile: {names}"
+        if self.unwritable:
+            names = ", ".join(
+                f"{store.root.display(path)} ({reason})" for path, reason in self.unwritable
+            )
+            message += f"; left as they were because this system cannot write them: {names}"
+        return message
+
+
+def _finish(store: Store, files: list[FileChange]) -> _Finished:
+    """Puts each file still at its before-state at its after-state (see :class:`_Finished`)."""
+    finished = _Finished()
     limit = store.config.max_file_size
     for change in files:
         assert change.after is not None and change.before is not None
+        unwritable = why_unwritable(store.root.path, change.path)
+        if unwritable:  # what the record says, not the disk: no later try could help
+            finished.unwritable.append((change.path, unwritable))
+            continue
         now = capture(store.root.absolute(change.path), limit)
         if now.same_as(change.after):
             continue
         if not now.same_as(change.before):
-            left_alone.append(change.path)
+            finished.left_alone.append(change.path)
             continue
         try:
             put_back(store, change.path, change.after)
-        except (OSError, UserError) as error:
+        except Exception as error:
             store.log_problem(f"could not finish {store.root.display(change.path)}: {error}")
-            failed.append(change.path)
-    return left_alone, failed
+            if is_lasting(error):
+                finished.unwritable.append((change.path, _why(error)))
+            else:
+                finished.failed.append(change.path)
+    return finished
 
 
 __all__ = ["CANNOT", "UNCHANGED", "RestoreResult", "apply_plan", "finish_interrupted_restore"]

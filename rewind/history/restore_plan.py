@@ -15,6 +15,7 @@ from rewind.history.entry import RESTORE, UNDO, Entry, FileChange
 from rewind.history.filestate import (
     ABSENT,
     DIRECTORY,
+    LINK,
     SPECIAL,
     UNKNOWN,
     UNREADABLE,
@@ -23,6 +24,7 @@ from rewind.history.filestate import (
 )
 from rewind.history.lookup import changes_by_other_sessions
 from rewind.history.sessions import refuse_damaged
+from rewind.store.limits import why_bad_link_size, why_unwritable
 from rewind.store.repository import Store
 
 RESTORE_FILE = "restore"
@@ -38,7 +40,16 @@ NEVER_REPLACED = frozenset({DIRECTORY, SPECIAL, UNREADABLE})
 class PlannedFile:
     """One path of a plan: what it will become, what rewind last saw, and what is there now."""
 
-    __slots__ = ("changed_by", "content", "current", "expected", "outside_in", "path", "target")
+    __slots__ = (
+        "changed_by",
+        "content",
+        "current",
+        "expected",
+        "outside_in",
+        "path",
+        "target",
+        "unwritable",
+    )
 
     def __init__(
         self,
@@ -61,12 +72,14 @@ class PlannedFile:
         # The content to write when the target is not in the store yet (a partial rewind's
         # merge): the restore stores it, and sets the target's oid, when it is carried out.
         self.content: bytes | None = None
+        # Why this system cannot write the target ("" when it can: rewind.store.limits).
+        self.unwritable = ""
 
     @property
     def action(self) -> str:
         if self.current.same_as(self.target):
             return UNCHANGED
-        if not self.target.restorable or self.current.kind in NEVER_REPLACED:
+        if not self.target.restorable or self.current.kind in NEVER_REPLACED or self.unwritable:
             return CANNOT
         if self.target.kind == ABSENT:
             return DELETE
@@ -85,6 +98,8 @@ class PlannedFile:
 
     def reason(self) -> str:
         if self.action == CANNOT:
+            if self.unwritable:
+                return f"this system cannot write it back: {self.unwritable}"
             if self.current.kind == UNREADABLE:
                 return "it cannot be read now, so it could not be saved for undo; not replaced"
             if self.current.kind in NEVER_REPLACED:
@@ -213,10 +228,23 @@ def _planned(
             other_session, change = others[path]
             if change.at > recorded_at.get(path, 0.0) and _is_a_change(change, current):
                 changed_by = other_session
-        planned.append(
-            PlannedFile(path, target, expected.get(path, FileState(UNKNOWN)), current, changed_by)
-        )
+        last_seen = expected.get(path, FileState(UNKNOWN))
+        item = PlannedFile(path, target, last_seen, current, changed_by)
+        item.unwritable = unwritable(store, path, target)
+        planned.append(item)
     return planned
+
+
+def unwritable(store: Store, path: bytes, target: FileState) -> str:
+    """Why this system could never write ``target`` at ``path`` ("" when it can): a path too
+    long for it, or a symlink target of a length no symlink can have. (A target holding a NUL
+    byte is found when the content is read: rewind.history.restore.)"""
+    if target.kind == ABSENT or not target.restorable:
+        return ""
+    reason = why_unwritable(store.root.path, path)
+    if not reason and target.kind == LINK:
+        reason = why_bad_link_size(target.size)
+    return reason
 
 
 def _is_a_change(change: FileChange, current: FileState) -> bool:

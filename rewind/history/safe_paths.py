@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from rewind.errors import UserError
-from rewind.store.root import NAME_MAX
+from rewind.store.limits import NAME_MAX
 
 
 def why_unsafe(path: bytes) -> str:

@@ -347,6 +347,22 @@ def save_entry(store: Store, head: SessionHead, entry: Entry, replace_tip: bool)
         head.journal, head.journal_state = None, ""
 
 
+def drop_newest(store: Store, head: SessionHead) -> None:
+    """Takes the newest entry off the session, as if it had never been made: its ref points at
+    the entry's parent again (a restore rolled back before it was done). The caller holds the
+    store lock, and :class:`Settled` gave it ``head``."""
+    dropped, parent = head.tip, head.parent
+    if dropped is None or parent is None:
+        raise UserError(f"session {head.session_id} has no entry before its newest one")
+    current, grandparent = commits.read_entry(store, parent)
+    if parent in store.reader.cut_points():
+        grandparent = None  # retention cut the history there
+    store.write_ref(head.ref, parent)
+    garbage.record_superseded(store, dropped)
+    head.tip, head.parent, head.current = parent, grandparent, current
+    _write_cache(store, head)
+
+
 def _absorbing(head: SessionHead, entry: Entry) -> Entry:
     records = head.journal
     assert records is not None

@@ -26,7 +26,7 @@ from rewind.history.entry import RESTORE, Entry, FileChange
 from rewind.history.file_history import Version, file_versions
 from rewind.history.filestate import UNKNOWN, FileState, capture
 from rewind.history.lookup import entry_in_project, newest_changes
-from rewind.history.restore_plan import PlannedFile, RestorePlan
+from rewind.history.restore_plan import PlannedFile, RestorePlan, unwritable
 from rewind.store.repository import Store
 
 BEFORE_MARK = "^"
@@ -164,4 +164,5 @@ def plan_version(
         ):
             changed_by = owner  # its turn is open and has changed the file
     planned = PlannedFile(path, version.state, expected, current, changed_by)
+    planned.unwritable = unwritable(store, path, version.state)
     return VersionPlan(session, version, planned)

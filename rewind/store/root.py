@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 
 from rewind.errors import UserError
+from rewind.store.limits import NAME_MAX, why_unwritable
 
 GIT_DIR_NAME = b".git"
-NAME_MAX = 255  # bytes in one file name, on every file system rewind runs on
 
 
 def find_root(start: bytes) -> bytes:
@@ -79,6 +79,12 @@ class Root:
             raise UserError(
                 f"{shown[:60]}... has a name longer than file systems allow ({NAME_MAX} bytes), "
                 "so no such file can exist; check the path."
+            )
+        too_long = why_unwritable(self.path, stored)
+        if too_long:
+            raise UserError(
+                f"{shown[:60]}... cannot be recorded: {too_long}, so rewind could never write "
+                "it back; keep such files at a shorter path."
             )
         return stored
 
