@@ -541,7 +541,7 @@ first), the current session (`$REWIND_SESSION`, else the most recent one), its n
 kind, open or closed, number of files) and the path of the store's log, where rewind writes what
 went wrong. Like every command that opens the store, it first finishes a restore that was
 interrupted; if a file still cannot be written, a line says `restore:  an interrupted restore is
-waiting to be finished`.
+waiting to be finished ('rewind undo' takes it back)`.
 
 It works before anything was recorded (`(none yet; ...)`) and when the store cannot be used: it
 writes a small file where the store lives (or would be made) and removes it, and when that fails

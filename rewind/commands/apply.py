@@ -99,7 +99,8 @@ def run(
     if result.failed:
         raise UserError(
             f"{len(result.failed)} file(s) could not be written; the apply will be finished by "
-            "the next rewind command once the cause is fixed (see 'rewind status' for the log)."
+            "the next rewind command once the cause is fixed, or 'rewind undo' takes it back (see "
+            "'rewind status' for the log)."
         )
     return _left_out(store, plan)
 

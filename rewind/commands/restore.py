@@ -155,7 +155,8 @@ def carry_out(
     if result.failed:
         raise UserError(
             f"{len(result.failed)} file(s) could not be written; the restore will be finished "
-            "by the next rewind command once the cause is fixed (see 'rewind status' for the log)."
+            "by the next rewind command once the cause is fixed, or 'rewind undo' takes it back "
+            "(see 'rewind status' for the log)."
         )
     return _incomplete(store, plan)
 

@@ -107,7 +107,10 @@ def _print_session(store: Store) -> None:
             f"watcher:  running (pid {watcher.get('pid', '?')}, {following}; rewind watch --stop)"
         )
     if os.path.exists(store.state_path(JOURNAL)):
-        print("restore:  an interrupted restore is waiting to be finished")
+        print(
+            "restore:  an interrupted restore is waiting to be finished ('rewind undo' takes it "
+            "back)"
+        )
 
 
 def _print_logs(store_dir: str) -> None:

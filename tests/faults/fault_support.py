@@ -124,13 +124,55 @@ def difference(expected: Snapshot, found: Snapshot) -> list[str]:
 def temporary_files(root: Path) -> list[str]:
     """Files a restore writes under a temporary name (``.NAME.rewind-PID-N.tmp``) in the tree."""
     left = []
-    for folder, directories, names in os.walk(os.fsencode(root)):
-        if b".git" in directories:
-            directories.remove(b".git")
-        for name in names:
-            if name.startswith(b".") and TEMPORARY_MARK in name and name.endswith(b".tmp"):
-                left.append(os.fsdecode(os.path.join(folder, name)))
+    for path in files_below(os.fsencode(root)):
+        name = os.path.basename(path)
+        if name.startswith(b".") and TEMPORARY_MARK in name and name.endswith(b".tmp"):
+            left.append(os.fsdecode(path))
     return left
+
+
+def files_below(top: bytes) -> list[bytes]:
+    """Every non-folder below ``top`` but ``.git``, at any depth (os.walk recurses once per
+    folder, so a tree 1,100 folders deep is walked here with a list instead)."""
+    found = []
+    waiting = [top]
+    while waiting:
+        folder = waiting.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if not (folder == top and entry.name == b".git"):
+                        waiting.append(entry.path)
+                else:
+                    found.append(entry.path)
+    return found
+
+
+def make_deep(root: Path, depth: int, data: bytes, folder: bytes = b"a") -> bytes:
+    """Writes ``a/a/.../a/f.txt`` (``depth`` folders) below ``root`` one level at a time (a
+    path longer than the system takes can exist that way too); returns the relative path."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(depth):
+            try:
+                os.mkdir(folder, dir_fd=fd)
+            except FileExistsError:
+                pass
+            below = os.open(folder, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = below
+        out = os.open(b"f.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644, dir_fd=fd)
+        os.write(out, data)
+        os.close(out)
+    finally:
+        os.close(fd)
+    return b"/".join([folder] * depth + [b"f.txt"])
+
+
+def remove_tree(path: Path) -> None:
+    """``rm -rf``: pytest's own clean-up (shutil.rmtree) recurses once per folder, and fails on
+    the deep trees some faults make."""
+    subprocess.run(["rm", "-rf", str(path)], check=True, timeout=120)
 
 
 def check_store(project: Path, why: str = "") -> None:

@@ -19,6 +19,10 @@ run), then runs the next command as an agent or a person would and checks that:
 Every run also kills a 300-file restore and undo just before the rename of a chosen file, and
 an object write just before its rename, so that those windows are hit whatever the timing.
 
+The restore rounds also kill restores of a turn that deleted (or re-created) a file 1,100
+folders deep, past Python's recursion limit, and pointed a symlink at targets of up to 4,000
+bytes; and a command that was finishing an interrupted restore, killed in turn.
+
 ``REWIND_FAULTS=long`` kills each kind of process many more times (over 200 kills in all).
 """
 
@@ -30,6 +34,7 @@ import random
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,6 +42,7 @@ import pytest
 from rewind.history import opening
 from rewind.history.entry import RESTORE, UNDO, Entry
 from rewind.history.filestate import ABSENT, FILE
+from rewind.history.filestate import LINK as LINK_KIND
 from rewind.history.session import load_head
 from rewind.history.sessions import read_entries
 from rewind.store.repository import JOURNAL, Store
@@ -50,7 +56,9 @@ from tests.faults.fault_support import (
     difference,
     hook,
     hook_argv,
+    make_deep,
     must,
+    remove_tree,
     rewind_argv,
     run,
     run_and_kill,
@@ -63,6 +71,10 @@ from tests.faults.fault_support import (
 
 SESSION = "killed"
 FILES = 300
+DEEP = 1100  # folders above the deep file: past Python's recursion limit
+LINK = "links/far"
+# Symlink targets the edge turns set, up to near the longest this system takes (4,095 bytes).
+LINK_TARGET_LENGTHS = (1, 255, 3000, 4000)
 NEW_FILES = 20  # names that do not exist at first: turns create them, restores delete them
 # Kills per test (each kills several kinds of process): a sample for every run of the tests,
 # and the long mode (over 200 kills in all). A round whose process ended before its kill
@@ -90,6 +102,10 @@ class World:
         for name in self.names[:FILES]:
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             (root / name).write_bytes(self.content(name))
+        (root / "deep").mkdir()
+        self.deep = "deep/" + os.fsdecode(make_deep(root / "deep", DEEP, b"deep\n"))
+        (root / LINK).parent.mkdir()
+        (root / LINK).symlink_to("../src")
 
     # helpers --------------------------------------------------------------------------------
 
@@ -103,7 +119,13 @@ class World:
         return f"{name} version {self.version}\n{filler}\n".encode()
 
     def tree(self) -> Snapshot:
-        return snapshot(self.root, self.names)
+        """The files' contents, the deep file's, and the symlink's target (as ``-> TARGET``)."""
+        found = snapshot(self.root, [*self.names, self.deep])
+        try:
+            found[LINK] = b"-> " + os.readlink(os.fsencode(self.root / LINK))
+        except FileNotFoundError:
+            pass
+        return found
 
     def rewind(self, *arguments: str) -> str:
         return must(rewind_argv(*arguments), self.root, why=self.why)
@@ -226,8 +248,10 @@ class World:
                 if name not in before:
                     assert state.kind == ABSENT, f"{self.why}{entry_id} {name}: {state.kind}"
                     continue
-                assert state.kind == FILE and state.oid, f"{self.why}{entry_id} {name}"
+                assert state.kind in (FILE, LINK_KIND) and state.oid, f"{self.why}{entry_id} {name}"
                 data = store.reader.read_blob(state.oid)
+                if state.kind == LINK_KIND:
+                    data = b"-> " + data
                 assert data == before[name], f"{self.why}{entry_id} {name}: wrong pre-image"
 
     # rounds, one per kind of process killed --------------------------------------------------
@@ -300,6 +324,19 @@ class World:
         self.restore(target, expected)
         self.interrupted("undo", rewind_argv("undo", "--yes", "--session", SESSION), before_restore)
 
+    def kill_edge_restore(self) -> None:
+        target, expected = self.edge_turn()
+        self.interrupted(
+            "edge-restore", rewind_argv("restore", target, "--yes", "--session", SESSION), expected
+        )
+
+    def kill_finish(self) -> None:
+        """A restore killed before one of its renames, then the command finishing it killed
+        at a random moment in turn: the next one must still leave no mix."""
+        target, expected = self.bulk_turn()
+        argv = rewind_argv("restore", target, "--yes", "--session", SESSION)
+        self.interrupted("finish", argv, expected, self.rng.randrange(2, FILES), finisher=True)
+
     def kill_gc(self) -> None:
         self.turn_with_commands(self.some_names(20))
         self.turn_with_hooks(self.some_names(3))
@@ -316,11 +353,38 @@ class World:
         self.rewind("end", "--session", SESSION)
         return entry_id, before
 
+    def edge_turn(self) -> tuple[str, Snapshot]:
+        """A turn that deletes the deep file (or makes it again, with its 1,100 folders),
+        points the symlink elsewhere and changes a hundred files."""
+        before = self.tree()
+        self.rewind("begin", "--session", SESSION, "--prompt", f"edges {self.rounds}")
+        entry_id = self.remember_newest(before)
+        names = self.some_names(100)
+        self.rewind("track", "--session", SESSION, self.deep, LINK, *names)
+        if self.deep in before:
+            remove_tree(self.root / "deep" / "a")
+        else:
+            make_deep(self.root / "deep", DEEP, self.content(self.deep))
+        length = self.rng.choice(LINK_TARGET_LENGTHS)
+        target = ("../" * length)[: length - 1] + "x"
+        (self.root / LINK).unlink()
+        (self.root / LINK).symlink_to(target)
+        for name in names:
+            self.change(name)
+        self.rewind("end", "--session", SESSION)
+        return entry_id, before
+
     def interrupted(
-        self, kind: str, argv: list[str], after: Snapshot, at_write: int | None = None
+        self,
+        kind: str,
+        argv: list[str],
+        after: Snapshot,
+        at_write: int | None = None,
+        finisher: bool = False,
     ) -> None:
         """Kills a restore or undo that takes the tree to ``after`` (at a random moment, or
-        just before the rename of its ``at_write``-th file); the next command must leave the
+        just before the rename of its ``at_write``-th file; with ``finisher``, the command
+        that finishes it is killed at a random moment too); the next command must leave the
         tree entirely as it was or entirely at ``after``, never a mix."""
         before = self.tree()
         newest = self.newest().id
@@ -332,6 +396,8 @@ class World:
             assert done.returncode == -9, f"{self.why}{kind}: {done.stderr}"
             assert temporary_files(self.root), "killed before a rename: its file is left"
             self.kills += 1
+        if finisher:
+            self.killed(kind, rewind_argv("status"))
         self.next_command()
         found = self.tree()
         assert found in (before, after), (
@@ -373,7 +439,13 @@ sys.exit(main(sys.argv[2:]))
 
 HOOKS = ["hook-before-edit", "hook-after-edit", "hook-prompt", "hook-stop"]
 COMMANDS = ["track", "end", "gc"]
-RESTORES = ["restore", "undo"]
+RESTORES = ["restore", "undo", "edge-restore", "finish"]
+
+
+@pytest.fixture(autouse=True)
+def deep_trees_removed(tmp_path: Path) -> Iterator[None]:
+    yield
+    remove_tree(tmp_path)
 
 
 @pytest.mark.parametrize(

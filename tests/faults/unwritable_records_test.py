@@ -22,6 +22,7 @@ import pytest
 from rewind.history.filestate import fingerprint
 from tests.agent_payloads import ClaudeCode
 from tests.conftest import error_line, hook, log_json, ok, run_rewind, snapshot, store_dir
+from tests.faults.fault_support import make_deep, remove_tree
 from tests.two_machines import REMOTE, craft_session, everything_under, state, two_machines
 
 DEEP = 1100  # folders: past Python's recursion limit, well within the system's path length
@@ -29,31 +30,8 @@ DEEP = 1100  # folders: past Python's recursion limit, well within the system's 
 
 @pytest.fixture(autouse=True)
 def deep_trees_removed(tmp_path: Path) -> Iterator[None]:
-    """pytest's own clean-up recurses once per folder: deep trees are removed here."""
     yield
-    subprocess.run(["rm", "-rf", str(tmp_path)], check=True)
-
-
-def make_deep(root: Path, depth: int, data: bytes, folder: bytes = b"a") -> bytes:
-    """Writes ``a/a/.../a/f.txt`` (``depth`` folders) below ``root`` one level at a time (a
-    path longer than the system takes can exist that way too); returns the relative path."""
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for _ in range(depth):
-            os.mkdir(folder, dir_fd=fd)
-            below = os.open(folder, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-            os.close(fd)
-            fd = below
-        out = os.open(b"f.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
-        os.write(out, data)
-        os.close(out)
-    finally:
-        os.close(fd)
-    return b"/".join([folder] * depth + [b"f.txt"])
-
-
-def remove_deep(path: Path) -> None:
-    subprocess.run(["rm", "-rf", str(path)], check=True)
+    remove_tree(tmp_path)
 
 
 def restore_journal(project: Path) -> Path:
@@ -86,7 +64,7 @@ class TestDeepPaths:
         name = make_deep(project, DEEP, b"deep down\n")
         ok("begin", "--session", "s", "--prompt", "clean up")
         ok("track", "--session", "s", os.fsdecode(name))
-        remove_deep(project / "a")
+        remove_tree(project / "a")
         ok("end", "--session", "s")
 
         ok("restore", "1", "--yes", "--session", "s")
@@ -104,12 +82,12 @@ class TestDeepPaths:
         name = make_deep(project, DEEP, b"deep down\n")
         ok("begin", "--session", "s", "--prompt", "clean up")
         ok("track", "--session", "s", os.fsdecode(name))
-        remove_deep(project / "a")
+        remove_tree(project / "a")
         ok("end", "--session", "s")
         ok("restore", "1", "--yes", "--session", "s")
         restored = log_json("--session", "s")[-1]
         # As if the restore was killed once its entry was recorded, before it wrote the file.
-        remove_deep(project / "a")
+        remove_tree(project / "a")
         journal = {"session": "s", "entry": restored["id"], "pid": 2**22 + 1}
         restore_journal(project).write_text(json.dumps(journal))
 
