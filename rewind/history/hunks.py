@@ -207,9 +207,12 @@ def resolve_choice(hunks: list[Hunk], choice: Choice, name: str) -> Selection:
     bounded by the diff's size and the choice's length, not by the numbers it holds."""
     if isinstance(choice, dict):
         for number, numbers in choice.items():
-            _check(hunks, number, name, max(numbers, default=1) if numbers is not None else None)
-            if numbers and min(numbers) < 1:
-                raise UserError(f"the changed lines of hunk {number} are numbered from 1.")
+            _check(hunks, number, name, max(numbers) if numbers else None)
+            if numbers is not None and (not numbers or min(numbers) < 1):
+                raise UserError(
+                    f"choose changed lines of hunk {number} by their numbers, from 1 (or None "
+                    "for the whole hunk)."
+                )
         return choice
     for chosen, lines in choice:
         _check(hunks, chosen[-1], name, lines[-1] if lines is not None else None)

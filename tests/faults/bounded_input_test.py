@@ -86,6 +86,8 @@ class TestHunkChoices:
             recorded.plan_hunks(1, "f.txt", "2:0")
         with pytest.raises(UserError, match="numbered from 1"):
             recorded.plan_hunks(1, "f.txt", {0: None})  # not the last hunk, as hunks[-1] was
+        with pytest.raises(UserError, match="by their numbers, from 1"):
+            recorded.plan_hunks(1, "f.txt", {1: frozenset()})
 
 
 class TestHunkDiff:
