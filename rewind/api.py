@@ -25,7 +25,7 @@ import warnings
 from rewind.errors import ConflictError, UserError
 from rewind.history.entry import Entry
 from rewind.history.filestate import FileState
-from rewind.history.hunks import Hunk, Selection, parse_selection
+from rewind.history.hunks import Hunk, Selection, parse_ranges
 from rewind.history.lookup import entries_from, entries_to_undo, find, newest
 from rewind.history.opening import open_store
 from rewind.history.partial import PartialPlan, PartialRefused, plan_partial, turn_hunks
@@ -150,8 +150,8 @@ class Project:
         """What :meth:`restore_hunks` would do, without writing any file."""
         head = self._settled_head()
         entry = find(self.store, head, str(turn))
-        selection = parse_selection(hunks) if isinstance(hunks, str) else hunks
-        return plan_partial(self.store, head.session_id, entry, {self._name(path): selection})
+        choice = parse_ranges(hunks) if isinstance(hunks, str) else hunks
+        return plan_partial(self.store, head.session_id, entry, {self._name(path): choice})
 
     def restore_hunks(
         self, turn: int | str, path: PathLike, hunks: str | Selection

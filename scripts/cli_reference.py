@@ -375,12 +375,13 @@ rule (the file must be what rewind last recorded of it, in any session, or `--fo
 `LIST` names of what `TURN` did to the text file `P` (`rewind show TURN --path P` numbers them),
 merged into the file as it is now: later edits elsewhere in it stay. `LIST` is comma-separated
 items: `N` (hunk N), `N-M` (hunks N to M), `N:L` (changed line L of hunk N), `N:L-M` (its lines
-L to M); `--hunks` may be repeated. A hunk whose lines, or the line on either side of it, are no
-longer as the turn left them is refused and shown, and nothing is written. `--patch` (`-p`)
-goes through the hunks of each `--path` and asks `Put back this hunk [y,n,q,a,d,?]?`; the
-answers are the confirmation. The plan is followed by the diff from the file now to what it
-will hold; `--dry-run --json` adds `hunks` and `diff` to each file. Binary files and symlinks
-are refused.
+L to M), numbers in the digits 0-9; `--hunks` may be repeated. A number the diff does not have
+(a hunk, or a line of a hunk) is refused before anything is done. A hunk whose lines, or the
+line on either side of it, are no longer as the turn left them is refused and shown, and nothing
+is written. `--patch` (`-p`) goes through the hunks of each `--path` and asks `Put back this
+hunk [y,n,q,a,d,?]?`; the answers are the confirmation. The plan is followed by the diff from
+the file now to what it will hold; `--dry-run --json` adds `hunks` and `diff` to each file.
+Binary files and symlinks are refused.
 
 The rules, with worked examples: [restore.md](restore.md) (versions:
 [one version of one file](restore.md#restoring-one-version-of-one-file); hunks:

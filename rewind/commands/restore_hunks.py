@@ -4,11 +4,12 @@ some lines, of what a turn did to files (rewind.history.partial), as one restore
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 
 from rewind.commands.hunk_text import hunk_text
 from rewind.commands.render import use_colour
 from rewind.history.entry import Entry
-from rewind.history.hunks import Selection, merge_selections, parse_selection
+from rewind.history.hunks import Choice, Selection, parse_ranges
 from rewind.history.lookup import find
 from rewind.history.partial import (
     PartialPlan,
@@ -36,8 +37,9 @@ def partial_plan(
     chosen by answering for each, file by file); None when no hunk was chosen. Hunks that no
     longer apply are shown, then PartialRefused is raised."""
     entry = find(store, head, turn)
+    chosen: Mapping[bytes, Choice]
     if hunks:
-        chosen = {paths[0]: merge_selections([parse_selection(text) for text in hunks])}
+        chosen = {paths[0]: [item for text in hunks for item in parse_ranges(text)]}
     else:
         chosen = _ask(store, entry, paths)
         if not chosen:

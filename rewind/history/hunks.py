@@ -15,14 +15,21 @@ them; otherwise it is refused with the reason, and nothing is applied (all or no
 edits elsewhere in the file survive.
 
 Everything here works on bytes, line by line (a line keeps its newline), with no store: the
-callers read the contents (:mod:`rewind.history.partial`).
+callers read the contents (:mod:`rewind.history.partial`). The diffs themselves, B -> A and A ->
+C, are libgit2's (:func:`rewind.store.packed.line_hunks`, as ``git diff`` and ``rewind blame``
+make them): near linear, where a longest-common-run matcher is cubic on files with many
+repeated lines.
+
+A choice written as ``--hunks`` takes it (``1-3,5:2``) is parsed into ranges
+(:func:`parse_ranges`) and checked against the diff before anything is expanded
+(:func:`resolve_choice`), so no choice costs more than the diff's own size and its text's length,
+whatever numbers it holds.
 """
 
 from __future__ import annotations
 
-from difflib import SequenceMatcher
-
 from rewind.errors import UserError
+from rewind.store.packed import line_hunks
 
 # Unchanged lines shown around a hunk (for people; the merge checks one on each side).
 CONTEXT_LINES = 3
@@ -104,38 +111,14 @@ def is_binary(data: bytes) -> bool:
     return b"\0" in data[:8000]
 
 
-def matching_blocks(old: list[bytes], new: list[bytes]) -> list[tuple[int, int, int]]:
-    """The runs of lines ``old`` and ``new`` share, as (start in old, start in new, length),
-    in order. The common head and tail are matched first, so that the matcher (quadratic at
-    worst) sees only the part that changed: an edit of a few lines of a long file is cheap."""
-    head = 0
-    limit = min(len(old), len(new))
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    middle = SequenceMatcher(
-        None, old[head : len(old) - tail], new[head : len(new) - tail], autojunk=False
-    )
-    blocks = [(0, 0, head)] if head else []
-    blocks += [(a + head, b + head, size) for a, b, size in middle.get_matching_blocks() if size]
-    if tail:
-        blocks.append((len(old) - tail, len(new) - tail, tail))
-    return blocks
-
-
 def hunks_between(before: bytes, after: bytes) -> list[Hunk]:
     """The hunks of the diff ``before`` -> ``after``, numbered from 1."""
     old, new = split_lines(before), split_lines(after)
-    hunks = []
-    i = j = 0
-    for a, b, size in [*matching_blocks(old, new), (len(old), len(new), 0)]:
-        if a > i or b > j:
-            hunks.append(Hunk(0, i, old[i:a], j, new[j:b]))
-        i, j = a + size, b + size
+    hunks = [
+        Hunk(number, a, old[a : a + removed], b, new[b : b + added])
+        for number, (a, removed, b, added) in enumerate(line_hunks(before, after), 1)
+    ]
     for position, hunk in enumerate(hunks):
-        hunk.number = position + 1
         previous_end = (
             0 if position == 0 else hunks[position - 1].new_start + len(hunks[position - 1].added)
         )
@@ -153,72 +136,124 @@ def hunks_between(before: bytes, after: bytes) -> list[Hunk]:
 # Chosen hunks by number: None for the whole hunk, else the numbers of its changed lines.
 Selection = dict[int, frozenset[int] | None]
 
+# A ``--hunks`` list as written, item by item: the hunks it names (one, or a range) and, for
+# ``N:L-M``, the lines of that hunk (None: the whole hunks). It costs what its text does,
+# whatever numbers the text holds; :func:`resolve_choice` checks it against a diff, then expands
+# it into a Selection.
+Ranges = list[tuple[range, range | None]]
 
-def parse_selection(text: str) -> Selection:
+# What a caller may give as a choice: ranges as parsed, or a Selection built by hand (the TUI).
+Choice = Selection | Ranges
+
+# No diff has this many hunks or lines: longer numbers are refused before int() reads them.
+_MAX_DIGITS = 18
+_HOW = "give hunk numbers (1,3 or 2-4) or lines of a hunk (2:1-3)"
+
+
+def parse_ranges(text: str) -> Ranges:
     """``--hunks`` as given: comma-separated items, each ``N`` (hunk N), ``N-M`` (hunks N to M),
-    ``N:L`` (changed line L of hunk N) or ``N:L-M`` (its lines L to M)."""
-    selection: Selection = {}
-    for item in text.split(","):
-        item = item.strip()
-        hunk_part, colon, line_part = item.partition(":")
-        try:
-            if not colon:
-                low, high = _range(hunk_part)
-                for number in range(low, high + 1):
-                    selection[number] = None
-                continue
-            number = int(hunk_part)
-            low, high = _range(line_part)
-        except ValueError:
-            raise UserError(
-                f"{item!r} is not a hunk choice: give hunk numbers (1,3 or 2-4) or lines of a "
-                "hunk (2:1-3); 'rewind show TURN --path P' numbers them."
-            ) from None
-        if selection.get(number, frozenset()) is None:
-            continue  # the whole hunk is chosen already
-        chosen = selection.get(number) or frozenset()
-        selection[number] = chosen | frozenset(range(low, high + 1))
+    ``N:L`` (changed line L of hunk N) or ``N:L-M`` (its lines L to M); numbers are written with
+    the ASCII digits 0-9, and spaces around them are allowed."""
+    items = text.split(",")
+    if any(not item.strip(" ") for item in items):
+        raise _not_a_choice(text, f"an item between commas is empty; {_HOW}")
+    return [_item(item) for item in items]
+
+
+def _item(item: str) -> tuple[range, range | None]:
+    hunk_part, colon, line_part = item.partition(":")
+    hunks = _range(item, hunk_part)
+    if not colon:
+        return hunks, None
+    if len(hunks) > 1:
+        raise _not_a_choice(
+            item, f"lines belong to one hunk, so write {hunks.start}:{line_part.strip()}"
+        )
+    return hunks, _range(item, line_part)
+
+
+def _range(item: str, text: str) -> range:
+    low, dash, high = text.partition("-")
+    first = _number(item, low)
+    last = _number(item, high) if dash else first
+    if last < first:
+        raise _not_a_choice(item, f"write a range from low to high ({last}-{first})")
+    return range(first, last + 1)
+
+
+def _number(item: str, text: str) -> int:
+    digits = text.strip(" ")
+    if not (digits.isascii() and digits.isdigit()):  # not "", "+1", "1_0", other scripts' digits
+        raise _not_a_choice(item, f"write its numbers with the digits 0-9 only; {_HOW}")
+    if len(digits.lstrip("0")) > _MAX_DIGITS:
+        raise _not_a_choice(item, "no diff has that many hunks or lines")
+    if int(digits) == 0:
+        raise _not_a_choice(item, "hunks and their changed lines are numbered from 1")
+    return int(digits)
+
+
+def _not_a_choice(item: str, advice: str) -> UserError:
+    shown = item if len(item) <= 40 else item[:37] + "..."
+    return UserError(
+        f"{shown!r} is not a hunk choice: {advice}; 'rewind show TURN --path P' numbers them."
+    )
+
+
+def resolve_choice(hunks: list[Hunk], choice: Choice, name: str) -> Selection:
+    """The hunks and lines ``choice`` names in the diff ``hunks`` (of the file ``name``).
+
+    Raises UserError for a hunk or a line the diff does not have. Every number is checked
+    before any range is expanded, and overlapping ranges are joined first, so the work is
+    bounded by the diff's size and the choice's length, not by the numbers it holds."""
+    if isinstance(choice, dict):
+        for number, numbers in choice.items():
+            _check(hunks, number, name, max(numbers) if numbers else None)
+            if numbers is not None and (not numbers or min(numbers) < 1):
+                raise UserError(
+                    f"choose changed lines of hunk {number} by their numbers, from 1 (or None "
+                    "for the whole hunk)."
+                )
+        return choice
+    for chosen, lines in choice:
+        _check(hunks, chosen[-1], name, lines[-1] if lines is not None else None)
+    whole = _union([chosen for chosen, lines in choice if lines is None])
+    selection: Selection = dict.fromkeys(number for chosen in whole for number in chosen)
+    by_hunk: dict[int, list[range]] = {}
+    for chosen, lines in choice:
+        if lines is not None and chosen.start not in selection:
+            by_hunk.setdefault(chosen.start, []).append(lines)
+    for number, parts in by_hunk.items():
+        selection[number] = frozenset(line for part in _union(parts) for line in part)
     return selection
 
 
-def _range(text: str) -> tuple[int, int]:
-    low, dash, high = text.strip().partition("-")
-    first = int(low)
-    last = int(high) if dash else first
-    if first < 1 or last < first:
-        raise ValueError(text)
-    return first, last
+def _check(hunks: list[Hunk], number: int, name: str, line: int | None) -> None:
+    """Refuses hunk ``number`` (and its changed line ``line``) unless the diff has them."""
+    if number < 1:
+        raise UserError(f"hunks are numbered from 1, not {number}.")
+    if number > len(hunks):
+        raise UserError(
+            f"the diff of {name} has {len(hunks)} hunk(s), not {number}; "
+            f"'rewind show TURN --path {name}' numbers them."
+        )
+    count = len(hunks[number - 1].removed) + len(hunks[number - 1].added)
+    if line is not None and line > count:
+        raise UserError(
+            f"hunk {number} of {name} has {count} changed line(s), not {line}; "
+            f"'rewind show TURN --path {name}' numbers them."
+        )
 
 
-def merge_selections(selections: list[Selection]) -> Selection:
-    """Several ``--hunks`` options as one choice (a whole hunk wins over lines of it)."""
-    merged: Selection = {}
-    for selection in selections:
-        for number, lines in selection.items():
-            if number in merged and merged[number] is None:
-                continue
-            if lines is None:
-                merged[number] = None
-            else:
-                merged[number] = (merged.get(number) or frozenset()) | lines
-    return merged
-
-
-def check_selection(hunks: list[Hunk], selection: Selection, name: str) -> None:
-    """Refuses a choice that names a hunk or a line the diff does not have."""
-    for number, lines in sorted(selection.items()):
-        if number > len(hunks):
-            raise UserError(
-                f"the diff of {name} has {len(hunks)} hunk(s), not {number}; "
-                f"'rewind show TURN --path {name}' numbers them."
-            )
-        if lines is not None:
-            count = len(hunks[number - 1].changed)
-            if max(lines) > count:
-                raise UserError(
-                    f"hunk {number} of {name} has {count} changed line(s), not {max(lines)}; "
-                    f"'rewind show TURN --path {name}' numbers them."
-                )
+def _union(parts: list[range]) -> list[range]:
+    """The numbers of ``parts`` (ranges of step 1) as disjoint ranges, in order."""
+    joined: list[range] = []
+    for part in sorted(parts, key=lambda part: part.start):
+        if joined and part.start <= joined[-1].stop:
+            if part.stop > joined[-1].stop:
+                joined[-1] = range(joined[-1].start, part.stop)
+        else:
+            joined.append(part)
+    return joined
 
 
 # putting hunks back ---------------------------------------------------------------------------
@@ -246,7 +281,7 @@ def refusals(
     current: bytes, after: bytes, hunks: list[Hunk], selection: Selection
 ) -> list[Refusal]:
     """The chosen hunks that do not apply to ``current`` (none: they all do)."""
-    return _place(split_lines(current), split_lines(after), hunks, selection)[1]
+    return _place(current, after, hunks, selection)[1]
 
 
 def put_back_hunks(current: bytes, after: bytes, hunks: list[Hunk], selection: Selection) -> bytes:
@@ -255,45 +290,53 @@ def put_back_hunks(current: bytes, after: bytes, hunks: list[Hunk], selection: S
     Raises :class:`HunksDoNotApply` (listing every hunk that does not apply) and changes
     nothing unless every chosen hunk applies.
     """
-    now = split_lines(current)
-    placed, refused = _place(now, split_lines(after), hunks, selection)
+    placed, refused = _place(current, after, hunks, selection)
     if refused:
         numbers = ", ".join(str(refusal.hunk.number) for refusal in refused)
         raise HunksDoNotApply(refused, f"hunk(s) {numbers} no longer apply ({refused[0].reason})")
+    now = split_lines(current)
     for start, end, lines in sorted(placed, key=lambda piece: piece[0], reverse=True):
         now[start:end] = lines
     return b"".join(now)
 
 
 def _place(
-    now: list[bytes], after: list[bytes], hunks: list[Hunk], selection: Selection
+    current: bytes, after: bytes, hunks: list[Hunk], selection: Selection
 ) -> tuple[list[tuple[int, int, list[bytes]]], list[Refusal]]:
-    """Where each chosen hunk goes in ``now`` (start, end, the lines put there instead), and
-    the hunks that do not apply."""
-    where = _alignment(after, now)
+    """Where each chosen hunk goes in ``current``'s lines (start, end, the lines put there
+    instead), and the hunks that do not apply."""
+    where, now_size = _alignment(after, current)
     placed = []
     refused = []
     for number, lines in sorted(selection.items()):
         hunk = hunks[number - 1]
         start, end = hunk.new_start, hunk.new_start + len(hunk.added)
-        reason = _why_not(where, start, end, len(after), len(now))
+        reason = _why_not(where, start, end, len(where), now_size)
         if reason:
             refused.append(Refusal(hunk, reason))
             continue
-        anchor = _mapped(where, start - 1, len(after), len(now))
+        anchor = _mapped(where, start - 1, len(where), now_size)
         assert anchor is not None  # _why_not found it
         begin = anchor + 1
         placed.append((begin, begin + (end - start), hunk.put_back(lines)))
     return placed, refused
 
 
-def _alignment(after: list[bytes], now: list[bytes]) -> list[int | None]:
-    """For each line of ``after``, where the same unchanged line is in ``now`` (None: gone)."""
-    where: list[int | None] = [None] * len(after)
-    for a, b, size in matching_blocks(after, now):
-        for offset in range(size):
-            where[a + offset] = b + offset
-    return where
+def _alignment(after: bytes, current: bytes) -> tuple[list[int | None], int]:
+    """For each line of ``after``, where the same unchanged line is in ``current`` (None: gone),
+    and how many lines ``current`` has."""
+    after_size, now_size = _line_count(after), _line_count(current)
+    where: list[int | None] = [None] * after_size
+    i = j = 0
+    for a, removed, b, added in [*line_hunks(after, current), (after_size, 0, now_size, 0)]:
+        where[i:a] = range(j, b)  # the unchanged lines between two hunks
+        i, j = a + removed, b + added
+    return where, now_size
+
+
+def _line_count(data: bytes) -> int:
+    """How many lines :func:`split_lines` finds in ``data``."""
+    return data.count(b"\n") + (not data.endswith(b"\n") and bool(data))
 
 
 def _mapped(where: list[int | None], index: int, after_size: int, now_size: int) -> int | None:

@@ -63,6 +63,13 @@ def add_label(store: Store, session_id: str, entry: Entry | str, name: str) -> E
         )
     with store.lock():
         require_existing(store, session_id)  # not forgotten meanwhile
+        try:  # nor dropped by gc's retention since it was found
+            chosen, commit = _locate(store, session_id, chosen)
+        except UserError:
+            raise UserError(
+                f"{_describe(chosen)} of session {session_id} was just dropped by gc's retention; "
+                "'rewind log' lists the turns left."
+            ) from None
         existing = store.read_ref(ref)
         if existing == commit:
             return chosen

@@ -21,16 +21,17 @@ from rewind.errors import ConflictError, UserError
 from rewind.history.entry import RESTORE, Entry
 from rewind.history.filestate import ABSENT, FILE, LINK, FileState, capture, fingerprint
 from rewind.history.hunks import (
+    Choice,
     Hunk,
     HunksDoNotApply,
     Refusal,
     Selection,
-    check_selection,
     describe_selection,
     hunks_between,
     is_binary,
     put_back_hunks,
     refusals,
+    resolve_choice,
 )
 from rewind.history.restore_plan import PlannedFile, RestorePlan
 from rewind.store.repository import Store
@@ -194,11 +195,12 @@ def plan_partial(
     store: Store,
     session: str,
     subject: Entry,
-    chosen: dict[bytes, Selection],
+    chosen: Mapping[bytes, Choice],
     sources: Mapping[bytes, FileHunks] | None = None,
 ) -> PartialPlan:
-    """The plan that puts back the ``chosen`` hunks (per path) of ``subject``'s diff into the
-    files as they are now, recorded in ``session`` (whose open turn the caller has closed).
+    """The plan that puts back the ``chosen`` hunks (per path: a Selection, or Ranges as
+    ``--hunks`` writes them) of ``subject``'s diff into the files as they are now, recorded in
+    ``session`` (whose open turn the caller has closed).
 
     The hunks are numbered in ``sources[path]`` when given (a diff between any two recorded
     states, from :func:`file_hunks`: two versions of a file, say), else in what ``subject``
@@ -210,11 +212,13 @@ def plan_partial(
     planned = []
     hunks = {}
     now = {}
+    resolved: dict[bytes, Selection] = {}
     refused: list[tuple[bytes, Refusal]] = []
-    for path, selection in chosen.items():
+    for path, choice in chosen.items():
         given = sources.get(path) if sources is not None else None
         found = given if given is not None else turn_hunks(store, subject, path)
-        check_selection(found.hunks, selection, store.root.display(path))
+        selection = resolve_choice(found.hunks, choice, store.root.display(path))
+        resolved[path] = selection
         hunks[path] = found
         current, data = read_now(store, path)
         now[path] = data
@@ -240,7 +244,7 @@ def plan_partial(
             f"was written. Compare 'rewind show {subject.number} --path "
             f"{store.root.display(path)}' with the file, and leave those hunks out.",
         )
-    return PartialPlan(session, subject, planned, hunks, chosen, now)
+    return PartialPlan(session, subject, planned, hunks, resolved, now)
 
 
 def applicable(store: Store, found: FileHunks) -> dict[int, str]:

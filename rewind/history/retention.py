@@ -83,24 +83,30 @@ def _first_kept_at_most(
 ) -> int:
     """The oldest entry that must be kept: the last ``keep_last`` and every labelled one on."""
     assert head.current is not None
-    newest = head.current.number
-    limit = newest - policy.keep_last + 1
+    limit = head.current.number - policy.keep_last + 1
+    labelled = _first_labelled(store, index, head.session_id)
+    return limit if labelled is None else min(limit, labelled)
+
+
+def _first_labelled(store: Store, index: EntryIndex, session: str) -> int | None:
+    """The number of the session's oldest labelled entry (given at 'rewind begin --label' or
+    attached with 'rewind label'), None when none is."""
+    found = []
     row = index.db.execute(
-        "SELECT min(number) FROM entries WHERE session = ? AND labels != ''",
-        (head.session_id,),
+        "SELECT min(number) FROM entries WHERE session = ? AND labels != ''", (session,)
     ).fetchone()
     if row is not None and row[0] is not None:
-        limit = min(limit, row[0])
-    attached = labels_of(store, head.session_id)
+        found.append(int(row[0]))
+    attached = labels_of(store, session)
     if attached:
         marks = ", ".join("?" for _ in attached)
         row = index.db.execute(
             f"SELECT min(number) FROM entries WHERE session = ? AND id IN ({marks})",
-            (head.session_id, *attached),
+            (session, *attached),
         ).fetchone()
         if row is not None and row[0] is not None:
-            limit = min(limit, row[0])
-    return limit
+            found.append(int(row[0]))
+    return min(found, default=None)
 
 
 def _first_recent(index: EntryIndex, session: str, cutoff: float) -> int:
@@ -196,15 +202,19 @@ def _cuts(index: EntryIndex, heads: dict[str, SessionHead], keep_from: dict[str,
 
 def apply(store: Store, cuts: list[Cut]) -> list[Cut]:
     """Cuts each session's history at its ``Cut`` (under the store lock); returns the cuts
-    made (a session forgotten meanwhile has none) and says them in the store's log."""
+    made (a session forgotten meanwhile has none) and says them in the store's log.
+
+    The cuts were planned without the lock: under it, each is checked again, and one that would
+    now drop a labelled entry (a 'rewind label' done since the plan) keeps it, and every entry
+    after it, as the plan would have."""
     if not cuts:
         return []
     made = []
     with store.lock(), EntryIndex(store) as index:
         lines = _shallow_lines(store)
-        for cut in cuts:
-            head = load_head(store, cut.session)
-            if head.current is None or index.commit_of(head, cut.keep_from) != cut.commit:
+        for planned in cuts:
+            cut = _still_wanted(store, index, planned)
+            if cut is None:
                 continue
             lines = [
                 line for line in lines if _session_of_cut(store, line) not in (None, cut.session)
@@ -224,6 +234,19 @@ def apply(store: Store, cuts: list[Cut]) -> list[Cut]:
                 pass
             store.log_problem(f"retention dropped {cut.describe()}")
     return made
+
+
+def _still_wanted(store: Store, index: EntryIndex, cut: Cut) -> Cut | None:
+    """``cut`` as it must be made now, under the store lock (None: no cut any more): the
+    session still has the entry the chain is to start at, and no labelled entry before it."""
+    head = load_head(store, cut.session)
+    if head.current is None or index.commit_of(head, cut.keep_from) != cut.commit:
+        return None
+    labelled = _first_labelled(store, index, cut.session)
+    if labelled is None or labelled >= cut.keep_from:
+        return cut
+    again = _cuts(index, {cut.session: head}, {cut.session: labelled})
+    return again[0] if again else None
 
 
 def _ref_leaf(session: str) -> str:

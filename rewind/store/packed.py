@@ -153,27 +153,8 @@ class LineDiffer:
 
     def hunks(self, old: str | None, new: str | None) -> list[Hunk]:
         """From blob ``old`` to blob ``new``."""
-        import pygit2
-        from pygit2.enums import DiffOption
-
-        if old is None:
-            new_blob = self._blob(new) if new is not None else None
-            return _hunks(
-                pygit2.Patch.create_from(
-                    None, new_blob, context_lines=0, flag=DiffOption.FORCE_TEXT
-                )
-            )
-        old_blob = self._blob(old)
-        if new is None:
-            return _hunks(
-                pygit2.Patch.create_from(
-                    old_blob, None, context_lines=0, flag=DiffOption.FORCE_TEXT
-                )
-            )
-        new_blob = self._blob(new)
-        # pygit2 takes context_lines here; its stubs do not list it.
-        patch = old_blob.diff(new_blob, DiffOption.FORCE_TEXT, context_lines=0)  # type: ignore[call-arg]
-        return _hunks(patch)
+        old_blob = self._blob(old) if old is not None else None
+        return line_hunks(old_blob, self._blob(new) if new is not None else None)
 
     def counts(self, old: str | None, new: str | None) -> tuple[int, int, bool]:
         """Lines added and removed from blob ``old`` to blob ``new``, and whether either is
@@ -193,15 +174,20 @@ class LineDiffer:
 
     def hunks_to(self, old: str | None, data: bytes) -> list[Hunk]:
         """From blob ``old`` to ``data`` (a file as it is now)."""
-        import pygit2
-        from pygit2.enums import DiffOption
-
-        base = self._blob(old) if old is not None else None
-        flags = DiffOption.FORCE_TEXT
-        return _hunks(pygit2.Patch.create_from(base, data, context_lines=0, flag=flags))
+        return line_hunks(self._blob(old) if old is not None else None, data)
 
 
-def _hunks(patch: pygit2.Patch | None) -> list[Hunk]:
+def line_hunks(old: pygit2.Blob | bytes | None, new: pygit2.Blob | bytes | None) -> list[Hunk]:
+    """The runs of changed lines from ``old`` to ``new`` (blobs or contents; None is empty), as
+    :class:`LineDiffer` describes them: libgit2's xdiff as ``git diff`` runs it, with no context,
+    every content as text. Near linear where a longest-common-run matcher is cubic (files with
+    many repeated lines). A line keeps its newline, so a last line without one differs from the
+    same line with one; changes one unchanged line apart are two hunks."""
+    import pygit2
+    from pygit2.enums import DiffOption
+
+    flag = DiffOption.FORCE_TEXT
+    patch = pygit2.Patch.create_from(old, new, context_lines=0, flag=flag)
     if patch is None:
         return []
     return [

@@ -14,6 +14,7 @@ from tests.bench import (
     gc_growth,
     history_length,
     hook_startup,
+    hunk_diff,
     quicksave_git,
     remote_push,
     restore_1000,
@@ -43,6 +44,7 @@ BENCHMARKS = {
     gc_growth.NAME: gc_growth,
     agent_hooks.NAME: agent_hooks,
     blame_long.NAME: blame_long,
+    hunk_diff.NAME: hunk_diff,
     remote_push.NAME: remote_push,
 }
 
