@@ -24,7 +24,6 @@ never match (a ``[`` without its ``]``, an unknown ``[:class:]``, a trailing bac
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 
 # The character classes of git's wildmatch, in ASCII as git's own ctype is.
@@ -104,7 +103,11 @@ class ExcludePatterns:
 
 
 def _composed(text: str) -> str:
-    return text if text.isascii() else unicodedata.normalize("NFC", text)
+    if text.isascii():
+        return text
+    import unicodedata  # only for a name that is not ASCII
+
+    return unicodedata.normalize("NFC", text)
 
 
 def _without_trailing_spaces(text: str) -> str:
