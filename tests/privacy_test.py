@@ -56,8 +56,8 @@ def test_a_changed_answer_a_lost_or_contradictory_record_start_a_new_generation(
     paths = {b"notes.txt", b"app.py", b".env"}
     policy = SharingPolicy(store)
     first = policy.key
-    assert policy.private(paths) == {b".env": "matches .env"}
-    policy.save()  # notes.txt and app.py: asked of git, and kept
+    assert policy.private({*paths, b"gone.txt"}) == {b".env": "matches .env"}
+    policy.save()  # notes.txt, app.py and gone.txt: asked of git, and kept
     assert SharingPolicy(store).key == first  # the same answers: the same exports
 
     (project / ".gitignore").write_text("notes.txt\n")
@@ -67,8 +67,13 @@ def test_a_changed_answer_a_lost_or_contradictory_record_start_a_new_generation(
     changed.save()
     second = SharingPolicy(store).key
     assert second == changed.key
-
     record = Path(store.state_path(PRIVACY_RECORD))
+    # the new generation keeps what its exports used only: gone.txt is asked no more
+    assert sorted(record.read_text().splitlines()[1:]) == [
+        f"0 {b'app.py'.hex()}",
+        f"1 {b'notes.txt'.hex()}",
+    ]
+
     record.write_text(record.read_text() + f"0 {b'notes.txt'.hex()}\n")  # says both
     assert SharingPolicy(store).key not in (first, second)
     record.unlink()

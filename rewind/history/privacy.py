@@ -108,6 +108,7 @@ class GitAnswers:
         if self.fresh:
             self.generation = os.urandom(8).hex()
         self.current: dict[bytes, bool] = {}  # asked during this run
+        self.used: set[bytes] = set()  # the paths whose answers this run's exports used
         self._checked = False
 
     def check(self) -> None:
@@ -129,6 +130,7 @@ class GitAnswers:
     def ignored(self, paths: set[bytes]) -> set[bytes]:
         """The ones among ``paths`` that git ignores (asked once per path and run)."""
         self.check()
+        self.used.update(paths)
         unknown = sorted(paths - set(self.current))
         if unknown:
             found = ignored_by_git(self.root, unknown)
@@ -136,13 +138,15 @@ class GitAnswers:
         return {path for path in paths if self.current[path]}
 
     def save(self) -> None:
+        """Keeps the answers this run's exports used: a new generation's record holds only
+        those (exports made under it depend on nothing else), a kept one gains them."""
         from rewind.store.atomic import write_text_atomically
 
         added = {path: answer for path, answer in self.current.items() if path not in self.kept}
         if self.fresh:
-            text = f"privacy {self.generation}\n" + _lines(self.current)
-            write_text_atomically(self.path, text)
-            self.kept = dict(self.current)
+            used = {path: answer for path, answer in self.current.items() if path in self.used}
+            write_text_atomically(self.path, f"privacy {self.generation}\n" + _lines(used))
+            self.kept = used
             self.fresh = False
         elif added:
             with open(self.path, "a", encoding="ascii") as handle:
