@@ -127,7 +127,7 @@ def _where(plan: PushPlan) -> dict[str, object]:
 
 
 def _print_dry_run(store: Store, plan: PushPlan, as_json: bool) -> None:
-    private = private_paths(store, plan)
+    private = private_paths(plan)
     if as_json:
         print_json(
             {

@@ -2,15 +2,11 @@
 held back.
 
 Pushing sends file contents off the machine, including what the shell quicksave saved (an
-``rm .env`` records ``.env``). The contents of a file whose path is **private** never leave:
-
-- a path git ignores in the project (``git check-ignore``), unless ``[remote] share_ignored``;
-- a path that matches ``[remote] exclude`` or the built-in list (``.env``, keys,
-  credentials: rewind.store.config.DEFAULT_REMOTE_EXCLUDE);
-- a path outside the project root (``extra_roots``): it names this machine's folders.
-
-Such a file still travels, with each state that had content as ``{"kind": "not-shared"}``, so
-that the history stays whole: the reader sees that the turn touched ``.env``, not what it held.
+``rm .env`` records ``.env``). The contents of a file whose path is **private** never leave
+(rewind.history.privacy says which: outside the project, matching ``[remote] exclude`` or the
+built-in list, ignored by git). Such a file still travels, with each state that had content as
+``{"kind": "not-shared"}``, so that the history stays whole: the reader sees that the turn
+touched ``.env``, not what it held.
 
 An entry with nothing private is sent as it is (the same commit: nothing is rewritten or
 stored twice). One with a private file is **exported**: a commit with the same message, author
@@ -19,19 +15,21 @@ is every entry after it, and every entry of a history that retention cut (the cu
 becomes a root, since its parent is gone). Exports are deterministic and kept in
 ``<store>/rewind/exported`` (one ``local exported`` line per commit considered), so each
 commit is looked at once, and the next push walks only what was recorded since.
-The map is kept for one sharing policy (the exclude patterns and ``share_ignored``) and one set
-of cuts: when either changes, every history is exported again, so that a pattern added to
-``[remote] exclude`` holds back what earlier pushes sent as it was (to a new remote, or to the
-same one, whose refs are then replaced by the history without it).
+The map is kept for one sharing policy's key (the exclude patterns, ``share_ignored`` and the
+generation of git's answers about the paths exported: SharingPolicy.key) and one set of cuts:
+when either changes, every history is exported again, so that a pattern added to
+``[remote] exclude``, or a file git ignores since, holds back what earlier pushes sent as it
+was (to a new remote, or to the same one, whose refs are then replaced by the history without
+it).
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
 
 from rewind.history.commits import RECORD_NAME
 from rewind.history.filestate import ABSENT, NOT_SHARED
+from rewind.history.privacy import SharingPolicy
 from rewind.store.digest import sha1_hex
 from rewind.store.fastjson import dumps, load_object
 from rewind.store.objects import MODE_TREE, decode_commit, encode_tree
@@ -40,77 +38,6 @@ from rewind.store.repository import Store
 
 EXPORT_MAP = "exported"
 _CUT = ":cut"  # the key of a commit that is a cut point: its export has no parent
-
-
-class SharingPolicy:
-    """Which paths' contents stay on this machine (see the module's doc)."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.patterns = store.config.remote.exclude
-        self.share_ignored = store.config.remote.share_ignored
-
-    @property
-    def digest(self) -> str:
-        """Names the policy: exports made under another one are made again."""
-        settings = dumps({"exclude": list(self.patterns), "share_ignored": self.share_ignored})
-        return sha1_hex(settings.encode())
-
-    def private(self, paths: set[bytes]) -> dict[bytes, str]:
-        """The private ones among ``paths``, each with why."""
-        found: dict[bytes, str] = {}
-        for path in paths:
-            if path.startswith(b"/"):
-                found[path] = "outside the project"
-                continue
-            pattern = self._matching_pattern(os.fsdecode(path))
-            if pattern is not None:
-                found[path] = f"matches {pattern}"
-        if not self.share_ignored:
-            for path in ignored_by_git(self.store.root.path, sorted(paths - set(found))):
-                found[path] = "ignored by git"
-        return found
-
-    def _matching_pattern(self, path: str) -> str | None:
-        parts = path.split("/")
-        for pattern in self.patterns:
-            bare = pattern.strip("/")
-            if "/" in bare:
-                if fnmatch.fnmatchcase(path, bare) or fnmatch.fnmatchcase(path, bare + "/*"):
-                    return pattern
-            elif any(fnmatch.fnmatchcase(part, bare) for part in parts):
-                return pattern
-        return None
-
-
-def ignored_by_git(root: bytes, paths: list[bytes]) -> set[bytes]:
-    """The paths git ignores in the repository at ``root`` (none outside a repository).
-    Tracked files are never ignored; asked read-only."""
-    if not paths or not os.path.lexists(os.path.join(root, b".git")):
-        return set()
-    checked = _check_ignore(root, paths)
-    return {path for path in checked.split(b"\0") if path}
-
-
-def _check_ignore(root: bytes, paths: list[bytes]) -> bytes:
-    import subprocess
-
-    from rewind.store.git_program import git_environment
-
-    try:
-        completed = subprocess.run(
-            ["git", "-C", os.fsdecode(root), "check-ignore", "-z", "--stdin"],
-            input=b"\0".join(paths) + b"\0",
-            capture_output=True,
-            env=git_environment(False),
-            timeout=120,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        completed = None
-    if completed is None or completed.returncode not in (0, 1):
-        # Unknown, so every path counts as ignored: holding back too much is the safe side.
-        return b"\0".join(paths)
-    return completed.stdout
 
 
 class Exporter:
@@ -122,7 +49,7 @@ class Exporter:
         self.path = store.state_path(EXPORT_MAP)
         self.cuts = store.reader.cut_points()
         self.signature = (
-            "cuts " + sha1_hex(",".join(sorted(self.cuts)).encode()) + " policy " + policy.digest
+            "cuts " + sha1_hex(",".join(sorted(self.cuts)).encode()) + " policy " + policy.key
         )
         self.known = _load_map(self.path, self.signature)
         self.added: list[tuple[str, str]] = []

@@ -23,9 +23,10 @@ from collections.abc import Callable
 from rewind.errors import StoreError, UserError
 from rewind.history import commits
 from rewind.history.entry import Entry
-from rewind.history.export import Exporter, SharingPolicy
+from rewind.history.export import Exporter
 from rewind.history.identity import machine_id, project_id
 from rewind.history.index import EntryIndex
+from rewind.history.privacy import SharingPolicy
 from rewind.history.session import SessionHead, load_head, ref_leaf
 from rewind.history.sessions import read_entries_with_commits
 from rewind.store.atomic import write_text_atomically
@@ -59,13 +60,25 @@ class SessionPush:
 
 
 class PushPlan:
-    __slots__ = ("held_open", "machine", "project", "remote", "sessions", "up_to_date", "url")
+    __slots__ = (
+        "held_open",
+        "machine",
+        "policy",
+        "project",
+        "remote",
+        "sessions",
+        "up_to_date",
+        "url",
+    )
 
-    def __init__(self, remote: str, url: str, project: str, machine: str) -> None:
+    def __init__(
+        self, remote: str, url: str, project: str, machine: str, policy: SharingPolicy
+    ) -> None:
         self.remote = remote
         self.url = url
         self.project = project
         self.machine = machine
+        self.policy = policy  # what stays here; its key names what each session was sent as
         self.sessions: list[SessionPush] = []  # what has something to send
         self.up_to_date: list[str] = []  # sessions already on the remote as they are
         self.held_open: list[SessionHead] = []  # sessions with nothing but an open turn
@@ -77,11 +90,10 @@ class PushPlan:
 
 def plan_push(store: Store, remote: str, sessions: list[str] | None) -> PushPlan:
     """What pushing ``sessions`` (None: every session) to ``remote`` would send."""
-    plan = PushPlan(remote, remote_url(store, remote), project_id(store), machine_id())
+    policy = SharingPolicy(store)
+    plan = PushPlan(remote, remote_url(store, remote), project_id(store), machine_id(), policy)
     pushed = load_state(store, remote)
-    policy = SharingPolicy(store).digest
-    # A session pushed under another sharing policy is sent again, as that policy exports it.
-    state = {leaf: sent for leaf, sent in pushed.items() if sent.get("policy") == policy}
+    state = _sent_as_now(pushed, policy)
     if sessions is None:
         heads = _changed_sessions(store, state, plan)
     else:
@@ -105,6 +117,16 @@ def plan_push(store: Store, remote: str, sessions: list[str] | None) -> PushPlan
             continue
         plan.sessions.append(pending)
     return plan
+
+
+def _sent_as_now(
+    pushed: dict[str, dict[str, object]], policy: SharingPolicy
+) -> dict[str, dict[str, object]]:
+    """What was pushed under the sharing policy's current key (its settings, and git's answers
+    about the paths its exports depend on: one 'git check-ignore'). A session pushed under
+    another key is sent again, exported as the current one holds its files back."""
+    key = policy.key
+    return {leaf: sent for leaf, sent in pushed.items() if sent.get("policy") == key}
 
 
 def _changed_sessions(
@@ -168,8 +190,9 @@ def _existing(store: Store, session_id: str) -> SessionHead:
 
 def unsent_entries(store: Store, remote: str, plan: PushPlan) -> None:
     """Fills each session's :attr:`SessionPush.entries` with the closed entries the remote
-    does not have yet (for ``push --dry-run``)."""
-    state = load_state(store, remote)
+    does not have yet (for ``push --dry-run``): every one when the session is sent again
+    under another sharing policy."""
+    state = _sent_as_now(load_state(store, remote), plan.policy)
     for pending in plan.sessions:
         pairs = read_entries_with_commits(store, pending.head)
         if pending.open_turn:
@@ -180,10 +203,10 @@ def unsent_entries(store: Store, remote: str, plan: PushPlan) -> None:
         pending.entries = pairs[start:]
 
 
-def private_paths(store: Store, plan: PushPlan) -> dict[bytes, str]:
+def private_paths(plan: PushPlan) -> dict[bytes, str]:
     """The paths of the unsent entries whose contents stay here, each with why."""
     paths = {change.path for p in plan.sessions for entry, _ in p.entries for change in entry.files}
-    return SharingPolicy(store).private(paths)
+    return plan.policy.private(paths)
 
 
 class PushResult:
@@ -203,7 +226,7 @@ def push(
     result = PushResult()
     if not plan.sessions:
         return result
-    exporter = Exporter(store, SharingPolicy(store))
+    exporter = Exporter(store, plan.policy)
     refspecs: list[tuple[SessionPush, str, str, str]] = []  # session, what, source, remote ref
     exported_labels: dict[str, dict[str, str]] = {}
     exported_tips: dict[str, str] = {}
@@ -224,7 +247,10 @@ def push(
         exported_labels[pending.leaf] = labels
     exporter.close()
     refused = _run_push(store, plan, refspecs, interactive, timeout)
-    exporter.save()  # after the push: what it names is reachable from the refs written below
+    # After the push (what the map names is reachable from the refs written below), git's
+    # answers first: an export is never kept without the answers it depends on.
+    plan.policy.save()
+    exporter.save()
     state = load_state(store, plan.remote)
     for pending in plan.sessions:
         why = refused.get(pending.leaf)
@@ -239,7 +265,7 @@ def push(
             "local": pending.tip,
             "local_labels": pending.labels,
             "labels": labels,
-            "policy": exporter.policy.digest,
+            "policy": plan.policy.key,
         }
         result.sessions.append(pending.head.session_id)
     save_state(store, plan.remote, state)

@@ -53,7 +53,7 @@ class Retention:
 
 
 # Paths whose contents are never pushed to a remote, whatever .gitignore says (docs/remote.md):
-# a pattern without a slash matches a file name in any folder.
+# gitignore's syntax, matched in any case (rewind.history.exclude_patterns).
 DEFAULT_REMOTE_EXCLUDE = (
     ".env",
     ".env.*",
@@ -85,7 +85,7 @@ class RemoteSettings:
         max_fetch_mb: int = DEFAULT_MAX_FETCH_MB,
     ) -> None:
         self.backup = backup  # the remote pushed to after each closed entry ("": none)
-        self.exclude = DEFAULT_REMOTE_EXCLUDE + exclude
+        self.exclude = DEFAULT_REMOTE_EXCLUDE + exclude  # read at push time only
         self.share_ignored = share_ignored  # push the contents of files git ignores too
         self.max_fetch_mb = max_fetch_mb  # a fetch that brings more is stopped and undone
 
