@@ -529,8 +529,11 @@ backup runs after each closed entry: one pusher at a time, every session, retrie
     "fetch": """\
 Brings every session pushed for this project (by any machine) from REMOTE (default: every
 remote) into a read-only mirror of the store, and prints how many sessions of how many
-machines it holds and how many changed. Sessions deleted on the remote go from the mirror too.
-A fetch bringing more than `[remote] max_fetch_mb` (1024) is stopped and undone. Then
+machines it holds and how many changed. Sessions deleted on the remote go from the mirror too
+(and their objects with the next `rewind gc`). A fetch bringing more than `[remote]
+max_fetch_mb` (1024) is stopped and undone; one fetch from a remote runs at a time; Ctrl-C ends
+git and removes what it wrote, and what a fetch killed outright left is removed by the next
+one. Then
 `rewind sessions --remote`, `log`, `show`, `diff` and `tui` with `--remote NAME` read them;
 `--json` prints `{"format": 1, "remotes": [{"remote", "project", "machines", "sessions",
 "updated", "gone"}]}`.
@@ -708,6 +711,11 @@ background by itself when many loose objects have piled up, at most once every t
 Unless `--quiet`, prints `packed N objects, removed K loose ones: SIZE -> SIZE, P pack(s)`, with
 `full repack: ` in front for a full repack and `(with R older pack(s))` after N when older packs
 were rolled into the new one.
+
+The same gc collects what `rewind fetch` brought: the mirror of each remote that a fetch changed
+since the last gc (every mirror with `--full`) gets `git gc --prune=now`, which removes the
+objects of sessions the remote deleted, and gc prints `collected what was fetched from REMOTE:
+SIZE -> SIZE` ([store](store.md#what-was-fetched-the-mirrors)).
 
 Once packed, gc runs the recovery drill of `rewind check --drill` on 20 entries drawn at random
 across the sessions, to show that the packed store still restores them, and prints

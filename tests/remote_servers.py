@@ -98,6 +98,7 @@ class _GitHttpBackend(BaseHTTPRequestHandler):
     to it, its headers and body streamed back."""
 
     project_root = ""
+    pause = 0.0  # seconds between two chunks of a response: a slow network
 
     def do_GET(self) -> None:
         self._cgi()
@@ -159,9 +160,15 @@ class _GitHttpBackend(BaseHTTPRequestHandler):
         self.end_headers()
         output = backend.stdout
         assert isinstance(output, io.BufferedReader)  # read1: what is there, as it comes
-        while chunk := output.read1(65536):
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-        self.wfile.write(b"0\r\n\r\n")
+        try:
+            while chunk := output.read1(65536):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                if self.pause:
+                    self.wfile.flush()
+                    time.sleep(self.pause)
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):  # the client was killed
+            backend.kill()
         writer.join()
         backend.wait()
 
@@ -198,11 +205,14 @@ def _feed(pipe: object, body: Iterator[bytes]) -> None:
 
 
 @contextmanager
-def http_backend(base: Path) -> Iterator[str]:
+def http_backend(base: Path, pause: float = 0.0) -> Iterator[str]:
     """An HTTP server on localhost running ``git http-backend`` for every repository under
-    ``base``; the URL of ``base/remote.git``."""
+    ``base``, waiting ``pause`` seconds after each chunk it sends; the URL of
+    ``base/remote.git``."""
     handler = type(
-        "Handler", (_GitHttpBackend,), {"project_root": str(base), "protocol_version": "HTTP/1.1"}
+        "Handler",
+        (_GitHttpBackend,),
+        {"project_root": str(base), "protocol_version": "HTTP/1.1", "pause": pause},
     )
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True

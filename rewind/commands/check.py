@@ -102,7 +102,7 @@ def _as_committed(
     """The history as its commits hold it: the open turn without its journal's records."""
     if not pairs or head.journal is None or head.tip is None:
         return pairs
-    return [*pairs[:-1], (commits.read_entry(store, head.tip)[0], head.tip)]
+    return [*pairs[:-1], (commits.read_entry(store, head.tip, head.session_id)[0], head.tip)]
 
 
 def _check_states(store: Store, entry: Entry) -> tuple[int, list[str]]:

@@ -33,7 +33,7 @@ def run(*, quiet: bool, dry_run: bool = False, full: bool = False) -> int:
         return 0
     started = time.time()
     try:
-        report, cuts = collect(store, full=full)
+        report, cuts, fetched = collect(store, full=full)
     except GcBusy as busy:
         if not quiet:
             print(f"rewind: {busy}")
@@ -49,6 +49,11 @@ def run(*, quiet: bool, dry_run: bool = False, full: bool = False) -> int:
             f"loose ones: {human_size(report.size_before)} -> {human_size(report.size_after)}, "
             f"{report.packs} pack(s)"
         )
+        if fetched.remotes:
+            print(
+                f"collected what was fetched from {', '.join(fetched.remotes)}: "
+                f"{human_size(fetched.size_before)} -> {human_size(fetched.size_after)}"
+            )
     return _drill_a_sample(store, quiet)
 
 

@@ -15,6 +15,8 @@ from rewind.store.objects import MODE_FILE, MODE_TREE
 from rewind.store.repository import Store
 
 RECORD_NAME = b"turn.json"  # the blob of a commit's tree that holds the entry itself
+# Why an entry whose record names another session than its ref is damaged.
+OTHER_SESSION = "its turn.json names another session than the ref that holds it"
 
 
 def write_entry(store: Store, entry: Entry, parent: str | None) -> str:
@@ -33,17 +35,22 @@ def write_entry(store: Store, entry: Entry, parent: str | None) -> str:
     )
 
 
-def read_entry(store: Store, commit: str) -> tuple[Entry, str | None]:
+def read_entry(store: Store, commit: str, session: str | None = None) -> tuple[Entry, str | None]:
     """The entry recorded in ``commit``, and the commit's parent.
 
     An entry that cannot be read raises :class:`DamagedEntry`, which still names the parent:
-    the history goes on past it.
+    the history goes on past it. So does one whose record names another session than
+    ``session``, when given: the session's ref names it (a record a remote made up can claim
+    any name, a sibling's too), and an entry of another session is no part of its history.
     """
     tree, parent = store.reader.read_commit(commit)
     try:
         found = [oid for name, _, oid in store.reader.read_tree(tree) if name == RECORD_NAME]
         if not found:
             raise ValueError("it has no turn.json")
-        return entry_from_record(store.reader.read_blob(found[0])), parent
+        entry = entry_from_record(store.reader.read_blob(found[0]))
     except (StoreError, ValueError) as error:
         raise DamagedEntry(commit, parent, str(error).split(";")[0].rstrip(".")) from None
+    if session is not None and entry.session != session:
+        raise DamagedEntry(commit, parent, OTHER_SESSION)
+    return entry, parent

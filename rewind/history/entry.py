@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from rewind.history.bounds import INT64_MAX, INT64_MIN, MAX_COUNT, integer, seconds
 from rewind.history.filestate import FileState
 from rewind.store.fastjson import load_object
 
@@ -82,7 +83,7 @@ class FileChange:
         """A ValueError unless ``data`` has the shape to_json gives (a path, states or null)."""
         if not isinstance(data, dict) or not isinstance(data.get("path"), str):
             raise ValueError("a files entry is not an object with a path")
-        before, after, at = data.get("before"), data.get("after"), data.get("at")
+        before, after = data.get("before"), data.get("after")
         if not all(state is None or isinstance(state, dict) for state in (before, after)):
             raise ValueError(f"the states of {data['path']!r} are not objects")
         source = data.get("source")
@@ -91,7 +92,7 @@ class FileChange:
             os.fsencode(data["path"]),
             FileState.from_json(before) if isinstance(before, dict) else None,
             FileState.from_json(after) if isinstance(after, dict) else None,
-            float(at) if isinstance(at, int | float) else 0.0,
+            seconds(data, "at") or 0.0,
             source if isinstance(source, str) and source in SOURCES else EDIT,
             os.fsencode(moved_from) if isinstance(moved_from, str) and moved_from else None,
         )
@@ -200,30 +201,31 @@ class Entry:
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Entry:
+        """The entry ``data`` holds; a ValueError when its shape is wrong or one of its numbers
+        is out of range (rewind.history.bounds): the whole entry is then damaged."""
         files = data.get("files")
         labels = data.get("labels")
         target = data.get("target")
-        ended = data.get("ended")
-        started = data.get("started")
-        number = data.get("number")
         unrecorded = data.get("unrecorded")
         journal = data.get("journal")
+        if data.get("number") is None:
+            raise ValueError("it has no number")
         return cls(
             str(data.get("session", "")),
-            number if isinstance(number, int) else 0,
+            integer(data, "number", 1, MAX_COUNT),
             str(data.get("id", "")),
             kind=str(data.get("kind", TURN)),
             prompt=str(data.get("prompt") or ""),
             agent=str(data.get("agent") or ""),
-            started=float(started) if isinstance(started, int | float) else 0.0,
-            ended=float(ended) if isinstance(ended, int | float) else None,
+            started=seconds(data, "started") or 0.0,
+            ended=seconds(data, "ended"),
             labels=[str(label) for label in labels] if isinstance(labels, list) else [],
-            target=target if isinstance(target, dict) else None,
+            target=_checked(target, _TARGET_COUNTS) if isinstance(target, dict) else None,
             files=_files_from_json(files),
-            unrecorded=[item for item in unrecorded if isinstance(item, dict)]
+            unrecorded=[_storm_from_json(item) for item in unrecorded if isinstance(item, dict)]
             if isinstance(unrecorded, list)
             else None,
-            journal=journal if isinstance(journal, dict) else None,
+            journal=_checked(journal, _JOURNAL_COUNTS) if isinstance(journal, dict) else None,
         )
 
     def absorbed_lines(self, journal_id: str) -> int:
@@ -253,6 +255,30 @@ def _files_from_json(files: object) -> list[FileChange]:
     if not isinstance(files, list):
         raise ValueError("its files are not a list")
     return [FileChange.from_json(item) for item in files]
+
+
+# The counts a target (what a restore went back to) and a journal mark hold, and their ranges.
+_TARGET_COUNTS = {"number": (INT64_MIN, INT64_MAX)}  # a damaged entry's stand-in can be 0
+_JOURNAL_COUNTS = {"lines": (0, MAX_COUNT)}
+_STORM_COUNTS = {"files": (0, MAX_COUNT), "cap": (0, MAX_COUNT)}
+
+
+def _checked(data: dict[str, object], counts: dict[str, tuple[int, int]]) -> dict[str, object]:
+    """``data``, once each of its ``counts`` is a whole number in its range (or absent)."""
+    for key, (low, high) in counts.items():
+        integer(data, key, low, high)
+    return data
+
+
+def _storm_from_json(item: dict[str, object]) -> dict[str, object]:
+    """A storm record of watch mode (rewind.watch.bursts): its time, counts and the count of
+    each top-level folder checked."""
+    seconds(item, "at")
+    directories = item.get("directories")
+    if isinstance(directories, dict):
+        for count in directories.values():
+            integer({"directories": count}, "directories", 0, MAX_COUNT)
+    return _checked(item, _STORM_COUNTS)
 
 
 def entry_from_record(record: bytes) -> Entry:

@@ -28,6 +28,7 @@ import time
 from rewind.errors import UserError
 from rewind.history.identity import project_id
 from rewind.history.sessions import SessionSummary, list_sessions
+from rewind.store import mirrors
 from rewind.store.atomic import write_text_atomically
 from rewind.store.config import Config, usable_id
 from rewind.store.git_program import GitFailed, git_command, git_environment, last_error_line
@@ -71,11 +72,33 @@ def fetch(store: Store, remote: str, interactive: bool = False) -> FetchReport:
     url = remote_url(store, remote)
     project = project_id(store)
     mirror = ensure_mirror(store, remote)
+    with mirrors.fetch_lock(mirror) as free:
+        if not free:
+            raise UserError(
+                f"another 'rewind fetch' from {remote} is running; it brings what this one "
+                "would, so there is nothing to do."
+            )
+        return _fetch(mirror, url, project, remote, store.config.remote.max_fetch_mb, interactive)
+
+
+def _fetch(
+    mirror: str, url: str, project: str, remote: str, max_mb: int, interactive: bool
+) -> FetchReport:
+    """:func:`fetch`, holding the mirror's fetch lock (rewind.store.mirrors)."""
+    running = mirrors.running_gits(mirror)
+    if running:
+        raise UserError(
+            f"the git of an earlier fetch from {remote}, whose rewind was killed, still runs "
+            f"(pid {running[0]}); fetch again once it has ended."
+        )
+    mirrors.clear_leftovers(mirror)  # what a killed fetch left is never counted
     before = _mirror_refs(mirror)
-    limit = store.config.remote.max_fetch_mb * 1024 * 1024
+    limit = max_mb * 1024 * 1024
     packs = _packs(mirror)
     _run_fetch(mirror, url, project, remote, limit, interactive)
     after = _mirror_refs(mirror)
+    if after != before:
+        mirrors.want_gc(mirror)  # what the remote deleted, or replaced, can go
     if _brought(mirror, packs) > limit:  # done before the growing pack was seen past it
         _undo(mirror, packs, before, after)
         raise _too_big(remote, limit)
@@ -97,9 +120,15 @@ def ensure_mirror(store: Store, remote: str) -> str:
 
 
 def _run_fetch(
-    mirror: str, url: str, project: str, remote: str, limit: int, interactive: bool
+    mirror: str,
+    url: str,
+    project: str,
+    remote: str,
+    limit: int,
+    interactive: bool,
 ) -> None:
-    """``git fetch`` into the mirror, stopped (and its pack removed) past ``limit`` bytes."""
+    """``git fetch`` into the mirror, stopped (and its pack removed) past ``limit`` bytes, or
+    when this process is interrupted."""
     command = git_command(
         mirror,
         "-c",
@@ -127,25 +156,36 @@ def _run_fetch(
             "fetching needs the git program, which is not on PATH; install git and try again."
         ) from None
     assert process.stderr is not None
-    too_big = False
-    with process:
-        os.set_blocking(process.stderr.fileno(), False)
-        errors = b""
-        while process.poll() is None:
-            time.sleep(0.05)
-            errors += process.stderr.read() or b""
-            if _incoming_size(pack_dir) > limit:
-                too_big = True
-                _stop(process)
-                break
-        process.wait()
-        errors += process.stderr.read() or b""
+    try:
+        mirrors.note_git(mirror, process.pid)
+        too_big, errors = _watch(process, pack_dir, limit)
+    except BaseException:  # Ctrl-C, or another signal Python raises for: git goes too
+        _stop(process)
+        _remove_incoming(pack_dir)
+        raise
+    finally:
+        process.stderr.close()
+        mirrors.forget_git(mirror, process.pid)  # it was waited for
     if too_big:
         _remove_incoming(pack_dir)
         raise _too_big(remote, limit)
     if process.returncode != 0:
-        _remove_incoming(pack_dir)  # git leaves the pack it refused (an object that failed fsck)
+        _remove_incoming(pack_dir)  # git leaves the pack it refused (failed fsck)
         raise GitFailed(f"fetching from {remote} ({url}) failed: {last_error_line(errors)}")
+
+
+def _watch(process: subprocess.Popen[bytes], pack_dir: str, limit: int) -> tuple[bool, bytes]:
+    """Waits for git, stopping it past ``limit``: whether it was stopped, and what it said."""
+    assert process.stderr is not None
+    os.set_blocking(process.stderr.fileno(), False)
+    errors = b""
+    while process.poll() is None:
+        time.sleep(0.05)
+        errors += process.stderr.read() or b""
+        if _incoming_size(pack_dir) > limit:
+            _stop(process)
+            return True, errors
+    return False, errors + (process.stderr.read() or b"")
 
 
 def _too_big(remote: str, limit: int) -> UserError:
@@ -193,7 +233,7 @@ def _incoming_size(pack_dir: str) -> int:
     total = 0
     try:
         for name in os.listdir(pack_dir):
-            if name.startswith("tmp_"):
+            if name.startswith(mirrors.TEMPORARY):
                 try:
                     total += os.stat(os.path.join(pack_dir, name)).st_size
                 except FileNotFoundError:
@@ -204,15 +244,18 @@ def _incoming_size(pack_dir: str) -> int:
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Kills git and what it started (its process group, when it has one of its own), and
+    waits for it."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         process.kill()
+    process.wait()
 
 
 def _remove_incoming(pack_dir: str) -> None:
     for name in os.listdir(pack_dir):
-        if name.startswith("tmp_"):
+        if name.startswith(mirrors.TEMPORARY):
             try:
                 os.unlink(os.path.join(pack_dir, name))
             except FileNotFoundError:

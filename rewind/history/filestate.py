@@ -7,6 +7,7 @@ import stat
 
 import xxhash
 
+from rewind.history.bounds import INT64_MAX, INT64_MIN, MAX_FOLDERS, MAX_MODE, integer
 from rewind.store.objects import MODE_EXECUTABLE, MODE_FILE, MODE_LINK
 
 TYPE_CHECKING = False
@@ -96,9 +97,8 @@ class FileState:
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> FileState:
-        def integer(key: str) -> int:
-            value = data.get(key, 0)
-            return value if isinstance(value, int) else 0
+        """The state ``data`` holds; a ValueError when one of its numbers is out of range (see
+        rewind.history.bounds)."""
 
         def text(key: str) -> str | None:
             value = data.get(key)
@@ -107,11 +107,11 @@ class FileState:
         return cls(
             text("kind") or UNKNOWN,
             oid=text("oid"),
-            mode=integer("mode"),
-            size=integer("size"),
+            mode=integer(data, "mode", 0, MAX_MODE),
+            size=integer(data, "size", 0, INT64_MAX),
             xxh=text("xxh"),
-            mtime_ns=integer("mtime_ns"),
-            missing_dirs=integer("missing_dirs"),
+            mtime_ns=integer(data, "mtime_ns", INT64_MIN, INT64_MAX),
+            missing_dirs=integer(data, "missing_dirs", 0, MAX_FOLDERS),
         )
 
 

@@ -31,7 +31,7 @@ import zlib
 from rewind.errors import DamagedEntry, StoreError
 from rewind.history import commits
 from rewind.history.entry import DAMAGED, Entry, FileChange, damaged_entry
-from rewind.history.session import SessionHead
+from rewind.history.session import SessionHead, ref_leaf
 from rewind.store.fastjson import dumps, load_object
 from rewind.store.repository import DamagedRef, Store
 
@@ -208,7 +208,7 @@ class EntryIndex:
         if commit == head.tip and head.current is not None and not head.journal:
             return head.current, head.parent
         try:
-            entry, parent = commits.read_entry(self.store, commit)
+            entry, parent = commits.read_entry(self.store, commit, head.session_id)
         except DamagedEntry as damage:
             entry, parent = damaged_entry(head.session_id, commit, damage.reason), damage.parent
             entry.number = walked[-1][0].number - 1 if walked else newest
@@ -644,6 +644,9 @@ def _packed_record(entry: Entry) -> bytes:
 def _entry_of_row(row: tuple[object, ...]) -> Entry:
     session, number, entry_id, kind, prompt, agent, started, record = row
     assert isinstance(record, bytes)
+    if kind == DAMAGED:  # a stand-in, numbered after its neighbours (0 or below, maybe)
+        assert isinstance(session, str) and isinstance(number, int)
+        return Entry(session, number, str(entry_id), DAMAGED, prompt=str(prompt))
     data = load_object(zlib.decompress(record).decode("utf-8"))
     data.update(
         session=session,
@@ -679,9 +682,10 @@ def _session_of(store: Store, tip: str, ref: str) -> str:
     if not leaf.startswith("x-"):
         return leaf
     try:
-        return commits.read_entry(store, tip)[0].session
+        session = commits.read_entry(store, tip)[0].session
     except StoreError:
         return leaf
+    return session if ref_leaf(session) == leaf else leaf  # a record can claim any name
 
 
 def newest_change_by_others(

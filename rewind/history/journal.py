@@ -255,7 +255,10 @@ def apply(entry: Entry, records: JournalRecords, after_line: int) -> None:
             state = data.get("state")
             change = index.get(os.fsencode(str(data.get("path", ""))))
             if change is not None and isinstance(state, dict):
-                change.after = FileState.from_json(state)
+                try:
+                    change.after = FileState.from_json(state)
+                except ValueError:
+                    continue  # a record someone damaged: the others still apply
 
 
 def records_after(records: JournalRecords, after_line: int) -> dict[str, object] | None:

@@ -149,10 +149,12 @@ def _load_tip(store: Store, session_id: str) -> SessionHead:
             parent = parent if isinstance(parent, str) else None
             if parent is not None and tip in store.reader.cut_points():
                 parent = None  # retention cut the history at the tip
-            return SessionHead(session_id, ref, tip, parent, Entry.from_json(current))
+            cached = Entry.from_json(current)
+            if cached.session == session_id:
+                return SessionHead(session_id, ref, tip, parent, cached)
     except (OSError, ValueError, KeyError, TypeError, RecursionError):
         pass  # no cache, or a stale or damaged one: read the tip commit instead
-    current, parent = commits.read_entry(store, tip)
+    current, parent = commits.read_entry(store, tip, session_id)
     head = SessionHead(session_id, ref, tip, parent, current)
     try:
         _write_cache(store, head)
@@ -280,7 +282,7 @@ def _appended_after_its_fold(store: Store, head: SessionHead) -> dict[str, objec
     if records is None or owner is None:
         return None
     if records.entry != owner.id and head.parent is not None:
-        owner = commits.read_entry(store, head.parent)[0]
+        owner = commits.read_entry(store, head.parent, head.session_id)[0]
     if records.entry != owner.id or not owner.journal:
         return None
     if owner.journal.get("id") != records.journal:

@@ -13,6 +13,7 @@ from rewind.history.session import (
     merge_journal,
     new_session_id,
     recent_session,
+    ref_leaf,
 )
 from rewind.store.objects import WrongKind
 from rewind.store.repository import DamagedRef, Store
@@ -45,7 +46,7 @@ def read_entries_with_commits(store: Store, head: SessionHead) -> list[tuple[Ent
 def read_entry(store: Store, commit: str, session: str) -> tuple[Entry, str | None]:
     """The entry of ``commit`` and its parent; a stand-in (numbered 0) when it is damaged."""
     try:
-        return commits.read_entry(store, commit)
+        return commits.read_entry(store, commit, session)
     except DamagedEntry as damage:
         return damaged_entry(session, commit, damage.reason), damage.parent
 
@@ -129,10 +130,13 @@ def list_sessions(store: Store, damaged: list[DamagedRef] | None = None) -> list
             continue
         if tip is None:
             continue
+        leaf = ref.rsplit("/", 1)[1]
         try:
             entry, parent = commits.read_entry(store, tip)
+            if ref_leaf(entry.session) != leaf:  # the ref names the session, not the record
+                raise DamagedEntry(tip, parent, commits.OTHER_SESSION)
         except DamagedEntry as damage:  # the session's id is in its ref name, mostly
-            entry = damaged_entry(ref.rsplit("/", 1)[1], tip, damage.reason)
+            entry = damaged_entry(leaf, tip, damage.reason)
             parent = damage.parent
         except WrongKind as error:  # the ref names no commit: a blob, a tree (a remote's)
             if damaged is None:

@@ -10,9 +10,11 @@ never taken for garbage, and which blob of a commit's tree is the entry's own re
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from rewind.history import journal, retention
 from rewind.history.commits import RECORD_NAME
-from rewind.store import packing
+from rewind.store import mirrors, packing
 from rewind.store.repository import Store
 
 
@@ -25,17 +27,28 @@ def reachable_objects(store: Store, seen: set[str] | None = None) -> set[str]:
     return packing.reachable_objects(store, lambda: named_by_journals(store), seen)
 
 
-def collect(store: Store, full: bool = False) -> tuple[packing.PackReport, list[retention.Cut]]:
-    """One gc of the store: retention's cuts (rewind.history.retention, which asks for a full
-    repack when it cuts), then packing (see :func:`rewind.store.packing.pack_store`), which
-    removes what the cuts left unreachable; ``full`` rewrites every pack with only what the
-    history needs."""
-    cuts: list[retention.Cut] = []
+class Collected(NamedTuple):
+    """What one gc did: packing, retention's cuts, the mirrors of remotes."""
 
-    def apply_retention() -> None:
+    pack_report: packing.PackReport
+    cuts: list[retention.Cut]
+    fetched: mirrors.MirrorsCollected
+
+
+def collect(store: Store, full: bool = False) -> Collected:
+    """One gc of the store: retention's cuts (rewind.history.retention, which asks for a full
+    repack when it cuts) and the mirrors of remotes that fetches changed
+    (rewind.store.mirrors), then packing (see :func:`rewind.store.packing.pack_store`), which
+    removes what the cuts left unreachable; ``full`` rewrites every pack with only what the
+    history needs, and collects every mirror."""
+    cuts: list[retention.Cut] = []
+    collected: list[mirrors.MirrorsCollected] = []
+
+    def first() -> None:  # under the gc lock: one gc at a time does all of it
         cuts.extend(retention.apply(store, retention.plan(store, store.config.retention)))
+        collected.append(mirrors.collect_all(store, full))
 
     report = packing.pack_store(
-        store, lambda: named_by_journals(store), full, frozenset({RECORD_NAME}), apply_retention
+        store, lambda: named_by_journals(store), full, frozenset({RECORD_NAME}), first
     )
-    return report, cuts
+    return Collected(report, cuts, collected[0])
