@@ -356,7 +356,7 @@ def drop_newest(store: Store, head: SessionHead) -> None:
     dropped, parent = head.tip, head.parent
     if dropped is None or parent is None:
         raise UserError(f"session {head.session_id} has no entry before its newest one")
-    current, grandparent = commits.read_entry(store, parent)
+    current, grandparent = commits.read_entry(store, parent, head.session_id)
     if parent in store.reader.cut_points():
         grandparent = None  # retention cut the history there
     store.write_ref(head.ref, parent)
