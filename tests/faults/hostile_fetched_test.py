@@ -27,8 +27,9 @@ from tests.faults.hostile_remote_test import (
     local_state,
     record,
     tolerable,
+    victim_machine,
 )
-from tests.remote_servers import Machine, bare_repository, new_project, sh
+from tests.remote_servers import Machine, bare_repository
 
 NAN = float("nan")
 INF = float("inf")
@@ -42,15 +43,7 @@ def forge(tmp_path: Path) -> Forge:
 
 @pytest.fixture
 def victim(tmp_path: Path, forge: Forge) -> Machine:
-    """A machine with a session of its own, the hostile remote added as ``backup``."""
-    root = new_project(tmp_path / "victim" / "calc")
-    (root / "rewind.toml").write_text(f'project_id = "{PROJECT}"\n')
-    sh(root, "git", "add", "rewind.toml")
-    sh(root, "git", "commit", "-q", "-m", "id")
-    machine = Machine(root, tmp_path / "victim-home", "victim")
-    machine.turn("own", "my own work", {"mine.txt": b"mine\n"})
-    machine.ok("remote", "add", "backup", str(forge.bare))
-    return machine
+    return victim_machine(tmp_path, forge.bare)
 
 
 def _fetched_names(victim: Machine) -> set[str]:

@@ -113,6 +113,10 @@ def forge(bare: Path) -> Forge:
 
 @pytest.fixture
 def victim(tmp_path: Path, bare: Path) -> Machine:
+    return victim_machine(tmp_path, bare)
+
+
+def victim_machine(tmp_path: Path, bare: Path) -> Machine:
     """A machine with a session of its own, the hostile remote added as ``backup``."""
     root = new_project(tmp_path / "victim" / "calc")
     (root / "rewind.toml").write_text(f'project_id = "{PROJECT}"\n')

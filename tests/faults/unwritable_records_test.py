@@ -58,15 +58,20 @@ def everything_still_works(project: Path, session: str = "s") -> None:
 
 
 class TestDeepPaths:
-    def test_a_file_deleted_1100_folders_deep_comes_back_and_goes_again(
-        self, project: Path
-    ) -> None:
+    @staticmethod
+    def deep_file_deleted(project: Path) -> bytes:
+        """A turn of session ``s`` that deleted a file 1,100 folders deep (and its folders)."""
         name = make_deep(project, DEEP, b"deep down\n")
         ok("begin", "--session", "s", "--prompt", "clean up")
         ok("track", "--session", "s", os.fsdecode(name))
         remove_tree(project / "a")
         ok("end", "--session", "s")
+        return name
 
+    def test_a_file_deleted_1100_folders_deep_comes_back_and_goes_again(
+        self, project: Path
+    ) -> None:
+        name = self.deep_file_deleted(project)
         ok("restore", "1", "--yes", "--session", "s")
         assert (project / os.fsdecode(name)).read_bytes() == b"deep down\n"
         assert not restore_journal(project).exists()
@@ -79,11 +84,7 @@ class TestDeepPaths:
     def test_an_interrupted_restore_of_a_deep_file_is_finished_by_a_hook(
         self, project: Path
     ) -> None:
-        name = make_deep(project, DEEP, b"deep down\n")
-        ok("begin", "--session", "s", "--prompt", "clean up")
-        ok("track", "--session", "s", os.fsdecode(name))
-        remove_tree(project / "a")
-        ok("end", "--session", "s")
+        name = self.deep_file_deleted(project)
         ok("restore", "1", "--yes", "--session", "s")
         restored = log_json("--session", "s")[-1]
         # As if the restore was killed once its entry was recorded, before it wrote the file.
