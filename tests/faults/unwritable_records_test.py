@@ -180,11 +180,8 @@ def test_a_fetched_record_no_write_could_make_is_refused_by_apply_and_extract(
 # -- a restore that fails for what it writes is rolled back at once ----------------------------
 
 
-def test_a_write_that_fails_for_what_it_writes_is_rolled_back_at_once(project: Path) -> None:
-    """Through the API, as any Python program may call the engine: the second file's state
-    asks for mode bits no file can have, so its write fails whatever the disk does. The first
-    file, written already, gets its content back, the entry is taken off the session, and no
-    journal is left for the next command to trip over."""
+def two_files_changed(project: Path) -> None:
+    """Turn 1 of session ``s``: a.txt and b.txt from "X before" to "X after"."""
     (project / "a.txt").write_text("a before\n")
     (project / "b.txt").write_text("b before\n")
     ok("begin", "--session", "s")
@@ -192,6 +189,14 @@ def test_a_write_that_fails_for_what_it_writes_is_rolled_back_at_once(project: P
     (project / "a.txt").write_text("a after\n")
     (project / "b.txt").write_text("b after\n")
     ok("end", "--session", "s")
+
+
+def test_a_write_that_fails_for_what_it_writes_is_rolled_back_at_once(project: Path) -> None:
+    """Through the API, as any Python program may call the engine: the second file's state
+    asks for mode bits no file can have, so its write fails whatever the disk does. The first
+    file, written already, gets its content back, the entry is taken off the session, and no
+    journal is left for the next command to trip over."""
+    two_files_changed(project)
     script = """
 import sys
 from rewind.errors import UserError
@@ -272,13 +277,7 @@ def rewrite_newest_record(
 
 
 def test_an_interrupted_restore_naming_an_unwritable_path_never_wedges(project: Path) -> None:
-    (project / "a.txt").write_text("a before\n")
-    (project / "b.txt").write_text("b before\n")
-    ok("begin", "--session", "s")
-    ok("track", "--session", "s", "a.txt", "b.txt")
-    (project / "a.txt").write_text("a after\n")
-    (project / "b.txt").write_text("b after\n")
-    ok("end", "--session", "s")
+    two_files_changed(project)
     ok("restore", "1", "--yes", "--session", "s")
     (project / "a.txt").write_text("a after\n")
     (project / "b.txt").write_text("b after\n")
