@@ -51,7 +51,6 @@ from rewind.store.atomic import (
 from rewind.store.backup_trigger import request_backup
 from rewind.store.fastjson import dumps
 from rewind.store.limits import make_folders, why_bad_link_target, why_unwritable
-from rewind.store.processes import is_alive
 from rewind.store.repository import JOURNAL, Store, StoreLock
 
 
@@ -384,9 +383,8 @@ def finish_interrupted_restore(store: Store, wait: bool = True) -> None:
             os.unlink(store.state_path(JOURNAL))  # never recorded, so nothing was written
             return
         finished = _finish(store, entry.files)
-        pid = journal.get("pid")
-        if isinstance(pid, int) and not is_alive(pid):
-            remove_temporary_siblings(_writable_paths(store, entry.files), pid)
+        # the restore's own leftovers, and those of any command killed while finishing it
+        remove_temporary_siblings(_writable_paths(store, entry.files))
         if not finished.failed:  # a write that failed (a full disk) is tried again later
             os.unlink(store.state_path(JOURNAL))
     message = finished.describe(store, entry)

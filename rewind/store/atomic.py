@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import os
 
+from rewind.store.processes import is_alive
+
+_MARK = b".rewind-"
 _counter = 0
 
 
@@ -15,18 +18,19 @@ def temporary_sibling(path: bytes) -> bytes:
     global _counter
     _counter += 1
     directory, name = os.path.split(path)
-    suffix = b".rewind-%d-%d.tmp" % (os.getpid(), _counter)
+    suffix = _MARK + b"%d-%d.tmp" % (os.getpid(), _counter)
     return os.path.join(directory, b"." + name[: 250 - len(suffix)] + suffix)
 
 
-def remove_temporary_siblings(paths: list[bytes], pid: int) -> int:
-    """Removes the temporary files process ``pid`` (dead) left beside ``paths`` while replacing
-    them; returns how many. Only names :func:`temporary_sibling` makes are touched."""
+def remove_temporary_siblings(paths: list[bytes]) -> int:
+    """Removes the temporary files that processes now gone left beside ``paths`` while
+    replacing them (a restore killed, then the command finishing it killed in turn); returns
+    how many. Only names :func:`temporary_sibling` makes are touched, and only those of a
+    process that no longer exists."""
     wanted: dict[bytes, set[bytes]] = {}
     for path in paths:
         directory, name = os.path.split(path)
         wanted.setdefault(directory, set()).add(name)
-    marker = b".rewind-%d-" % pid
     removed = 0
     for directory, names in wanted.items():
         try:
@@ -34,17 +38,23 @@ def remove_temporary_siblings(paths: list[bytes], pid: int) -> int:
         except OSError:
             continue
         for entry in entries:
-            if _is_temporary_of(entry, names, marker):
+            pid = _writer_of(entry, names)
+            if pid is not None and not is_alive(pid):
                 _remove_quietly(os.path.join(directory, entry))
                 removed += 1
     return removed
 
 
-def _is_temporary_of(entry: bytes, names: set[bytes], marker: bytes) -> bool:
-    if not (entry.startswith(b".") and entry.endswith(b".tmp") and marker in entry):
-        return False
-    stem = entry[1 : entry.rindex(marker)]  # the name, cut short when it is very long
-    return bool(stem) and any(name.startswith(stem) for name in names)
+def _writer_of(entry: bytes, names: set[bytes]) -> int | None:
+    """The process that wrote ``entry`` when it is a temporary sibling of one of ``names``."""
+    if not (entry.startswith(b".") and entry.endswith(b".tmp") and _MARK in entry):
+        return None
+    at = entry.rindex(_MARK)
+    stem = entry[1:at]  # the name, cut short when it is very long
+    pid, _, count = entry[at + len(_MARK) : -len(b".tmp")].partition(b"-")
+    if not (stem and pid.isdigit() and count.isdigit()):
+        return None
+    return int(pid) if any(name.startswith(stem) for name in names) else None
 
 
 def replace_file(path: bytes, data: bytes, mode: int, durable: bool = False) -> None:

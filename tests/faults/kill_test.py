@@ -484,6 +484,23 @@ def test_restore_killed_halfway_is_finished_by_the_next_command(project: Path, k
     world.check()
 
 
+def test_command_finishing_a_restore_killed_before_its_rename(project: Path) -> None:
+    """A restore killed before a rename, then the command finishing it killed before one of
+    its own renames: the next command finishes the restore and removes both processes'
+    temporary files (not only those of the restore the journal names)."""
+    rng, seed = seeded_rng("finisher killed before its rename")
+    world = World(project, rng, seed)
+    target, expected = world.bulk_turn()
+    argv = rewind_argv("restore", target, "--yes", "--session", SESSION)
+    for arguments in (argv[3:], ["status"]):
+        done = run([argv[0], "-c", KILL_AT_WRITE, "2", *arguments], project)
+        assert done.returncode == -9, f"{world.why}{done.stderr}"
+    assert len(temporary_files(project)) == 2, "each killed process left its file"
+    world.rewind("status")
+    assert world.tree() == expected
+    world.check()
+
+
 def test_object_write_killed_before_its_rename(project: Path) -> None:
     """A writer killed between writing an object's temporary file and renaming it leaves a
     file that git's fsck must not take for a bad object, and that gc removes once it is old."""
