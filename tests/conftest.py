@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from tests.installed_wheel import Installed, install_wheel
+
 
 @pytest.fixture(autouse=True)
 def isolated_home(
@@ -38,6 +40,12 @@ def isolated_home(
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.com")
     yield home
+
+
+@pytest.fixture(scope="session")
+def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """rewind as users have it: the wheel, built once per test run, in a fresh venv."""
+    return install_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 @pytest.fixture

@@ -3,7 +3,8 @@ environment, and the ``rewind`` command run from there (not from the source tree
 person runs it: ``--version``, the demo, the TUI under a real pseudo-terminal, ``install`` into a
 temporary home, ``doctor``.
 
-Slow (a build, a venv, an install): everything expensive happens once, in the module's fixture.
+Slow (a build, a venv, an install): everything expensive happens once per run, in the
+``installed_wheel`` fixture (tests/installed_wheel.py).
 Dependencies come from the package index or pip's cache; the test skips, saying so, only when
 pip can find neither.
 """
@@ -15,10 +16,8 @@ import os
 import pty
 import re
 import select
-import shutil
 import signal
 import subprocess
-import sys
 import time
 import zipfile
 from dataclasses import dataclass
@@ -27,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from rewind._version import __version__
+from tests.installed_wheel import Installed
 
-ROOT = Path(__file__).resolve().parent.parent
 # Files that are not modules and that an installed rewind cannot work without (or without which
 # it cannot show what its docs say it has).
 PACKAGE_DATA = (
@@ -48,93 +47,13 @@ PACKAGE_DATA = (
     "rewind/docs/restore.md",
     "rewind/docs/integrations/claude-code.md",
 )
-LOCAL_ONLY = (".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache", "wt-*")
-LEAKS = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PIP_PYTHON")
-UNREACHABLE = ("No matching distribution found", "Could not find a version that satisfies")
 ANSI = re.compile(r"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-B]|[=>78])")
 
 
-@dataclass
-class Installed:
-    """A fresh virtual environment holding the wheel, and the environment to run it in."""
-
-    wheel: Path
-    venv: Path
-    home: Path
-    env: dict[str, str]
-
-    @property
-    def rewind(self) -> str:
-        return str(self.venv / "bin" / "rewind")
-
-    def run(self, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [self.rewind, *args],
-            cwd=cwd,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            stdin=subprocess.DEVNULL,
-        )
-
-    def ok(self, *args: str, cwd: Path) -> str:
-        result = self.run(*args, cwd=cwd)
-        assert result.returncode == 0, (args, result.stdout, result.stderr)
-        return result.stdout
-
-
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    base = tmp_path_factory.mktemp("wheel")
-    # A copy of the checkout, as a clone has it: setuptools leaves build/ and *.egg-info behind
-    # in the tree it builds, and a stale build/ would put deleted modules in the wheel.
-    source = base / "source"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*LOCAL_ONLY))
-    # pip and the venv's interpreter must see neither the checkout (PYTHONPATH) nor this venv.
-    clean = {key: value for key, value in os.environ.items() if key not in LEAKS}
-    dist = base / "dist"
-    build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(dist), "."],
-        cwd=source,
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert build.returncode == 0, build.stderr
-    [wheel] = dist.glob("rewind_files-*.whl")
-    venv = base / "venv"
-    # Without pip of its own (ensurepip costs seconds): this interpreter's pip installs into it.
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(venv)], env=clean, check=True
-    )
-    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python")]
-    install = subprocess.run(
-        [*pip, "install", "--quiet", "--disable-pip-version-check", str(wheel)],
-        cwd=base,
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if install.returncode != 0 and any(words in install.stderr for words in UNREACHABLE):
-        pytest.skip(f"rewind's dependencies are neither reachable nor cached: {install.stderr}")
-    assert install.returncode == 0, install.stderr
-    home = base / "home"
-    home.mkdir()
-    env = {key: value for key, value in clean.items() if not key.startswith("REWIND_")}
-    env.update(
-        PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', os.defpath)}",
-        HOME=str(home),
-        REWIND_HOME=str(home / "rewind-home"),
-        GIT_CONFIG_GLOBAL=str(home / "gitconfig"),
-        GIT_CONFIG_NOSYSTEM="1",
-        NO_COLOR="1",
-        TERM="xterm-256color",
-    )
-    env.pop("XDG_DATA_HOME", None)
-    return Installed(wheel=wheel, venv=venv, home=home, env=env)
+def installed(installed_wheel: Installed, tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    home = tmp_path_factory.mktemp("wheel-home")
+    return installed_wheel.with_home(home)
 
 
 def test_the_wheel_holds_the_package_data(installed: Installed) -> None:

@@ -1,0 +1,60 @@
+"""Claude Code, the real client: ``claude -p PROMPT`` against the scripted Messages API."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tests.clients.anthropic import AnthropicServer
+from tests.clients.clients import CLAUDE_CODE
+from tests.clients.model_server import ModelServer
+from tests.clients.scenario import Script
+
+if TYPE_CHECKING:
+    from tests.clients.world import World
+
+
+class ClaudeCode:
+    agent = CLAUDE_CODE.agent
+
+    def __init__(self, program: Path, deny: tuple[str, ...] = ()) -> None:
+        self.program = program
+        self.deny = deny  # permission rules the person set, e.g. "Write(secret.txt)"
+
+    def server(self, script: Script) -> ModelServer:
+        return AnthropicServer(script)
+
+    def prepare(self, world: World) -> None:
+        if not self.deny:
+            return
+        settings = world.home / ".claude" / "settings.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps({"permissions": {"deny": list(self.deny)}}))
+
+    def environment(self, world: World) -> dict[str, str]:
+        return {
+            "ANTHROPIC_BASE_URL": world.server.url,
+            "ANTHROPIC_API_KEY": "sk-scripted",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            # --dangerously-skip-permissions as root asks for a sandbox to be declared.
+            "IS_SANDBOX": "1",
+        }
+
+    def argv(self, world: World, prompt: str, session: str | None) -> list[str]:
+        resume = ["--resume", session] if session else []
+        return [
+            str(self.program),
+            "-p",
+            prompt,
+            *resume,
+            "--output-format",
+            "json",
+            "--dangerously-skip-permissions",
+        ]
+
+    def session_of(self, world: World, completed: subprocess.CompletedProcess[str]) -> str:
+        session: str = json.loads(completed.stdout)["session_id"]
+        return session

@@ -1,0 +1,33 @@
+"""The agents' clients this tier runs, each pinned at the version its docs page names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.clients.npm_install import installed_client
+
+DOCS = Path(__file__).resolve().parent.parent.parent / "docs" / "integrations"
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """One client on npm: its package, the version the tier runs, and the program it installs."""
+
+    agent: str  # the name ``rewind install`` takes, and its docs page's
+    package: str
+    version: str
+    binary: str
+
+    @property
+    def docs_page(self) -> Path:
+        return DOCS / f"{self.agent}.md"
+
+    def program(self) -> Path:
+        return installed_client(self.package, self.version, self.binary)
+
+
+CLAUDE_CODE = Pinned("claude-code", "@anthropic-ai/claude-code", "2.1.332", "claude")
+CODEX = Pinned("codex", "@openai/codex", "0.171.0", "codex")
+GEMINI = Pinned("gemini", "@google/gemini-cli", "0.61.0", "gemini")
+PINNED = (CLAUDE_CODE, CODEX, GEMINI)

@@ -1,0 +1,138 @@
+"""One real client, one project, one home: runs a :class:`Script` prompt by prompt through the
+client against its scripted model server, then checks what rewind recorded the way a person
+would use it (``rewind log``, a restore to before every turn, ``undo``).
+
+``rewind`` is the wheel installed in a fresh venv and found on PATH, as after ``pipx install``;
+the hooks are exactly those ``rewind install AGENT`` writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from tests.clients.model_server import ModelServer
+from tests.clients.scenario import Script
+from tests.conftest import snapshot
+from tests.installed_wheel import Installed
+
+Tree = dict[bytes, tuple[str, bytes, int]]
+
+
+class Client(Protocol):
+    """What the tier needs to know of one agent's client."""
+
+    agent: str  # the name ``rewind install`` takes
+
+    def server(self, script: Script) -> ModelServer: ...
+
+    def prepare(self, world: World) -> None:
+        """Writes the client's own settings (in the world's home) besides rewind's hooks."""
+
+    def environment(self, world: World) -> dict[str, str]: ...
+
+    def argv(self, world: World, prompt: str, session: str | None) -> list[str]:
+        """The command that sends ``prompt``: a new session, or ``session`` resumed."""
+
+    def session_of(self, world: World, completed: subprocess.CompletedProcess[str]) -> str:
+        """The session the client just ran (to resume it with the next prompt)."""
+
+
+@dataclass
+class World:
+    client: Client
+    rewind: Installed
+    root: Path
+    server: ModelServer
+    home: Path
+    before: dict[str, Tree] = field(default_factory=dict)  # the tree before each prompt
+    runs: list[subprocess.CompletedProcess[str]] = field(default_factory=list)
+
+    @property
+    def env(self) -> dict[str, str]:
+        env = dict(self.rewind.env)
+        env.update(self.client.environment(self))
+        return env
+
+    def ok(self, *args: str) -> str:
+        done = subprocess.run(
+            [self.rewind.rewind, *args],
+            cwd=self.root,
+            env=self.rewind.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+        return done.stdout
+
+    def tree(self) -> Tree:
+        found = snapshot(self.root)
+        return {path: state for path, state in found.items() if not _agent_owned(path)}
+
+    def prompt(self, text: str, session: str | None = None) -> str:
+        """Sends one prompt through the client; returns the session it ran in."""
+        self.before[text] = self.tree()
+        argv = self.client.argv(self, text, session)
+        done = subprocess.run(
+            argv,
+            cwd=self.root,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            stdin=subprocess.DEVNULL,
+        )
+        self.runs.append(done)
+        assert done.returncode == 0, f"{argv[0]} exited {done.returncode}: {done.stderr[-3000:]}"
+        assert not self.server.problems, self.server.problems
+        return self.client.session_of(self, done)
+
+    def log(self, session: str | None = None) -> list[dict[str, Any]]:
+        args = ["log", "--json"] + (["--session", session] if session else [])
+        entries: list[dict[str, Any]] = json.loads(self.ok(*args))
+        return entries
+
+    def check_every_turn_rewinds(
+        self, session: str, prompts: list[str], *, force: bool = False
+    ) -> None:
+        """``rewind log`` holds the prompts in order; a restore to before each turn gives back
+        the tree as it was before that prompt, byte for byte; ``undo`` gives back the end.
+        ``force``: the session holds changes made by hand, which a restore overwrites only
+        when told to."""
+        turns = [entry for entry in self.log(session) if entry["agent"]]  # not changes by hand
+        assert [entry["prompt"] for entry in turns] == prompts, turns
+        final = self.tree()
+        for entry in turns:
+            restore = ["restore", str(entry["turn"]), "--yes", "--session", session]
+            self.ok(*restore, *(["--force"] if force else []))
+            before = self.before[entry["prompt"]]
+            assert self.tree() == before, (entry["prompt"], _difference(before, self.tree()))
+            self.ok("undo", "--yes", "--session", session)
+            assert self.tree() == final, (entry["prompt"], _difference(final, self.tree()))
+
+
+def _agent_owned(path: bytes) -> bool:
+    """The client's own folder in the project (settings rewind's installer wrote): not work."""
+    return path.split(b"/", 1)[0] in (b".claude", b".codex", b".gemini", b".github", b".clinerules")
+
+
+def _difference(expected: Tree, found: Tree) -> dict[str, str]:
+    keys = set(expected) | set(found)
+    return {
+        os.fsdecode(key): f"{_brief(expected.get(key))} -> {_brief(found.get(key))}"
+        for key in sorted(keys)
+        if expected.get(key) != found.get(key)
+    }
+
+
+def _brief(state: tuple[str, bytes, int] | None) -> str:
+    if state is None:
+        return "absent"
+    kind, data, mode = state
+    return f"{kind} {data[:40]!r} {oct(mode)}"
