@@ -948,7 +948,7 @@ project's most recent session at each change. One watcher runs per project: a se
 `rewind watch` or `--detach` says one is already running and exits 0. `--detach` starts it in
 the background and returns once it is watching; `--stop` sends it SIGTERM and waits up to 10 s
 for it to record what is pending and end; `--status` prints its pid, session and start time
-(exit 1 when none runs). `--background` is what `--detach` and the Claude Code SessionStart hook
+(exit 1 when none runs). `--background` is what `--detach` and the Claude Code prompt hook
 start: the watcher itself, without a line per change on standard error (not meant to be typed).
 """,
     "doctor": """\

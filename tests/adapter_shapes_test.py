@@ -244,3 +244,22 @@ def test_the_new_shell_paths_load_nothing_heavy(
     assert code == 0
     assert "rewind.quicksave.at_risk" in modules  # the quicksave ran
     assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
+
+
+def test_claude_code_session_end_closes_an_interrupted_turn(workspace: Path) -> None:
+    """No Stop comes for a turn the person interrupted; SessionEnd (in the background) closes
+    it, and the next prompt's turn is a new one."""
+    agent = ClaudeCode(workspace)
+    hook("claude-code", agent.prompt("Subtract"))
+    before, after = agent.edit("a.py", "return a + b", "return a - b")
+    hook("claude-code", before)
+    replace_in(workspace / "a.py", "return a + b", "return a - b")
+    hook("claude-code", after)
+    hook("claude-code", agent.session_end("prompt_input_exit"))
+    [turn] = log_json("--session", agent.session)
+    assert turn["ended"] is not None
+    hook("claude-code", agent.prompt("Add again"))
+    assert [entry["prompt"] for entry in log_json("--session", agent.session)] == [
+        "Subtract",
+        "Add again",
+    ]

@@ -55,7 +55,7 @@ def test_after_install_the_hooks_are_listed_and_work(project: Path) -> None:
     ok("install", "claude-code")
     code, found = doctor(project)
     settings = project / ".claude" / "settings.json"
-    events = "SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, "
+    events = "UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, "
     events += "SessionEnd"
     assert ("ok", "claude-code", "project", f"{settings}: {events}") in found
     # A file meant to be committed runs 'rewind' from PATH, whoever's machine it is on.

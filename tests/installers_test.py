@@ -41,7 +41,7 @@ READY_MADE = {
     "gemini": "gemini/settings.json",
     "cursor": "cursor/hooks.json",
 }
-CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"]
+CLAUDE_EVENTS = ["UserPromptSubmit", "PreToolUse", "PostToolUse"]
 CLAUDE_EVENTS += ["PostToolUseFailure", "Stop", "SessionEnd"]
 
 # A Claude Code settings file with a life of its own: keys rewind has no business with, hooks of
@@ -108,14 +108,16 @@ def test_install_creates_the_file_with_the_whole_block(project: Path) -> None:
     for event, groups in data["hooks"].items():
         timeout = 10 if event == "UserPromptSubmit" else 30
         hook = {"type": "command", "command": command, "timeout": timeout}
+        if event == "SessionEnd":  # Claude Code does not wait for it (it records nothing new)
+            hook["async"] = True
         tool_event = event.startswith(("PreToolUse", "PostToolUse"))
         group = {"matcher": matcher, "hooks": [hook]} if tool_event else {}
         group.setdefault("hooks", [hook])
         assert groups == [group], event
     lines = result.stdout.splitlines()
     assert lines[0] == f"claude-code: created {settings}"
-    assert lines[1:8] == [f"  added    {event}" for event in CLAUDE_EVENTS]
-    assert lines[8:] == [f"  the hooks run: {command}"]
+    assert lines[1:7] == [f"  added    {event}" for event in CLAUDE_EVENTS]
+    assert lines[7:] == [f"  the hooks run: {command}"]
 
 
 def test_the_user_scope_runs_the_rewind_being_run(project: Path, isolated_home: Path) -> None:
@@ -207,6 +209,35 @@ def test_install_updates_an_older_rewind_entry_in_place(project: Path) -> None:
         expected_command("claude-code"),
         "./after.sh",
     ]
+
+
+def test_installing_again_retires_the_events_an_earlier_version_subscribed_to(
+    project: Path,
+) -> None:
+    """Earlier versions also ran the Claude Code hook at SessionStart (it recorded nothing
+    there): installing again takes that hook out; uninstalling leaves the lists the file had."""
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    command = expected_command("claude-code")
+    older = {"type": "command", "command": command, "timeout": 30}
+    theirs = {"type": "command", "command": "echo hello", "timeout": 5}
+    settings.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "SessionStart": [{"hooks": [older]}, {"hooks": [theirs]}],
+                    "Stop": [{"hooks": [older]}],
+                }
+            }
+        )
+    )
+    result = ok("install", "claude-code")
+    assert "  removed  SessionStart" in result.stdout.splitlines()
+    hooks = read_json(settings)["hooks"]
+    assert hooks["SessionStart"] == [{"hooks": [theirs]}]  # theirs stays
+    assert sorted(hooks) == sorted(["SessionStart", *CLAUDE_EVENTS])
+    ok("uninstall", "claude-code")
+    assert read_json(settings) == {"hooks": {"SessionStart": [{"hooks": [theirs]}], "Stop": []}}
 
 
 def test_gemini_timeouts_are_milliseconds_and_cursor_has_a_version(project: Path) -> None:

@@ -138,7 +138,7 @@ def test_a_committed_setup_is_not_rewritten(project: Path) -> None:
     result = ok("install", "claude-code")
     data = json.loads(settings.read_text())
     assert data["hooks"]["Stop"] == theirs["hooks"]["Stop"]
-    assert "SessionStart" in data["hooks"] and "PreToolUse" in data["hooks"]
+    assert "UserPromptSubmit" in data["hooks"] and "PreToolUse" in data["hooks"]
     assert (
         "  warning: left Stop as committed (running /home/alice/.local/bin/rewind hook "
         "claude-code); to rewrite them, run 'rewind uninstall claude-code --project', then "

@@ -58,9 +58,6 @@ class ClaudeCode:
             "hook_event_name": event,
         }
 
-    def session_start(self) -> Payload:
-        return {**self._common("SessionStart"), "source": "startup"}
-
     def prompt(self, text: str) -> Payload:
         return {**self._common("UserPromptSubmit"), "prompt": text}
 
@@ -177,8 +174,6 @@ class Replay:
 def play_session(replay: Replay) -> None:
     """Four turns: edits, a new file, a deleted file, binary files, shell quicksaves; and an
     edit by hand between two prompts, which the next prompt keeps as a change outside rewind."""
-    replay.hook(replay.agent.session_start())
-
     replay.prompt("Make add() treat None as 0 and add a test")
     replay.edit("calc.py", "    return a + b\n", "    return (a or 0) + (b or 0)\n")
     replay.write(

@@ -7,13 +7,18 @@ rewind.quicksave.powershell says). A failed tool call (PostToolUseFailure: ``err
 ``tool_response``) gets its after-state at once, like a successful one. When a PostToolUse
 reports the text from before the edit (``tool_response.originalFile``, ``type``) for a file no
 PreToolUse recorded, what it says for certain becomes its pre-image. With
-``watch_on_session_start`` in rewind.toml, SessionStart starts ``rewind watch`` in the
-background for the session and SessionEnd stops it.
+``watch_on_session_start`` in rewind.toml, the session's first prompt starts ``rewind watch`` in
+the background for it and SessionEnd stops it (SessionStart, which installs before this one
+subscribed to, does the same).
+
+SessionEnd runs in the background (``async``), so Claude Code may already have gone on: a turn
+that began after the SessionEnd hook started (the next ``claude --resume``) is not its to close.
 """
 
 from __future__ import annotations
 
 import os
+import time
 
 from rewind.history.filestate import UNKNOWN, FileState, absent_before_creation, from_content
 from rewind.hooks.context import HookContext
@@ -25,12 +30,12 @@ EDIT_TOOLS = {
     "NotebookEdit": "notebook_path",
 }
 SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
-TURN_ENDS = frozenset({"Stop", "SessionEnd"})
 # Seconds SessionEnd waits for the watcher to record its last changes before closing the turn.
 WATCH_STOP_WAIT = 5.0
 
 
 def handle(context: HookContext) -> None:
+    called = time.time()
     event = context.text("hook_event_name")
     project = os.environ.get("CLAUDE_PROJECT_DIR", "")
     directory = context.text("cwd") or project
@@ -40,14 +45,16 @@ def handle(context: HookContext) -> None:
         _start_watcher(context, session)
     elif event == "UserPromptSubmit":
         context.start_turn(session, context.text("prompt"))
+        _start_watcher(context, session)
     elif event == "PreToolUse":
         _before_tool(context, session, directory)
     elif event in ("PostToolUse", "PostToolUseFailure"):
         _after_tool(context, session, directory)
-    elif event in TURN_ENDS:
-        if event == "SessionEnd":
-            _stop_watcher(context, session)
+    elif event == "Stop":
         context.end_turn(session)
+    elif event == "SessionEnd":
+        _stop_watcher(context, session)
+        context.end_turn(session, begun_before=called)
 
 
 def _start_watcher(context: HookContext, session: str) -> None:

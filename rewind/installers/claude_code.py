@@ -5,6 +5,13 @@ PostToolUse, so a failed edit's after-state is recorded at once; the PowerShell 
 like Bash. Interactive sessions run no hook in a folder whose trust dialog was not accepted
 (``projects[DIR].hasTrustDialogAccepted`` in ``~/.claude.json``, for the folder or one above
 it): doctor reports it.
+
+Every hook is a process Claude Code starts and (but for ``async`` ones) waits for, once per event:
+rewind subscribes to the events that record something, and no more. SessionStart records nothing
+(the watcher of ``watch_on_session_start`` starts at the first prompt instead), so it is not
+subscribed; SessionEnd only closes a turn no Stop closed (an interrupted one) and stops that
+watcher, so it runs in the background (``"async": true``), where Claude Code does not wait for it.
+Stop stays in the foreground: Claude Code 2.1.332 in print mode drops an async Stop hook on exit.
 """
 
 from __future__ import annotations
@@ -22,7 +29,6 @@ from rewind.installers.json_settings import (
 # Anchored, so that old versions (unanchored regex) and new ones (exact lists) match the same.
 MATCHER = "^(Edit|Write|MultiEdit|NotebookEdit|Bash|PowerShell)$"
 EVENTS = (
-    ("SessionStart", None, 30),
     ("UserPromptSubmit", None, 10),
     ("PreToolUse", MATCHER, 30),
     ("PostToolUse", MATCHER, 30),
@@ -30,6 +36,7 @@ EVENTS = (
     ("Stop", None, 30),
     ("SessionEnd", None, 30),
 )
+BACKGROUND = frozenset({"SessionEnd"})
 PLUGIN_COMMAND = "rewind hook claude-code"  # agent_configs/claude-code/hooks/hooks.json
 PATHS = {
     "user": ".claude/settings.json",
@@ -39,7 +46,7 @@ PATHS = {
 
 
 def document(command: str) -> JsonObject:
-    return {"hooks": command_groups(command, EVENTS)}
+    return {"hooks": command_groups(command, EVENTS, BACKGROUND)}
 
 
 def probe(project: str, path: str) -> Probe:
@@ -57,7 +64,6 @@ def probe(project: str, path: str) -> Probe:
     }
     return Probe(
         [
-            ProbeStep({**common, "hook_event_name": "SessionStart", "source": "startup"}),
             ProbeStep({**common, "hook_event_name": "UserPromptSubmit", "prompt": "doctor"}),
             ProbeStep({**common, "hook_event_name": "PreToolUse", **tool}),
             ProbeStep(

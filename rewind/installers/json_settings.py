@@ -217,13 +217,19 @@ def _member(node: jsonc.Node, key: str) -> jsonc.Node:
 
 
 def add_block(
-    settings: SettingsFile, template: JsonObject, agent: str, keep_existing: bool = False
+    settings: SettingsFile,
+    template: JsonObject,
+    agent: str,
+    keep_existing: bool = False,
+    made: record.InstallRecord | None = None,
 ) -> tuple[list[tuple[str, str]], list[str]]:
     """Makes each event of ``template`` run rewind's hook exactly as the template says, by
     adding text to the file's; returns what changed, and the events left alone. Top-level keys
     of the template other than ``hooks`` are added when missing. With ``keep_existing`` (a
     file someone committed), an event whose rewind hooks are set up differently is left as it
-    is: only events without one get rewind's."""
+    is: only events without one get rewind's. Otherwise rewind's hooks of an event the template
+    no longer has (one an earlier version subscribed to) are taken out, and its list with them
+    when install created it (``made``: what install recorded), as uninstall does."""
     wanted = _template_hooks(template)
     existing = settings.hooks_object(create=False)
     if existing is not None:
@@ -264,6 +270,16 @@ def add_block(
             _add_to_event(updated, event, items[0], agent)
             document.replace(event_node.value, updated[event])
             changes.append(("updated", event))
+    if not keep_existing:
+        for event in list(existing or {}):
+            if event in wanted:
+                continue
+            keep_empty = made is not None and event not in made.events
+            retired = False
+            while _remove_one_hook(document, event, agent, keep_empty):
+                retired = True
+            if retired:
+                changes.append(("removed", event))
     if changes:
         settings.take(document)
     return changes, kept
@@ -441,7 +457,8 @@ class JsonHooksTarget(Target):
         had_events = set(had_hooks) if isinstance(had_hooks, dict) else set()
         blank = settings.text if settings.exists and not settings.data else None
         committed = shared and settings.exists and tracked_by_git(context.project, settings.path)
-        items, kept = add_block(settings, template, self.agent, keep_existing=committed)
+        earlier = record.load(settings.path)
+        items, kept = add_block(settings, template, self.agent, committed, earlier)
         change = Change(settings.path, created=not settings.exists, items=items)
         if change.changed:
             directories = settings.write()
@@ -523,13 +540,19 @@ class JsonHooksTarget(Target):
 
 
 def command_groups(
-    command: str, events: tuple[tuple[str, str | None, int], ...]
+    command: str,
+    events: tuple[tuple[str, str | None, int], ...],
+    background: frozenset[str] = frozenset(),
 ) -> dict[str, list[object]]:
     """Claude Code's shape, also used by Codex and Gemini: per event, one group with an
-    optional matcher and one command hook with a timeout."""
+    optional matcher and one command hook with a timeout. The events in ``background`` run
+    with ``"async": true`` (Claude Code starts them and goes on without waiting)."""
     block: dict[str, list[object]] = {}
     for event, matcher, timeout in events:
         group: JsonObject = {"matcher": matcher} if matcher else {}
-        group[HOOKS] = [{"type": "command", "command": command, "timeout": timeout}]
+        hook: JsonObject = {"type": "command", "command": command, "timeout": timeout}
+        if event in background:
+            hook["async"] = True
+        group[HOOKS] = [hook]
         block[event] = [group]
     return block

@@ -108,16 +108,17 @@ def test_session_start_starts_a_watcher_when_enabled_and_session_end_stops_it(
     assert not entries(committed, agent.session)[-1].is_open
 
 
-def test_session_start_starts_nothing_by_default(committed: Path) -> None:
+def test_the_first_prompt_starts_nothing_by_default(committed: Path) -> None:
     agent = ClaudeCode(committed)
     hook(agent.session_start())
+    hook(agent.prompt("start"))
     info, _, output = watch_files(committed)
     # the hook spawns before it returns: had it started one, its output file would exist
     assert not info.exists() and not output.exists()
     assert run_rewind("watch", "--status").returncode == 1
 
 
-def test_session_start_only_spawns_the_watcher_and_loads_nothing_heavy(
+def test_the_prompt_only_spawns_the_watcher_and_loads_nothing_heavy(
     committed: Path, stop_watchers: object
 ) -> None:
     """The hook starts the watcher as a separate process: watchdog and pygit2 stay out of it."""
@@ -125,7 +126,7 @@ def test_session_start_only_spawns_the_watcher_and_loads_nothing_heavy(
 
     (committed / "rewind.toml").write_text("watch_on_session_start = true\n")
     code, modules = loaded_after(
-        "hook", "claude-code", stdin=json.dumps(ClaudeCode(committed).session_start())
+        "hook", "claude-code", stdin=json.dumps(ClaudeCode(committed).prompt("start"))
     )
     assert code == 0
     assert "rewind.watch.pidfile" in modules and "subprocess" in modules  # it did spawn
