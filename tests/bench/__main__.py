@@ -16,6 +16,7 @@ from tests.bench import (
     hook_startup,
     hunk_diff,
     quicksave_git,
+    real_clients,
     remote_push,
     restore_1000,
     store_size,
@@ -46,6 +47,7 @@ BENCHMARKS = {
     blame_long.NAME: blame_long,
     hunk_diff.NAME: hunk_diff,
     remote_push.NAME: remote_push,
+    real_clients.NAME: real_clients,
 }
 
 

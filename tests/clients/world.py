@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -51,6 +53,7 @@ class World:
     home: Path
     before: dict[str, Tree] = field(default_factory=dict)  # the tree before each prompt
     runs: list[subprocess.CompletedProcess[str]] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)  # how long each client run took
 
     @property
     def env(self) -> dict[str, str]:
@@ -79,6 +82,7 @@ class World:
         """Sends one prompt through the client; returns the session it ran in."""
         self.before[text] = self.tree()
         argv = self.client.argv(self, text, session)
+        started = time.perf_counter()
         done = subprocess.run(
             argv,
             cwd=self.root,
@@ -88,6 +92,7 @@ class World:
             timeout=180,
             stdin=subprocess.DEVNULL,
         )
+        self.seconds.append(time.perf_counter() - started)
         self.runs.append(done)
         assert done.returncode == 0, f"{argv[0]} exited {done.returncode}: {done.stderr[-3000:]}"
         assert not self.server.problems, self.server.problems
@@ -115,6 +120,36 @@ class World:
             assert self.tree() == before, (entry["prompt"], _difference(before, self.tree()))
             self.ok("undo", "--yes", "--session", session)
             assert self.tree() == final, (entry["prompt"], _difference(final, self.tree()))
+
+
+def open_world(
+    stack: ExitStack,
+    client: Client,
+    script: Script,
+    base: Path,
+    rewind: Installed,
+    hooks: bool = True,
+) -> World:
+    """A project (a git work tree with one commit) and a home in ``base`` for ``client``, the
+    client's model server answering ``script`` (``{root}`` in its arguments is the project's
+    path) until ``stack`` closes, and, with ``hooks``, rewind's hooks as ``rewind install``
+    writes them."""
+    home = base / "home"
+    root = base / "project"
+    home.mkdir(parents=True)
+    root.mkdir()
+    rewind = rewind.with_home(home)
+    git = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com"]
+    subprocess.run([*git, "init", "-q", str(root)], check=True, env=rewind.env)
+    (root / "README.md").write_text("# project\n")
+    subprocess.run([*git, "add", "."], cwd=root, check=True, env=rewind.env)
+    subprocess.run([*git, "commit", "-qm", "start"], cwd=root, check=True, env=rewind.env)
+    server = stack.enter_context(client.server(script.at(root)))
+    world = World(client=client, rewind=rewind, root=root, server=server, home=home)
+    if hooks:
+        world.ok("install", client.agent)
+    client.prepare(world)
+    return world
 
 
 def _agent_owned(path: bytes) -> bool:
