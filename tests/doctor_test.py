@@ -99,7 +99,7 @@ def test_a_rewind_that_is_gone_fails(project: Path) -> None:
     assert ("fail", "codex", "project", message) in found
     [(level, hook)] = [(lv, m) for lv, t, w, m in found if (t, w) == ("codex", "hook")]
     assert level == "fail"
-    assert hook.startswith("/gone/bin/rewind hook codex: SessionStart exited 127")
+    assert hook.startswith("/gone/bin/rewind hook codex: UserPromptSubmit exited 127")
 
 
 def test_a_hook_that_records_nothing_fails(project: Path, tmp_path: Path) -> None:

@@ -19,7 +19,6 @@ from tests.doctor_test import doctor
 CODEX_HASHES = {
     "pre_tool_use": "sha256:60f5fe8f97cd177675dae233576df3fffc9e5800f1296ca4a50606de4904c5e3",
     "post_tool_use": "sha256:9f7dc183bbc1b879bc42c275fe69efb76e6b14281846ccedb8a0bf66f81e9504",
-    "session_start": "sha256:02e8db3154e91a3194c71924b0fdf9784de6c7021465e504e1bc53005f3510d6",
     "session_end": "sha256:15320d069c1186d674e2e76d08bb181d9a194dff3ceba0b7ed85bef9fb894369",
     "user_prompt_submit": "sha256:a147e81be7f2dd3fbfdc522a5e83ac50f1cc044c7261f1c0a9a95248ae04f480",
     "stop": "sha256:1ac6bd1cbff70e2c1eedcc83d9dc635f7efed0e03f90d436811adc4f309ab9ce",
@@ -27,7 +26,6 @@ CODEX_HASHES = {
 EVENTS = {
     "pre_tool_use": "PreToolUse",
     "post_tool_use": "PostToolUse",
-    "session_start": "SessionStart",
     "session_end": "SessionEnd",
     "user_prompt_submit": "UserPromptSubmit",
     "stop": "Stop",
@@ -73,7 +71,7 @@ def test_codex_hooks_nobody_trusted_yet(project: Path) -> None:
     assert found[0][0] == "warn" and "is not trusted (no projects entry in" in found[0][1]
     assert found[1][0] == "warn"
     assert (
-        "SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SessionEnd " in found[1][1]
+        "UserPromptSubmit, PreToolUse, PostToolUse, Stop, SessionEnd " in found[1][1]
     )
     assert "not yet reviewed" in found[1][1]
 
@@ -84,7 +82,7 @@ def test_codex_hooks_trusted(project: Path, isolated_home: Path) -> None:
     found = trust_lines(project, "codex")
     assert [level for level, _ in found] == ["ok", "ok"]
     assert found[1][1].endswith(
-        f"Codex trusts rewind's 6 hooks ({isolated_home}/.codex/config.toml)"
+        f"Codex trusts rewind's 5 hooks ({isolated_home}/.codex/config.toml)"
     )
 
 
@@ -201,5 +199,5 @@ def test_codex_install_appends_so_other_hooks_keep_their_trust(
     assert data["hooks"]["PreToolUse"][0] == {"matcher": "Bash", "hooks": [guard]}  # still 0:0
     assert data["hooks"]["PreToolUse"][1]["hooks"][0]["command"] == "rewind hook codex"
     messages = [message for _, message in trust_lines(project, "codex")]
-    rewinds = "PreToolUse, SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd"
+    rewinds = "PreToolUse, UserPromptSubmit, PostToolUse, Stop, SessionEnd"
     assert any(f"hooks.json: {rewinds} not yet reviewed" in m for m in messages)

@@ -78,7 +78,7 @@ COPILOT = """\
 }}
 """
 TABS_AND_CRLF = '{\r\n\t"permissions": {"allow": []},\r\n\t"hooks": {}\r\n}\r\n'
-EVENT_COUNTS = {"claude-code": 6, "codex": 6, "gemini": 6, "cursor": 8, "copilot": 7}
+EVENT_COUNTS = {"claude-code": 6, "codex": 5, "gemini": 6, "cursor": 8, "copilot": 7}
 EMPTY_EVENT = '{"hooks": {"SessionStart": [], "AfterAgent": []}}'
 REALISTIC = {
     "claude-code": CLAUDE,

@@ -277,7 +277,7 @@ def test_gemini_timeouts_are_milliseconds_and_cursor_has_a_version(project: Path
 def test_codex_hooks_match_its_edit_and_shell_tools(project: Path) -> None:
     ok("install", "codex")
     hooks = read_json(project / ".codex" / "hooks.json")["hooks"]
-    events = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]
+    events = ["UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]
     assert list(hooks) == [*events, "SessionEnd"]
     matcher = "^(apply_patch|Edit|Write|shell|Bash|local_shell|exec_command)$"
     assert hooks["PreToolUse"][0]["matcher"] == hooks["PostToolUse"][0]["matcher"] == matcher

@@ -1,4 +1,4 @@
-"""OpenAI Codex CLI: hooks (SessionStart, UserPromptSubmit, Pre/PostToolUse, Stop, SessionEnd)
+"""OpenAI Codex CLI: hooks (UserPromptSubmit, Pre/PostToolUse, Stop, SessionEnd)
 and the legacy ``notify`` program, which receives one JSON argument at the end of each turn.
 
 As Codex 0.171.0 sends them: file edits go through ``apply_patch`` (``tool_input: {"command":

@@ -5,6 +5,9 @@ Codex runs a hook only once someone has trusted it, and reads a project's ``.cod
 a trusted project (rewind.installers.codex_trust): install says what to accept, doctor says
 what is accepted. Trust is recorded by the hook's position, so install appends rewind's groups
 after the others (json_settings), never before them.
+
+SessionStart records nothing, so it is not subscribed (each hook is a process Codex waits for;
+earlier versions subscribed to it, and installing again takes that hook out).
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ from rewind.installers.json_settings import (
 
 MATCHER = "^(apply_patch|Edit|Write|shell|Bash|local_shell|exec_command)$"
 EVENTS = (
-    ("SessionStart", None, 30),
     ("UserPromptSubmit", None, 10),
     ("PreToolUse", MATCHER, 30),
     ("PostToolUse", MATCHER, 30),
@@ -63,7 +65,6 @@ def probe(project: str, path: str) -> Probe:
     }
     return Probe(
         [
-            ProbeStep({**common, "hook_event_name": "SessionStart", "source": "startup"}),
             ProbeStep({**common, "hook_event_name": "UserPromptSubmit", "prompt": "doctor"}),
             ProbeStep({**common, "hook_event_name": "PreToolUse", **tool}),
             ProbeStep(
