@@ -70,9 +70,7 @@ def test_codex_hooks_nobody_trusted_yet(project: Path) -> None:
     found = trust_lines(project, "codex")
     assert found[0][0] == "warn" and "is not trusted (no projects entry in" in found[0][1]
     assert found[1][0] == "warn"
-    assert (
-        "UserPromptSubmit, PreToolUse, PostToolUse, Stop, SessionEnd " in found[1][1]
-    )
+    assert "UserPromptSubmit, PreToolUse, PostToolUse, Stop, SessionEnd " in found[1][1]
     assert "not yet reviewed" in found[1][1]
 
 
