@@ -53,7 +53,18 @@ def _claude_code() -> tuple[Client, Script]:
     return ClaudeCode(CLAUDE_CODE.program()), WORKING
 
 
-SESSIONS: dict[str, Callable[[], tuple[Client, Script]]] = {"claude-code": _claude_code}
+def _codex() -> tuple[Client, Script]:
+    from tests.clients.clients import CODEX
+    from tests.clients.codex import Codex
+    from tests.clients.codex_test import WORKING
+
+    return Codex(CODEX.program()), WORKING
+
+
+SESSIONS: dict[str, Callable[[], tuple[Client, Script]]] = {
+    "claude-code": _claude_code,
+    "codex": _codex,
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
