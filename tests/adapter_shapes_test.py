@@ -232,8 +232,15 @@ def test_powershell_that_cannot_be_read_is_logged(workspace: Path) -> None:
         ("gemini", lambda root: Gemini(root).shell("rm victim.txt", dir_path="sub")[0]),
         ("claude-code", lambda root: ClaudeCode(root).powershell("Remove-Item sub/victim.txt")[0]),
         ("codex", lambda root: Codex(root).shell("cd sub && rm victim.txt")[0]),
+        (
+            "codex",
+            lambda root: Codex(root).intercepted_patch(
+                "cd sub && apply_patch <<'PATCH'\n*** Begin Patch\n*** Delete File: victim.txt\n"
+                "*** End Patch\nPATCH"
+            ),
+        ),
     ],
-    ids=["gemini-shell", "claude-code-powershell", "codex-bash"],
+    ids=["gemini-shell", "claude-code-powershell", "codex-bash", "codex-bash-apply-patch"],
 )
 def test_the_new_shell_paths_load_nothing_heavy(
     workspace: Path, agent: str, payload: Callable[[Path], Payload]

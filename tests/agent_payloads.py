@@ -184,6 +184,15 @@ class Codex:
     def shell(self, command: str) -> tuple[Payload | None, Payload]:
         return self._tool("Bash", {"command": command}, "")
 
+    def intercepted_patch(self, command: str) -> Payload:
+        """A patch sent through the shell tool (``apply_patch <<'PATCH' ... PATCH``), as Codex
+        0.171.0 tells a model its catalog does not know to send one (it then offers no
+        apply_patch tool). Codex intercepts the command and applies the patch itself: its hooks
+        see this PreToolUse of ``Bash`` and no PostToolUse."""
+        before, _ = self.shell(command)
+        assert before is not None
+        return before
+
     def _tool(
         self, tool: str, tool_input: Payload, response: object
     ) -> tuple[Payload | None, Payload]:

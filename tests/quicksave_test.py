@@ -726,6 +726,8 @@ def test_the_module_loads_only_os_shlex_and_glob(tmp_path: Path) -> None:
         "before = set(sys.modules)\n"
         "from rewind.quicksave import paths_at_risk, QuicksaveLimits\n"
         "command = 'cd /tmp && rm -rf x; sed -i s/a/b/ y > z; find . -name q -delete'\n"
+        "command += '; git apply - <<E\\n--- a/q\\n+++ b/q\\nE\\n'\n"
+        "command += 'apply_patch <<E\\n*** Add File: q\\nE'\n"
         "paths_at_risk(command, os.getcwdb(), QuicksaveLimits())\n"
         "print(' '.join(sorted(set(sys.modules) - before)))\n"
     )

@@ -19,8 +19,8 @@ reads a hook's standard output as control JSON: this adapter prints nothing.
 from __future__ import annotations
 
 from rewind.history.session import load_head
-from rewind.hooks.codex import patch_moves, patch_paths
 from rewind.hooks.context import HookContext
+from rewind.patches import patch_moves, patch_paths
 from rewind.store.digest import sha1_hex
 from rewind.store.fastjson import load_object
 

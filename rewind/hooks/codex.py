@@ -5,7 +5,9 @@ As Codex 0.171.0 sends them: file edits go through ``apply_patch`` (``tool_input
 PATCH}``), whose raw patch names every file it adds, updates, deletes or moves (both ends of a
 move): all are recorded before the patch applies. Every shell tool is reported as ``Bash`` with
 ``tool_input: {"command": "<command line>"}`` and gets a quicksave of the files the command may
-destroy, read in the session's ``cwd`` (the tool's own ``workdir`` is not sent). SessionEnd
+destroy, read in the session's ``cwd`` (the tool's own ``workdir`` is not sent). A patch sent
+through the shell (``apply_patch <<'PATCH' ...``, which Codex intercepts and applies itself,
+sending only the PreToolUse) is read by the quicksave from its here-document. SessionEnd
 (``reason``) closes a turn left open. Older shapes (an argv ``command``, ``workdir``, the
 native tool names) are still read.
 """
@@ -13,11 +15,11 @@ native tool names) are still read.
 from __future__ import annotations
 
 from rewind.hooks.context import HookContext
+from rewind.patches import patch_moves, patch_paths
 
 PATCH_TOOLS = frozenset({"apply_patch", "Edit", "Write"})
 SHELL_TOOLS = frozenset({"shell", "Bash", "local_shell", "exec_command", "container.exec"})
 SESSION_KEYS = ("session_id", "thread_id", "conversation_id")
-PATCH_MARKERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
 
 
 def handle(context: HookContext) -> None:
@@ -68,33 +70,6 @@ def _patch_text(tool_input: dict[str, object]) -> str:
             if texts:
                 return texts[-1]
     return ""
-
-
-def patch_paths(patch: str) -> list[str]:
-    """Every path an ``apply_patch`` patch adds, updates, deletes or moves to."""
-    paths = []
-    for line in patch.splitlines():
-        for marker in PATCH_MARKERS:
-            if line.startswith(marker) and line[len(marker) :].strip():
-                paths.append(line[len(marker) :].strip())
-    return list(dict.fromkeys(paths))
-
-
-def patch_moves(patch: str) -> dict[str, str]:
-    """The files an ``apply_patch`` patch moves: ``*** Move to: B`` after ``*** Update File: A``
-    (destination: source)."""
-    moves = {}
-    updated = None
-    for line in patch.splitlines():
-        if line.startswith("*** Update File: "):
-            updated = line[len("*** Update File: ") :].strip() or None
-        elif line.startswith("*** Move to: ") and updated is not None:
-            destination = line[len("*** Move to: ") :].strip()
-            if destination:
-                moves[destination] = updated
-        elif line.startswith("*** "):
-            updated = None
-    return moves
 
 
 def shell_command(value: object) -> str:

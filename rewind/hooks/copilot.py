@@ -27,8 +27,8 @@ from __future__ import annotations
 import os
 
 from rewind.history.entry import valid_text
-from rewind.hooks.codex import patch_moves, patch_paths
 from rewind.hooks.context import HookContext
+from rewind.patches import patch_moves, patch_paths
 from rewind.store.digest import sha1_hex
 from rewind.store.fastjson import dumps, load_list, load_object
 

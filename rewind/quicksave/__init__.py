@@ -11,8 +11,10 @@ Understood:
   ``( ... )`` (a ``cd`` inside does not leak out), ``cd``/``pushd``/``popd``, ``VAR=value``
   and ``export`` (later ``$VAR``, ``${VAR}`` and ``~`` are expanded), brace expansion
   (``file{,.bak}``), ``for VAR in WORDS`` (later commands that use ``$VAR`` are read once per
-  word), here-documents (their bodies are skipped), ``$( ... )`` and ``<( ... )`` (the commands
-  inside are read; the word they make is unknown), ``bash -c``/``sh -c STRING`` and ``eval``;
+  word), here-documents (their bodies are not read as commands, but kept as the standard input
+  of the command they feed, as are here-strings and ``< FILE``; ``cat > FILE <<EOF`` is
+  remembered for the rest of the line), ``$( ... )`` and ``<( ... )`` (the commands inside are
+  read; the word they make is unknown), ``bash -c``/``sh -c STRING`` and ``eval``;
 - prefixes: leading ``VAR=x``, ``env``, ``sudo``, ``doas``, ``command``, ``builtin``, ``exec``,
   ``nohup``, ``time``, ``nice``, ``timeout``, ``stdbuf``, ``ionice``, and the keywords ``if``,
   ``then``, ``do``, ``else``, ``!``, ``{`` ...;
@@ -29,6 +31,9 @@ Understood:
   the expression has no ``-o``, ``,`` or parentheses); a command it runs that is understood here
   (``rm``, ``sed -i``, ``mv`` ...) is read once per match, any other may change each match (and
   everything under a matching directory);
+- patches: Codex's ``apply_patch`` (``applypatch``; the patch as operand or standard input),
+  ``patch`` and ``git apply`` (a unified diff from standard input or a file): every file the
+  patch names (``rewind.patches`` reads them), relative to where the command applies it;
 - git (``-C DIR`` and ``--work-tree`` too): ``checkout`` of paths or with ``-f``/``-m``,
   ``restore`` (not ``--staged`` alone), ``reset --hard``/``--merge``/``--keep``, ``clean``
   (``-x``/``-X`` add ignored files), ``stash`` (push, save, ``-u``, ``-a``; ``pop``/``apply``:
@@ -38,9 +43,10 @@ Understood:
   ``restore -s REF``) also every file that differs from it.
 
 Not understood (nothing is recorded; a warning says so where it matters): the files ``tar x``,
-``unzip``, ``patch`` and ``rsync`` write; the file names ``xargs`` reads from its input; paths
-that come from ``$( ... )``, backticks, unknown variables, ``read`` or positional parameters;
-``cd`` to such a directory (relative paths after it); what programs do by themselves
+``unzip`` and ``rsync`` write; a patch read from a standard input the line does not hold; the
+file names ``xargs`` reads from its input; paths that come from ``$( ... )``, backticks,
+unknown variables, ``read`` or positional parameters; ``cd`` to such a directory (relative
+paths after it); what programs do by themselves
 (``python script.py``, ``npm install``, ``make``); ``sed``'s ``w`` command, ``find -regex``;
 ``case`` statements and ``for (( ... ))`` (the whole command is then not understood, like one
 with unbalanced quotes). The line is read against the file system as it is before it runs:
@@ -64,7 +70,8 @@ The modules, in the order a command goes through them: ``prepass``, ``lexer`` an
 (text to commands); ``interpreter`` (the shell's structure, prefixes, ``bash -c``) with
 ``shell`` (the directory and variables; ``braces``, ``words``); the handlers it calls by name:
 ``shell_builtins``, ``removal``, ``copy_move``, ``in_place``, ``file_writers``,
-``git_commands`` (with ``git_risk``, which asks git), ``find``, ``unknown_writes``
+``patch_commands``, ``git_commands`` (with ``git_risk``, which asks git), ``find``,
+``unknown_writes``
 (``file_commands`` names the ones that read file operands, ``options`` reads options);
 ``analysis`` holds the paths found, the limits and the directory walks. ``at_risk`` puts it
 together; ``plan`` holds the limits and the plan.

@@ -38,6 +38,7 @@ class Analysis:
         "unshown_warnings",
         "warned",
         "warnings",
+        "written",
     )
 
     def __init__(self, limits: QuicksaveLimits, cwd: str) -> None:
@@ -45,6 +46,7 @@ class Analysis:
         self.cwd = cwd
         self.found: dict[str, None] = {}  # an ordered set
         self.moves: dict[str, str] = {}  # destination: source, for each file mv moves
+        self.written: dict[str, str] = {}  # path: text, for each file cat > FILE <<EOF writes
         self.warnings: list[str] = []
         self.warned: set[str] = set()
         self.unshown_warnings = 0

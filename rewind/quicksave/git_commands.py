@@ -1,6 +1,6 @@
 """git commands that overwrite work-tree files: ``checkout``, ``restore``, ``reset``, ``clean``,
-``stash``, ``switch``, ``rm``, ``mv`` (``-C DIR`` and ``--work-tree`` too); what each may
-overwrite, from its options and pathspecs."""
+``stash``, ``switch``, ``rm``, ``mv``, ``apply`` (``-C DIR`` and ``--work-tree`` too); what each
+may overwrite, from its options and pathspecs (``apply``: from its patch)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import os
 from rewind.quicksave.copy_move import mv
 from rewind.quicksave.git_risk import GitRisk, record_git_risk
 from rewind.quicksave.options import any_of, first_of, split_options
+from rewind.quicksave.patch_commands import git_apply
 from rewind.quicksave.removal import rm
 from rewind.quicksave.shell import directory_named
 from rewind.quicksave.words import has_glob, is_dynamic
@@ -33,16 +34,19 @@ def git(analysis: Analysis, arguments: list[str], shell: Shell) -> None:
     if index >= len(arguments):
         return
     subcommand, rest = arguments[index], arguments[index + 1 :]
-    if subcommand not in _SUBCOMMANDS:
+    if subcommand not in _SUBCOMMANDS and subcommand != "apply":
         return
     if directory is None:
         analysis.warn(f"git {subcommand}: run in a directory only the shell knows; not recorded")
         return
-    top = work_tree or _repository_top(directory)
-    if top is None:
-        return
     git_shell = shell.copy()
     git_shell.cwd = directory
+    top = work_tree or _repository_top(directory)
+    if subcommand == "apply":  # outside a repository, it applies like patch
+        git_apply(analysis, rest, git_shell, top or directory)
+        return
+    if top is None:
+        return
     risk = _SUBCOMMANDS[subcommand](analysis, rest, git_shell)
     if risk is not None:
         record_git_risk(analysis, top, risk, f"git {subcommand}")

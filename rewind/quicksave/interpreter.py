@@ -1,6 +1,7 @@
 """The parsed command line read in imitation of the shell: each command's substitutions,
-redirections and subshells, loops over ``for`` words, prefixes (``env``, ``sudo``, ``time``
-...) and keywords, ``bash -c``/``eval`` strings, and the handler the command's name calls."""
+redirections (and the standard input they give it) and subshells, loops over ``for`` words,
+prefixes (``env``, ``sudo``, ``time`` ...) and keywords, ``bash -c``/``eval`` strings, and the
+handler the command's name calls."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from rewind.quicksave.file_commands import FILE_COMMANDS
 from rewind.quicksave.find import find
 from rewind.quicksave.options import OptionSyntax, any_of, first_of, read_option
 from rewind.quicksave.parser import WRITING_REDIRECTIONS, parse
+from rewind.quicksave.patch_commands import apply_patch, patch
 from rewind.quicksave.prepass import unread_warning
+from rewind.quicksave.shell import StandardInput, directory_named
 from rewind.quicksave.shell_builtins import cd, declare, for_loop, popd, pushd, unset
 from rewind.quicksave.unknown_writes import UNKNOWN_EFFECT, tar, unzip, xargs
-from rewind.quicksave.words import DYNAMIC, is_assignment, mentions, names
+from rewind.quicksave.words import DYNAMIC, is_assignment, is_dynamic, mentions, names
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,11 +44,17 @@ def _run_command(analysis: Analysis, command: Command, shell: Shell) -> None:
         run_sequence(analysis, substitution, shell.copy())
     for operator, target in command.redirections:
         _redirect(analysis, operator, target, shell)
-    if command.subshell is not None:
-        run_sequence(analysis, command.subshell, shell.copy())
-        return
-    words = [word for raw in command.words for word in shell.expand(raw)]
-    _run_words(analysis, words, shell)
+    outer_input = shell.stdin
+    shell.stdin = _standard_input(command, shell) or outer_input
+    try:
+        if command.subshell is not None:
+            run_sequence(analysis, command.subshell, shell.copy())
+            return
+        words = [word for raw in command.words for word in shell.expand(raw)]
+        _remember_written(analysis, command, words, shell)
+        _run_words(analysis, words, shell)
+    finally:
+        shell.stdin = outer_input
 
 
 def _uses(command: Command, name: str) -> bool:
@@ -88,6 +97,38 @@ def _redirect(analysis: Analysis, operator: str, target: str, shell: Shell) -> N
         path = analysis.resolve(word, shell, f"{operator} {target}")
         if path is not None:
             analysis.add(path)
+
+
+def _standard_input(command: Command, shell: Shell) -> StandardInput | None:
+    """What the command's own redirections give it on standard input (the last one counts):
+    a here-document's body, a here-string's word, a file; None when they give nothing."""
+    for operator, target in reversed(command.redirections):
+        if operator == "<<":
+            return StandardInput(text=target)
+        if operator == "<<<":
+            return StandardInput(text=None if is_dynamic(target) else target + "\n")
+        if operator == "<":
+            return StandardInput(path=_named_path(target, shell))
+    return None
+
+
+def _named_path(target: str, shell: Shell) -> str | None:
+    """The absolute path a redirection's target names; None when only the shell knows it."""
+    words = shell.expand(target)
+    return directory_named(words[0], shell.cwd) if len(words) == 1 else None
+
+
+def _remember_written(analysis: Analysis, command: Command, words: list[str], shell: Shell) -> None:
+    """``cat > FILE <<EOF``: the text FILE holds for the rest of the line (a patch applied
+    from it later on the line is read from there)."""
+    given = shell.stdin
+    if words not in (["cat"], ["cat", "-"]) or given is None or given.text is None:
+        return
+    for operator, target in command.redirections:
+        if operator in (">", ">|"):
+            path = _named_path(target, shell)
+            if path is not None:
+                analysis.written[path] = given.text
 
 
 def _run_words(analysis: Analysis, words: list[str], shell: Shell) -> None:
@@ -176,6 +217,9 @@ _HANDLERS: dict[str, Handler] = {
     "tar": tar,
     "unzip": unzip,
     "xargs": xargs,
+    "apply_patch": apply_patch,
+    "applypatch": apply_patch,
+    "patch": patch,
     "cd": cd,
     "pushd": pushd,
     "popd": popd,

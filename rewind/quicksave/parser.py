@@ -1,11 +1,12 @@
 """Tokens to commands: the lexer's words, the shell's operators split out of them, and the
-simple commands, subshells and command substitutions they make."""
+simple commands, subshells and command substitutions they make. A here-document's redirection
+holds its body: ``("<<", BODY)``."""
 
 from __future__ import annotations
 
 from rewind.quicksave.lexer import split_words
 from rewind.quicksave.prepass import prepared
-from rewind.quicksave.words import DYNAMIC
+from rewind.quicksave.words import DYNAMIC, HERE_DOCUMENT
 
 _PUNCTUATION = frozenset("();<>|&")
 # Longest first: a run of punctuation characters is split into these.
@@ -68,7 +69,7 @@ def parse(command: str) -> Parsed:
     """The commands of a command line, up to the length that is read; raises ValueError where
     the shell would not run it."""
     text = prepared(command)
-    return Parsed(_Parser(_tokens(text.text)).sequence(nested=False), text.unread)
+    return Parsed(_Parser(_tokens(text.text), text.bodies).sequence(nested=False), text.unread)
 
 
 def _tokens(text: str) -> list[str]:
@@ -93,10 +94,11 @@ def _split_operators(run: str) -> list[str]:
 
 
 class _Parser:
-    __slots__ = ("position", "tokens")
+    __slots__ = ("bodies", "position", "tokens")
 
-    def __init__(self, tokens: list[str]) -> None:
+    def __init__(self, tokens: list[str], bodies: list[str]) -> None:
         self.tokens = tokens
+        self.bodies = bodies
         self.position = 0
 
     def sequence(self, nested: bool) -> list[Command]:
@@ -151,5 +153,14 @@ class _Parser:
             command.substitutions.append(self.sequence(nested=True))
         elif target in _OPERATOR_TOKENS:
             raise ParseError(f"{operator} is followed by {target}, not a file name")
+        elif operator == "<<" and target.startswith(HERE_DOCUMENT):
+            command.redirections.append((operator, self.body(target)))
         else:
             command.redirections.append((operator, target))
+
+    def body(self, mark: str) -> str:
+        """The body of the here-document ``mark`` names."""
+        number = mark[len(HERE_DOCUMENT) :]
+        if number.isascii() and number.isdigit() and int(number) < len(self.bodies):
+            return self.bodies[int(number)]
+        return ""

@@ -1,8 +1,11 @@
-"""The command line made readable for the lexer: comments and here-document bodies taken out,
-line continuations joined, unquoted newlines made ``;``, and what lies past the length that is
-read cut off between two commands."""
+"""The command line made readable for the lexer: comments and here-document bodies taken out
+(each body kept aside, the word after its ``<<`` made a mark that names it), line continuations
+joined, unquoted newlines made ``;``, and what lies past the length that is read cut off between
+two commands."""
 
 from __future__ import annotations
+
+from rewind.quicksave.words import HERE_DOCUMENT
 
 _WORD_END = frozenset(" \t\r\n;&|()<>")
 # Where a run of characters that mean nothing here ends: each character that does is translated
@@ -15,14 +18,16 @@ MAX_READ_LENGTH = 256 * 1024
 
 
 class Prepared:
-    """The text for the lexer, and how many characters of the command line were left unread
-    (0: all of it was read)."""
+    """The text for the lexer, how many characters of the command line were left unread (0:
+    all of it was read), and the bodies of its here-documents (``bodies[N]`` is the one whose
+    ``<<`` is followed by the mark ``HERE_DOCUMENT + "N"`` in the text)."""
 
-    __slots__ = ("text", "unread")
+    __slots__ = ("bodies", "text", "unread")
 
-    def __init__(self, text: str, unread: int) -> None:
+    def __init__(self, text: str, unread: int, bodies: list[str]) -> None:
         self.text = text
         self.unread = unread
+        self.bodies = bodies
 
 
 def prepared(command: str, max_length: int = MAX_READ_LENGTH) -> Prepared:
@@ -38,13 +43,24 @@ class _Reader:
     """One pass over the command line, a construct at a time; runs of characters with no
     meaning here are copied with one search each."""
 
-    __slots__ = ("command", "cut", "depth", "heredocs", "index", "out", "plain_ends", "skipped")
+    __slots__ = (
+        "bodies",
+        "command",
+        "cut",
+        "depth",
+        "heredocs",
+        "index",
+        "out",
+        "plain_ends",
+        "skipped",
+    )
 
     def __init__(self, command: str) -> None:
         self.command = command
         self.plain_ends = command.translate(_PLAIN_ENDS)
         self.out: list[str] = []
-        self.heredocs: list[tuple[str, bool]] = []  # announced on the current line
+        self.heredocs: list[_HereDocument] = []  # announced on the current line
+        self.bodies: list[str] = []  # of every here-document announced, in order
         self.depth = 0  # of unquoted parentheses: subshells, $( ... ), <( ... )
         self.cut = (0, 0)  # the last place between two commands: in out, in command
         self.skipped = 0  # characters of here-document bodies and comments
@@ -56,9 +72,9 @@ class _Reader:
             self.step(command[self.index])
         # A quoted string or a word may have run past the length: then it is not read either.
         if self.index >= len(command) and len(command) - self.skipped <= max_length:
-            return Prepared("".join(self.out), 0)
+            return Prepared("".join(self.out), 0, self.bodies)
         kept, read = self.cut
-        return Prepared("".join(self.out[:kept]), len(command) - read)
+        return Prepared("".join(self.out[:kept]), len(command) - read, self.bodies)
 
     def step(self, char: str) -> None:
         if char == "'":
@@ -116,21 +132,30 @@ class _Reader:
         if self.depth <= 0:
             self.cut = (len(self.out), self.index)
         self.out.append(" ; ")
-        after = _skip_heredoc_bodies(self.command, self.index + 1, self.heredocs)
-        self.skipped += after - self.index - 1
-        self.index = after
+        index = self.index + 1
+        for heredoc in self.heredocs:
+            body, index = _heredoc_body(self.command, index, heredoc)
+            self.bodies[heredoc.number] = body
+        self.skipped += index - self.index - 1
+        self.index = index
         self.heredocs = []
 
     def less_than(self) -> None:
-        """``<<WORD`` announces a here-document; ``<<<`` is a here-string."""
+        """``<<WORD`` announces a here-document (the word is replaced by the mark of its
+        body); ``<<<`` is a here-string."""
         command = self.command
         if command.startswith("<<<", self.index):
             self.copy_to(self.index + 3)
         elif command.startswith("<<", self.index):
             end, delimiter, strip_tabs = _heredoc_delimiter(command, self.index + 2)
             if delimiter:
-                self.heredocs.append((delimiter, strip_tabs))
-            self.copy_to(end)
+                number = len(self.bodies)
+                self.bodies.append("")  # a body the command line ends before is empty
+                self.heredocs.append(_HereDocument(delimiter, strip_tabs, number))
+                self.out.append(f"<< {HERE_DOCUMENT}{number} ")
+                self.index = end
+            else:
+                self.copy_to(end)
         else:
             self.copy_to(self.index + 1)
 
@@ -175,18 +200,46 @@ def _heredoc_delimiter(command: str, index: int) -> tuple[int, str, bool]:
     return index, "".join(delimiter), strip_tabs
 
 
-def _skip_heredoc_bodies(command: str, index: int, heredocs: list[tuple[str, bool]]) -> int:
-    """Where the command line goes on after the bodies of ``heredocs``, which start at
-    ``index``."""
-    for delimiter, strip_tabs in heredocs:
-        while index < len(command):
-            end = command.find("\n", index)
-            end = len(command) if end < 0 else end
-            line = command[index:end].rstrip("\r")
-            index = end + 1
-            if (line.lstrip("\t") if strip_tabs else line) == delimiter:
-                break
-    return min(index, len(command))
+class _HereDocument:
+    """A here-document announced on the current line: its delimiter, whether it was ``<<-``
+    (leading tabs of the body are ignored), and the number of its body."""
+
+    __slots__ = ("delimiter", "number", "strip_tabs")
+
+    def __init__(self, delimiter: str, strip_tabs: bool, number: int) -> None:
+        self.delimiter = delimiter
+        self.strip_tabs = strip_tabs
+        self.number = number
+
+
+def _heredoc_body(command: str, index: int, heredoc: _HereDocument) -> tuple[str, int]:
+    """The body of ``heredoc``, which starts at ``index`` (up to the line that is its
+    delimiter, or the end of the command line), and where the command line goes on after it.
+    Only the lines holding the delimiter are looked at, found with ``str.find``."""
+    delimiter = heredoc.delimiter
+    search = index
+    while (found := command.find(delimiter, search)) >= 0:
+        newline = command.rfind("\n", index, found)
+        line_start = index if newline < 0 else newline + 1
+        line_end = _find_or_end(command, "\n", found)
+        before = command[line_start:found]
+        after = command[found + len(delimiter) : line_end]
+        if _only(before, "\t" if heredoc.strip_tabs else "") and _only(after, "\r"):
+            body = _body_text(command[index:line_start], heredoc.strip_tabs)
+            return body, min(line_end + 1, len(command))
+        search = line_end + 1
+    return _body_text(command[index:], heredoc.strip_tabs), len(command)
+
+
+def _only(text: str, characters: str) -> bool:
+    """Whether ``text`` holds nothing but ``characters`` (or nothing)."""
+    return not text.strip(characters) if characters else not text
+
+
+def _body_text(body: str, strip_tabs: bool) -> str:
+    if not strip_tabs:
+        return body
+    return "\n".join(line.lstrip("\t") for line in body.split("\n"))
 
 
 def _find_or_end(text: str, char: str, index: int) -> int:

@@ -9,11 +9,23 @@ from rewind.quicksave.braces import brace_words
 from rewind.quicksave.words import DYNAMIC, is_dynamic, is_identifier
 
 
+class StandardInput:
+    """What the command being read gets on its standard input, when the command line says:
+    the ``text`` of a here-document or here-string, or the ``path`` of a file (``< FILE``)."""
+
+    __slots__ = ("path", "text")
+
+    def __init__(self, text: str | None = None, path: str | None = None) -> None:
+        self.text = text
+        self.path = path
+
+
 class Shell:
     """The shell's directory (None once a ``cd`` could not be followed), variables set on the
-    command line (None: set to something unknown), and the words of ``for`` loops."""
+    command line (None: set to something unknown), the words of ``for`` loops, and the
+    standard input of the command being read (None: not known)."""
 
-    __slots__ = ("cwd", "loops", "previous", "stack", "variables")
+    __slots__ = ("cwd", "loops", "previous", "stack", "stdin", "variables")
 
     def __init__(self, cwd: str | None) -> None:
         self.cwd = cwd
@@ -21,6 +33,7 @@ class Shell:
         self.stack: list[str | None] = []
         self.variables: dict[str, str | None] = {}
         self.loops: dict[str, list[str]] = {}
+        self.stdin: StandardInput | None = None
 
     def copy(self) -> Shell:
         other = Shell(self.cwd)
@@ -28,6 +41,7 @@ class Shell:
         other.stack = list(self.stack)
         other.variables = dict(self.variables)
         other.loops = dict(self.loops)
+        other.stdin = self.stdin
         return other
 
     def variable(self, name: str) -> str | None:

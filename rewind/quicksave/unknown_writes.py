@@ -1,5 +1,5 @@
 """Commands that write files the command line does not name: ``tar x``, ``unzip``, ``xargs``
-(the names come from its input), ``patch``, ``rsync``. Nothing is recorded; a warning says so."""
+(the names come from its input), ``rsync``. Nothing is recorded; a warning says so."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ if TYPE_CHECKING:
 
 # Commands whose every run gets the warning.
 UNKNOWN_EFFECT = {
-    "patch": "the files it changes are named in the patch and were not recorded",
     "rsync": "the files it writes were not recorded",
 }
 

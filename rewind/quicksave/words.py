@@ -6,6 +6,9 @@ from __future__ import annotations
 # Marks a word whose value only the running shell knows ($(...), `...`, $UNKNOWN); the text
 # that follows the mark is what the command line said.
 DYNAMIC = "\0"
+# Marks the word after ``<<`` that stands for a here-document's delimiter: the number of its
+# body follows (rewind.quicksave.prepass puts it there, the parser puts the body in its place).
+HERE_DOCUMENT = "\x01"
 _GLOB_CHARS = frozenset("*?[")
 
 
