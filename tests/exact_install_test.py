@@ -78,7 +78,7 @@ COPILOT = """\
 }}
 """
 TABS_AND_CRLF = '{\r\n\t"permissions": {"allow": []},\r\n\t"hooks": {}\r\n}\r\n'
-EVENT_COUNTS = {"claude-code": 6, "codex": 5, "gemini": 6, "cursor": 8, "copilot": 7}
+EVENT_COUNTS = {"claude-code": 6, "codex": 5, "gemini": 5, "cursor": 8, "copilot": 7}
 EMPTY_EVENT = '{"hooks": {"SessionStart": [], "AfterAgent": []}}'
 REALISTIC = {
     "claude-code": CLAUDE,
@@ -258,7 +258,7 @@ def test_a_gemini_settings_file_with_comments_installs_and_uninstalls(project: P
     assert result.stdout.splitlines()[0] == f"gemini: updated {path}"
     installed = path.read_text()
     assert "// block secrets before a tool runs" in installed
-    assert rewind_commands(installed, "gemini") == 6
+    assert rewind_commands(installed, "gemini") == 5
     assert ok("install", "gemini").stdout.endswith("nothing changed.\n")
     ok("uninstall", "gemini")
     assert path.read_text() == GEMINI

@@ -169,7 +169,7 @@ def test_install_keeps_the_files_indentation_and_permissions(project: Path) -> N
     settings.chmod(0o600)
     ok("install", "gemini")
     text = settings.read_text()
-    assert text.startswith('{\n    "theme": "dark",\n    "hooks": {\n        "SessionStart"')
+    assert text.startswith('{\n    "theme": "dark",\n    "hooks": {\n        "BeforeAgent"')
     assert not text.endswith("\n")  # it had no final newline
     assert stat.S_IMODE(settings.stat().st_mode) == 0o600
     assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
@@ -245,7 +245,6 @@ def test_gemini_timeouts_are_milliseconds_and_cursor_has_a_version(project: Path
     ok("install", "cursor")
     gemini = read_json(project / ".gemini" / "settings.json")["hooks"]
     assert list(gemini) == [
-        "SessionStart",
         "BeforeAgent",
         "BeforeTool",
         "AfterTool",

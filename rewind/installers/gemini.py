@@ -4,6 +4,9 @@ Read from Gemini CLI 0.61.0: in a folder that is not trusted Gemini runs none of
 its settings files, the user's included; ``hooksConfig.enabled: false`` turns them all off.
 Doctor reports both (trust: ``GEMINI_CLI_TRUST_WORKSPACE``, ``security.folderTrust.enabled``,
 then the longest matching rule of ``~/.gemini/trustedFolders.json``).
+
+SessionStart records nothing, so it is not subscribed (each hook is a process Gemini waits for;
+earlier versions subscribed to it, and installing again takes that hook out).
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ from rewind.installers.json_settings import (
 MATCHER = "write_file|replace|run_shell_command"
 TIMEOUT_MS = 30_000
 EVENTS = (
-    ("SessionStart", None, TIMEOUT_MS),
     ("BeforeAgent", None, TIMEOUT_MS),
     ("BeforeTool", MATCHER, TIMEOUT_MS),
     ("AfterTool", MATCHER, TIMEOUT_MS),
@@ -50,7 +52,6 @@ def probe(project: str, path: str) -> Probe:
     }
     return Probe(
         [
-            ProbeStep({**common, "hook_event_name": "SessionStart", "source": "startup"}),
             ProbeStep({**common, "hook_event_name": "BeforeAgent", "prompt": "doctor"}),
             ProbeStep({**common, "hook_event_name": "BeforeTool", **tool}),
             ProbeStep(

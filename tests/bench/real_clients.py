@@ -61,9 +61,18 @@ def _codex() -> tuple[Client, Script]:
     return Codex(CODEX.program()), WORKING
 
 
+def _gemini() -> tuple[Client, Script]:
+    from tests.clients.clients import GEMINI
+    from tests.clients.gemini import Gemini
+    from tests.clients.gemini_test import WORKING
+
+    return Gemini(GEMINI.program()), WORKING
+
+
 SESSIONS: dict[str, Callable[[], tuple[Client, Script]]] = {
     "claude-code": _claude_code,
     "codex": _codex,
+    "gemini": _gemini,
 }
 
 
