@@ -975,6 +975,10 @@ run, `trust` for whether the agent will run the hooks here) and what was found:
   hooks, whether each is trusted, not yet reviewed, changed since review or turned off (the
   hash Codex records in `~/.codex/config.toml`, computed as Codex does), and, for the project's
   file, whether the project is trusted;
+- for GitHub Copilot CLI's hooks in the project, whether Copilot loads them (repository hooks
+  load only in a trusted folder): whether the project or a folder above it is in
+  `trustedFolders` of `~/.copilot/config.json`, where Copilot records the folders you trusted
+  (the same key in `settings.json` is not read: a project listed only there is a warning);
 - where hooks write (`rewind store`): a small file is written and removed where the project's
   store lives (or, before it exists, in the nearest directory above it: `$REWIND_HOME` or its
   parent) and the space free there is read. A `$REWIND_HOME` that is a regular file or lies under

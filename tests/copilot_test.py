@@ -345,13 +345,52 @@ def test_doctor_reports_hooks_turned_off_and_an_untrusted_folder(
     settings = project / ".github" / "copilot" / "settings.json"
     settings.parent.mkdir(parents=True)
     settings.write_text('{"disableAllHooks": true}\n')
-    user = isolated_home / ".copilot" / "settings.json"
-    user.parent.mkdir(parents=True)
-    user.write_text(json.dumps({"trustedFolders": ["/somewhere/else"]}))
+    config = isolated_home / ".copilot" / "config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(COPILOTS_CONFIG % json.dumps(["/somewhere/else"]))
     lines = doctor_lines(project)
     assert any(line.startswith("fail") and "disableAllHooks is true" in line for line in lines)
     assert any(line.startswith("warn") and "trustedFolders" in line for line in lines)
-    user.write_text(json.dumps({"trustedFolders": [str(project.parent)]}))
+    config.write_text(COPILOTS_CONFIG % json.dumps([str(project.parent)]))
     lines = doctor_lines(project)
     assert any(line.startswith("ok") and "Copilot trusts" in line for line in lines)
     assert "disableAllHooks is true" in ok("install", "copilot", "--user").stdout
+
+
+def trust_note(project: Path) -> str:
+    """doctor's line on whether Copilot trusts the project."""
+    [line] = [
+        line
+        for line in doctor_lines(project)
+        if line.split()[2] == "project" and "trust" in line.rsplit(": ", 1)[-1]
+    ]
+    return line
+
+
+# ~/.copilot/config.json as Copilot 1.0.102 writes it once the person accepted its trust prompt.
+COPILOTS_CONFIG = """// User settings belong in settings.json.
+// This file is managed automatically.
+{
+  "trustedFolders": %s,
+  "firstLaunchAt": "2026-03-11T00:00:00.000Z"
+}
+"""
+
+
+def test_doctor_reads_trust_where_copilot_does(project: Path, isolated_home: Path) -> None:
+    """Copilot 1.0.102 reads trustedFolders from config.json only (run live: the same list in
+    settings.json loads no repository hook) and takes a ``~`` in it literally: neither may
+    tell the person their hooks run."""
+    ok("install", "copilot")
+    settings = isolated_home / ".copilot" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"trustedFolders": [str(project)]}))
+    trust = trust_note(project)
+    assert trust.startswith("warn") and "reads trustedFolders only from config.json" in trust
+    config = isolated_home / ".copilot" / "config.json"
+    config.write_text(COPILOTS_CONFIG % json.dumps(["~/" + os.path.relpath(project, Path.home())]))
+    trust = trust_note(project)
+    assert trust.startswith("warn") and "not among Copilot's trustedFolders" in trust
+    config.write_text(COPILOTS_CONFIG % json.dumps([str(project)]))
+    trust = trust_note(project)
+    assert trust.startswith("ok") and f"{config}: Copilot trusts {project}" in trust, trust

@@ -35,6 +35,8 @@ EVENTS = (
     ("sessionEnd", None),
     ("errorOccurred", None),
 )
+# Where Copilot keeps the folders a person trusted (its own state, not the settings).
+TRUST_FILE = "config.json"
 PATHS = {"user": ".copilot/hooks/rewind.json", "project": ".github/hooks/rewind.json"}
 # Copilot's settings files that can turn every hook off (disableAllHooks), by scope.
 SETTINGS = {
@@ -134,33 +136,56 @@ class Copilot(JsonHooksTarget):
 
 
 def _trust_note(context: Context) -> tuple[str, str]:
-    """Whether Copilot's user settings list the project (or a folder above it) as trusted:
-    repository hooks load only in a trusted folder."""
+    """Whether Copilot trusts the project (or a folder above it): repository hooks load only in
+    a trusted folder. Copilot (1.0.102) keeps the folders a person trusted in its own state,
+    ``config.json`` ("managed automatically"), and reads them only there: a ``trustedFolders``
+    list in ``settings.json`` looks the same and is ignored, so it never counts as trust."""
     home = copilot_home(context)
-    project = os.path.realpath(context.project)
-    for name in SETTINGS["user"]:
-        path = os.path.join(home, name)
-        try:
-            folders = SettingsFile.read(path).data.get("trustedFolders")
-        except Exception:
-            continue
-        if not isinstance(folders, list):
-            continue
-        for folder in folders:
-            if isinstance(folder, str) and folder:
-                trusted = os.path.realpath(os.path.expanduser(folder))
-                if project == trusted or project.startswith(trusted.rstrip(os.sep) + os.sep):
-                    return ("ok", f"{path}: Copilot trusts {folder}, so it loads these hooks")
-        return (
-            "warn",
-            f"{path}: {context.project} is not among Copilot's trustedFolders; repository hooks "
-            "load only once you trust the folder (start copilot there and accept).",
-        )
-    return (
-        "info",
-        "Copilot loads repository hooks only in a folder you trusted; no trustedFolders list "
-        f"was found in {home} to check this one against.",
+    config = os.path.join(home, TRUST_FILE)
+    ignored = os.path.join(home, "settings.json")
+    listed = _trusting(_trusted_folders(ignored), context.project)
+    mistaken = (
+        f" ({ignored} lists {listed}, but Copilot reads trustedFolders only from {TRUST_FILE})"
+        if listed
+        else ""
     )
+    folders = _trusted_folders(config)
+    if folders is None and not listed:
+        return (
+            "info",
+            "Copilot loads repository hooks only in a folder you trusted; no trustedFolders "
+            f"list was found in {config} to check this one against.",
+        )
+    trusted = _trusting(folders, context.project)
+    if trusted:
+        return ("ok", f"{config}: Copilot trusts {trusted}, so it loads these hooks")
+    return (
+        "warn",
+        f"{config}: {context.project} is not among Copilot's trustedFolders{mistaken}; "
+        "repository hooks load only once you trust the folder (start copilot there and "
+        "accept).",
+    )
+
+
+def _trusted_folders(path: str) -> list[object] | None:
+    """The ``trustedFolders`` list of a Copilot file, or None (no file, no list, unreadable)."""
+    try:
+        folders = SettingsFile.read(path).data.get("trustedFolders")
+    except Exception:
+        return None
+    return folders if isinstance(folders, list) else None
+
+
+def _trusting(folders: list[object] | None, project: str) -> str:
+    """The first of ``folders`` that is ``project`` or a folder above it, else ``""``. Copilot
+    follows symbolic links and ``..`` in them, but takes ``~`` literally."""
+    real = os.path.realpath(project)
+    for folder in folders or []:
+        if isinstance(folder, str) and os.path.isabs(folder):
+            trusted = os.path.realpath(folder)
+            if real == trusted or real.startswith(trusted.rstrip(os.sep) + os.sep):
+                return folder
+    return ""
 
 
 TARGET = Copilot("copilot", "GitHub Copilot CLI", PATHS, document, probe)

@@ -5,11 +5,11 @@ The clients of the test tier (``tests/clients/``): installed from npm at their p
 each driven by its scripted model server on 127.0.0.1 through the session of its tier test
 ("a working session": a new file and a second one in the same model message, a read then an
 edit, then a shell command that removes, moves, edits in place, redirects and changes a mode),
-one ``claude -p``/``codex exec``/``gemini -p`` process per prompt, each resuming the session.
-With hooks, the project holds what ``rewind install AGENT`` writes and ``rewind`` is this
-venv's; without, nothing of rewind's. A run is the sum of the client processes' wall-clock
-times (the project and its server are set up untimed). Interleaved (with, without, then the
-other way round), after one warm-up pair; median of 5 (quick: 3).
+one ``claude -p``/``codex exec``/``copilot -p``/``gemini -p`` process per prompt, each resuming
+the session. With hooks, the project holds what ``rewind install AGENT`` writes and ``rewind``
+is this venv's; without, nothing of rewind's. A run is the sum of the client processes'
+wall-clock times (the project and its server are set up untimed). Interleaved (with, without,
+then the other way round), after one warm-up pair; median of 5 (quick: 3).
 
 Target: Claude Code, median(with hooks) / median(without) <= 1.10. The other clients' ratios are
 figures. Afterwards (untimed), a restore to before each turn of the last run with hooks must give
@@ -69,10 +69,18 @@ def _gemini() -> tuple[Client, Script]:
     return Gemini(GEMINI.program()), WORKING
 
 
+def _copilot() -> tuple[Client, Script]:
+    from tests.clients.copilot import Copilot, unpacked_program
+    from tests.clients.copilot_test import WORKING
+
+    return Copilot(unpacked_program()), WORKING
+
+
 SESSIONS: dict[str, Callable[[], tuple[Client, Script]]] = {
     "claude-code": _claude_code,
     "codex": _codex,
     "gemini": _gemini,
+    "copilot": _copilot,
 }
 
 
