@@ -108,8 +108,6 @@ def test_install_creates_the_file_with_the_whole_block(project: Path) -> None:
     for event, groups in data["hooks"].items():
         timeout = 10 if event == "UserPromptSubmit" else 30
         hook = {"type": "command", "command": command, "timeout": timeout}
-        if event == "SessionEnd":  # Claude Code does not wait for it (it records nothing new)
-            hook["async"] = True
         tool_event = event.startswith(("PreToolUse", "PostToolUse"))
         group = {"matcher": matcher, "hooks": [hook]} if tool_event else {}
         group.setdefault("hooks", [hook])

@@ -298,23 +298,15 @@ def _open_turn(store: Store, session_id: str, agent: str) -> None:
 
 
 def record_after(
-    store: Store,
-    session_id: str,
-    paths: list[bytes] | None = None,
-    close: bool = False,
-    begun_before: float | None = None,
+    store: Store, session_id: str, paths: list[bytes] | None = None, close: bool = False
 ) -> Entry | None:
     """Records the current state of the open turn's files (all, or ``paths``) as after-states.
 
-    With ``close`` the turn ends. ``begun_before``: only a turn that began before this time
-    (an event handled late must not close the turn that came after it). Returns the turn, or
-    None when no turn is open.
+    With ``close`` the turn ends. Returns the turn, or None when no turn is open.
     """
     with store.lock(), Settled(store, session_id) as head:
         entry = head.current
         if entry is None or not entry.is_open:
-            return None
-        if begun_before is not None and entry.started >= begun_before:
             return None
         _capture_after_states(store, entry, set(paths) if paths is not None else None)
         if close:

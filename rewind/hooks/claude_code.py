@@ -10,15 +10,11 @@ PreToolUse recorded, what it says for certain becomes its pre-image. With
 ``watch_on_session_start`` in rewind.toml, the session's first prompt starts ``rewind watch`` in
 the background for it and SessionEnd stops it (SessionStart, which installs before this one
 subscribed to, does the same).
-
-SessionEnd runs in the background (``async``), so Claude Code may already have gone on: a turn
-that began after the SessionEnd hook started (the next ``claude --resume``) is not its to close.
 """
 
 from __future__ import annotations
 
 import os
-import time
 
 from rewind.history.filestate import UNKNOWN, FileState, absent_before_creation, from_content
 from rewind.hooks.context import HookContext
@@ -35,7 +31,6 @@ WATCH_STOP_WAIT = 5.0
 
 
 def handle(context: HookContext) -> None:
-    called = time.time()
     event = context.text("hook_event_name")
     project = os.environ.get("CLAUDE_PROJECT_DIR", "")
     directory = context.text("cwd") or project
@@ -54,7 +49,7 @@ def handle(context: HookContext) -> None:
         context.end_turn(session)
     elif event == "SessionEnd":
         _stop_watcher(context, session)
-        context.end_turn(session, begun_before=called)
+        context.end_turn(session)
 
 
 def _start_watcher(context: HookContext, session: str) -> None:

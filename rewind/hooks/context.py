@@ -246,10 +246,9 @@ class HookContext:
         elif names:
             record_after_states(self.store, session, names, candidates)
 
-    def end_turn(self, session: str, begun_before: float | None = None) -> None:
-        """Closes the open turn; with ``begun_before``, only a turn begun before that time."""
+    def end_turn(self, session: str) -> None:
         assert self.store is not None
-        record_after(self.store, session, close=True, begun_before=begun_before)
+        record_after(self.store, session, close=True)
 
     # the log -------------------------------------------------------------------------------
 

@@ -6,12 +6,11 @@ like Bash. Interactive sessions run no hook in a folder whose trust dialog was n
 (``projects[DIR].hasTrustDialogAccepted`` in ``~/.claude.json``, for the folder or one above
 it): doctor reports it.
 
-Every hook is a process Claude Code starts and (but for ``async`` ones) waits for, once per event:
-rewind subscribes to the events that record something, and no more. SessionStart records nothing
-(the watcher of ``watch_on_session_start`` starts at the first prompt instead), so it is not
-subscribed; SessionEnd only closes a turn no Stop closed (an interrupted one) and stops that
-watcher, so it runs in the background (``"async": true``), where Claude Code does not wait for it.
-Stop stays in the foreground: Claude Code 2.1.332 in print mode drops an async Stop hook on exit.
+Every hook is a process Claude Code starts and waits for, once per event: rewind subscribes to
+the events that record something, and no more. SessionStart records nothing (the watcher of
+``watch_on_session_start`` starts at the first prompt instead), so it is not subscribed. None
+runs ``async``: measured with the real client (tests/bench/real_clients.py), an async SessionEnd
+made ``claude -p`` slower than waiting for it, and an async Stop is dropped when it exits.
 """
 
 from __future__ import annotations
@@ -36,7 +35,6 @@ EVENTS = (
     ("Stop", None, 30),
     ("SessionEnd", None, 30),
 )
-BACKGROUND = frozenset({"SessionEnd"})
 PLUGIN_COMMAND = "rewind hook claude-code"  # agent_configs/claude-code/hooks/hooks.json
 PATHS = {
     "user": ".claude/settings.json",
@@ -46,7 +44,7 @@ PATHS = {
 
 
 def document(command: str) -> JsonObject:
-    return {"hooks": command_groups(command, EVENTS, BACKGROUND)}
+    return {"hooks": command_groups(command, EVENTS)}
 
 
 def probe(project: str, path: str) -> Probe:

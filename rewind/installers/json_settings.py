@@ -540,19 +540,13 @@ class JsonHooksTarget(Target):
 
 
 def command_groups(
-    command: str,
-    events: tuple[tuple[str, str | None, int], ...],
-    background: frozenset[str] = frozenset(),
+    command: str, events: tuple[tuple[str, str | None, int], ...]
 ) -> dict[str, list[object]]:
     """Claude Code's shape, also used by Codex and Gemini: per event, one group with an
-    optional matcher and one command hook with a timeout. The events in ``background`` run
-    with ``"async": true`` (Claude Code starts them and goes on without waiting)."""
+    optional matcher and one command hook with a timeout."""
     block: dict[str, list[object]] = {}
     for event, matcher, timeout in events:
         group: JsonObject = {"matcher": matcher} if matcher else {}
-        hook: JsonObject = {"type": "command", "command": command, "timeout": timeout}
-        if event in background:
-            hook["async"] = True
-        group[HOOKS] = [hook]
+        group[HOOKS] = [{"type": "command", "command": command, "timeout": timeout}]
         block[event] = [group]
     return block
