@@ -30,4 +30,5 @@ class Pinned:
 CLAUDE_CODE = Pinned("claude-code", "@anthropic-ai/claude-code", "2.1.332", "claude")
 CODEX = Pinned("codex", "@openai/codex", "0.171.0", "codex")
 GEMINI = Pinned("gemini", "@google/gemini-cli", "0.61.0", "gemini")
-PINNED = (CLAUDE_CODE, CODEX, GEMINI)
+CLINE = Pinned("cline", "cline", "3.0.65", "cline")
+PINNED = (CLAUDE_CODE, CODEX, GEMINI, CLINE)
