@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from rewind.history.entry import DRIFT_PROMPT
 from rewind.installers import Context, get_target
 from tests.agent_payloads import Cline, ClineExtension, Payload, Windsurf
 from tests.conftest import hook, log_json, ok, run_rewind, snapshot
@@ -122,6 +125,71 @@ def test_every_command_of_run_commands_gets_its_quicksave(
     }
     restore_to(1, agent.session)
     assert snapshot(project) == before_all
+
+
+class ClineSessionFile:
+    """Cline's own record of a CLI session, ``~/.cline/data/sessions/ID/ID.messages.json``, as
+    3.0.65 writes it: each prompt a user message ``<user_input mode="act">TEXT</user_input>``
+    stamped in milliseconds, tool results user messages too."""
+
+    def __init__(self, session: str) -> None:
+        folder = Path(os.environ["HOME"]) / ".cline" / "data" / "sessions" / session
+        folder.mkdir(parents=True)
+        self.path = folder / f"{session}.messages.json"
+        self.messages: list[Payload] = []
+
+    def send(self, prompt: str) -> None:
+        """The person sends ``prompt``: Cline stamps it, runs the model, saves the messages."""
+        wrapped = f'<user_input mode="act">{prompt}</user_input>'
+        now = int(time.time() * 1000)
+        self.messages.append({"role": "user", "content": [{"type": "text", "text": wrapped}]})
+        self.messages[-1]["ts"] = now
+        self.messages.append({"role": "assistant", "content": [{"type": "text", "text": "ok"}]})
+        result = {"type": "tool_result", "tool_use_id": "call_1", "content": "ok"}
+        self.messages.append({"role": "user", "content": [result], "ts": now + 1})
+        self.path.write_text(json.dumps({"version": 1, "messages": self.messages}))
+
+
+def sent_now(payload: Payload) -> Payload:
+    """``payload`` as Cline sends it now (its ``timestamp``, ISO 8601 in UTC)."""
+    now = datetime.now(UTC).isoformat(timespec="milliseconds")
+    return {**payload, "timestamp": now.replace("+00:00", "Z")}
+
+
+def test_the_clis_turns_are_named_from_clines_session_file(project: Path) -> None:
+    """The CLI 3.0.65 runs no UserPromptSubmit for a prompt the person sends, and its TaskStart
+    carries none: a run's first tool call begins its turn, after what changed by hand since;
+    the run's end names it from Cline's session file, or, for a run with no tool call, records
+    a turn of its own."""
+    (project / "hello.txt").write_text("hi\n")
+    agent = Cline(project)
+    session_file = ClineSessionFile(agent.session)
+    for prompt, change in (("Write hello", "hello\n"), ("Just answer", None), ("Shout", "HELLO\n")):
+        session_file.send(prompt)
+        hook("cline", sent_now(agent.session_start()))
+        if change is not None:
+            before, after = agent.write("hello.txt", change)
+            hook("cline", before)
+            (project / "hello.txt").write_text(change)
+            hook("cline", after)
+        hook("cline", sent_now(agent.end()))
+        if prompt == "Just answer":
+            (project / "hello.txt").write_text("hello by hand\n")
+    log = log_json("--session", agent.session)
+    assert [entry["prompt"] for entry in log] == [
+        "Write hello",
+        "Just answer",
+        DRIFT_PROMPT,
+        "Shout",
+    ]
+    assert [[f["source"] for f in entry["files"]] for entry in log] == [
+        ["edit"],
+        [],
+        ["external"],
+        ["edit"],
+    ]
+    ok("restore", "1", "--yes", "--force", "--session", agent.session)  # the hand edit too
+    assert (project / "hello.txt").read_text() == "hi\n"
 
 
 # Windsurf --------------------------------------------------------------------------------------

@@ -11,7 +11,16 @@ import time
 from rewind.errors import UserError
 from rewind.history import journal
 from rewind.history.drift import changed_outside, recorded_states
-from rewind.history.entry import DRIFT_PROMPT, EDIT, EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
+from rewind.history.entry import (
+    DRIFT_PROMPT,
+    EDIT,
+    EXTERNAL,
+    TURN,
+    WATCH_AGENT,
+    Entry,
+    FileChange,
+    valid_text,
+)
 from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
 from rewind.history.restore_journal import restore_waiting
 from rewind.history.session import SessionHead, Settled, journal_path_of, new_entry_id, save_entry
@@ -157,6 +166,20 @@ def _new_turn(head: SessionHead, prompt: str, agent: str, labels: list[str] | No
         started=time.time(),
         labels=labels,
     )
+
+
+def name_open_turn(store: Store, session_id: str, entry_id: str, prompt: str) -> bool:
+    """Gives the open turn ``entry_id`` its prompt, when it has none yet: for an agent that
+    tells its hooks the prompt only once the turn is under way (Cline's CLI). Only the open
+    turn changes (its commit is amended, as every record does); a closed entry never does.
+    Returns whether the turn was named."""
+    with store.lock(), Settled(store, session_id) as head:
+        entry = head.current
+        if entry is None or entry.id != entry_id or not entry.is_open or entry.prompt:
+            return False
+        entry.prompt = valid_text(prompt)
+        save_entry(store, head, entry, replace_tip=True)
+    return True
 
 
 def closed_head(store: Store, session_id: str) -> SessionHead:

@@ -10,13 +10,18 @@ a string. ``taskId`` is the session.
 
 A prompt starts a turn (the extension's TaskStart carries the first one as ``initialTask``; the
 UserPromptSubmit of that same prompt then adds no second turn); TaskComplete, TaskCancel,
-TaskError and SessionShutdown end it. File tools (the CLI's ``editor`` and ``apply_patch``, the
-extension's ``write_to_file``, ``replace_in_file`` and ``apply_patch``) are recorded before
-they run; shell tools (``bash``, ``run_commands``, ``execute_command``) get a quicksave. Cline
-reads a hook's standard output as control JSON: this adapter prints nothing.
+TaskError and SessionShutdown end it. The CLI 3.0.65 runs no UserPromptSubmit for a prompt the
+person sends, and its TaskStart carries none: its turns begin at a run's first tool call, and
+the prompt is read at the turn's end from Cline's own session file. File tools (the CLI's
+``editor`` and ``apply_patch``, the extension's ``write_to_file``, ``replace_in_file`` and
+``apply_patch``) are recorded before they run; shell tools (``bash``, ``run_commands``,
+``execute_command``) get a quicksave. Cline reads a hook's standard output as control JSON: this
+adapter prints nothing.
 """
 
 from __future__ import annotations
+
+import os
 
 from rewind.history.session import load_head
 from rewind.hooks.context import HookContext
@@ -53,6 +58,7 @@ def event_name(payload: dict[str, object]) -> str:
 
 def handle(context: HookContext) -> None:
     event = event_name(context.payload)
+    from_cli = context.payload.get("hookName") in EVENTS  # the CLI sends internal names
     if not event or event in ("TaskResume", "PreCompact"):
         return  # nothing to record: a resumed task's next tool call starts a turn if needed
     roots = context.payload.get("workspaceRoots")
@@ -65,22 +71,61 @@ def handle(context: HookContext) -> None:
     elif event == "TaskStart":
         metadata = context.mapping("taskStart").get("taskMetadata")
         prompt = _text(metadata.get("initialTask")) if isinstance(metadata, dict) else ""
-        if prompt:  # the CLI sends none: its UserPromptSubmit starts the turn
+        if prompt:  # the CLI sends none: its run's first tool call begins the turn
             _prompt(context, session, prompt)
     elif event in ("PreToolUse", "PostToolUse"):
+        if from_cli and event == "PreToolUse" and not context.has_open_turn(session):
+            # The run's first tool call begins its turn, after an entry of what changed
+            # outside rewind since the last one (the CLI sends no prompt to begin it).
+            context.start_turn(session, "")
         _tool(context, session, directory, before=event == "PreToolUse")
+    elif event in TURN_ENDS and from_cli:
+        _run_ends(context, session)
     elif event in TURN_ENDS:
         context.end_turn(session)
 
 
 def _prompt(context: HookContext, session: str, prompt: str) -> None:
     """Starts a turn, unless the open turn is this very prompt with nothing recorded yet (the
-    extension's TaskStart and UserPromptSubmit of a task's first prompt)."""
+    extension's TaskStart and UserPromptSubmit of a task's first prompt), or a turn with no
+    prompt and nothing recorded yet, which it names."""
     assert context.store is not None
     entry = load_head(context.store, session).current
-    if entry is not None and entry.is_open and not entry.files and entry.prompt == prompt:
-        return
+    if entry is not None and entry.is_open and not entry.files:
+        if entry.prompt == prompt:
+            return
+        if not entry.prompt:
+            context.name_turn(session, entry.id, prompt)
+            return
     context.start_turn(session, prompt)
+
+
+def _run_ends(context: HookContext, session: str) -> None:
+    """The CLI's TaskComplete, TaskError, TaskCancel or SessionShutdown: the run of one prompt
+    is over. The open turn (begun by the run's first tool call) is named with the prompt
+    sent last before it began, and closed; a run that began no turn gets one of its own,
+    closed at once, so that every prompt is in the log. Cline runs this hook without waiting
+    for it, but the next prompt's tools only after the person sends it: the open turn is this
+    run's.
+
+    Without Cline's session file (another data directory than the hook can find), the turn is
+    closed without a name."""
+    assert context.store is not None
+    prompts = sent_prompts(context.payload)
+    if not prompts:
+        context.end_turn(session)
+        return
+    entry = load_head(context.store, session).current
+    if entry is not None and entry.is_open:
+        if not entry.prompt:
+            began = _last_sent(prompts, entry.started) or prompts[-1]
+            context.name_turn(session, entry.id, began[1])
+        context.end_turn(session)
+        return
+    ours = _last_sent(prompts, _sent_at(context.payload))
+    if ours is not None and (entry is None or entry.started < ours[0]):
+        context.start_turn(session, ours[1])
+        context.end_turn(session)
 
 
 def _tool(context: HookContext, session: str, directory: str, before: bool) -> None:
@@ -159,3 +204,92 @@ def _quoted(word: str) -> str:
 
 def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
+
+
+# Cline's own record of a session: the messages of ``<sessions>/<id>/<id>.messages.json``.
+SESSION_ID_CHARACTERS = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."
+)
+PROMPT_OPEN, PROMPT_CLOSE = "<user_input", "</user_input>"
+
+
+def sent_prompts(payload: dict[str, object]) -> list[tuple[float, str]]:
+    """The prompts the person sent in the CLI's session, oldest first, each with the time
+    (seconds) Cline stamped on it, as its session file holds them ([] when it cannot be read).
+
+    The session is the payload's ``sessionContext.rootSessionId``; its directory
+    ``$CLINE_SESSION_DATA_DIR``, else ``$CLINE_DATA_DIR/sessions``, else
+    ``${CLINE_DIR:-~/.cline}/data/sessions`` (the hook runs with Cline's environment). Cline
+    wraps a prompt as ``<user_input mode="act">TEXT</user_input>``; user messages without it
+    (tool results, notices) are not prompts."""
+    context = payload.get("sessionContext")
+    root = context.get("rootSessionId") if isinstance(context, dict) else None
+    if not isinstance(root, str) or not _plain_name(root):
+        return []
+    path = os.path.join(_sessions_directory(), root, f"{root}.messages.json")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            messages = load_object(handle.read()).get("messages")
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return []
+    found = []
+    for message in messages if isinstance(messages, list) else []:
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        stamp, prompt = message.get("ts"), _prompt_of(message.get("content"))
+        if isinstance(stamp, (int, float)) and prompt:
+            found.append((stamp / 1000, prompt))
+    return found
+
+
+def _sessions_directory() -> str:
+    configured = os.environ.get("CLINE_SESSION_DATA_DIR", "").strip()
+    if configured:
+        return configured
+    data = os.environ.get("CLINE_DATA_DIR", "").strip()
+    if not data:
+        home = os.environ.get("CLINE_DIR", "").strip() or os.path.expanduser("~/.cline")
+        data = os.path.join(home, "data")
+    return os.path.join(data, "sessions")
+
+
+def _plain_name(name: str) -> bool:
+    """Whether ``name`` is one file name that leads nowhere else (no separator, not ``..``)."""
+    return bool(name) and not name.startswith(".") and set(name) <= SESSION_ID_CHARACTERS
+
+
+def _prompt_of(content: object) -> str:
+    """The person's words in a user message's content (a string, or a list of parts)."""
+    parts = [content] if isinstance(content, str) else content
+    for part in parts if isinstance(parts, list) else []:
+        text = part.get("text") if isinstance(part, dict) else part
+        if not isinstance(text, str):
+            continue
+        start = text.find(PROMPT_OPEN)
+        opened, end = text.find(">", start) if start >= 0 else -1, text.rfind(PROMPT_CLOSE)
+        if 0 <= opened < end:
+            return text[opened + 1 : end].strip()
+    return ""
+
+
+def _last_sent(prompts: list[tuple[float, str]], when: float | None) -> tuple[float, str] | None:
+    """The last of ``prompts`` sent at or before ``when`` (any time: None)."""
+    found = None
+    for prompt in prompts:
+        if when is None or prompt[0] <= when:
+            found = prompt
+    return found
+
+
+def _sent_at(payload: dict[str, object]) -> float | None:
+    """When Cline sent the event (its ``timestamp``, ISO 8601), in seconds."""
+    stamp = payload.get("timestamp")
+    if not isinstance(stamp, str) or not stamp:
+        return None
+    from datetime import datetime
+
+    try:
+        when = datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    return when.timestamp() if when.tzinfo is not None else None

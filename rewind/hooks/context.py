@@ -9,7 +9,14 @@ import time
 from rewind.errors import UserError
 from rewind.history.entry import EDIT, SHELL, valid_text
 from rewind.history.opening import open_store
-from rewind.history.recording import TRACK_PROBLEMS, begin, record_after, record_after_states, track
+from rewind.history.recording import (
+    TRACK_PROBLEMS,
+    begin,
+    name_open_turn,
+    record_after,
+    record_after_states,
+    track,
+)
 from rewind.history.session import load_head
 from rewind.history.sessions import resolve_session
 from rewind.hooks.project import project_root
@@ -120,6 +127,11 @@ class HookContext:
         assert self.store is not None
         begin(self.store, session, prompt=prompt, agent=self.agent, merge_copies=True)
         _remove_stale_pending(self.store.state_path("pending"))
+
+    def name_turn(self, session: str, entry_id: str, prompt: str) -> None:
+        """Names the open turn ``entry_id``, if it is still open and has no prompt yet."""
+        assert self.store is not None
+        name_open_turn(self.store, session, entry_id, prompt)
 
     def before_change(
         self,

@@ -6,10 +6,12 @@ each driven by its scripted model server on 127.0.0.1 through the session of its
 ("a working session": a new file and a second one in the same model message, a read then an
 edit, then a shell command that removes, moves, edits in place, redirects and changes a mode),
 one ``claude -p``/``codex exec``/``copilot -p``/``gemini -p`` process per prompt, each resuming
-the session. With hooks, the project holds what ``rewind install AGENT`` writes and ``rewind``
-is this venv's; without, nothing of rewind's. A run is the sum of the client processes'
-wall-clock times (the project and its server are set up untimed). Interleaved (with, without,
-then the other way round), after one warm-up pair; median of 5 (quick: 3).
+the session, or one ``cline --acp`` process for the whole session (its start counted with the
+first prompt; each prompt's time runs until the hooks Cline did not wait for have ended).
+With hooks, the project holds what ``rewind install AGENT`` writes and ``rewind`` is this
+venv's; without, nothing of rewind's. A run is the sum of the client processes' wall-clock
+times (the project and its server are set up untimed). Interleaved (with, without, then the
+other way round), after one warm-up pair; median of 5 (quick: 3).
 
 Target: Claude Code, median(with hooks) / median(without) <= 1.10. The other clients' ratios are
 figures. Afterwards (untimed), a restore to before each turn of the last run with hooks must give
@@ -37,7 +39,7 @@ from tests.bench.harness import (
     standalone,
 )
 from tests.clients.scenario import Script
-from tests.clients.world import Client, open_world
+from tests.clients.world import AnyClient, open_world
 from tests.installed_wheel import Installed
 
 NAME = "real_clients"
@@ -45,7 +47,7 @@ WARMUP = 1
 TARGETS = {"claude-code": 1.10}
 
 
-def _claude_code() -> tuple[Client, Script]:
+def _claude_code() -> tuple[AnyClient, Script]:
     from tests.clients.claude_code import ClaudeCode
     from tests.clients.claude_code_test import WORKING
     from tests.clients.clients import CLAUDE_CODE
@@ -53,7 +55,7 @@ def _claude_code() -> tuple[Client, Script]:
     return ClaudeCode(CLAUDE_CODE.program()), WORKING
 
 
-def _codex() -> tuple[Client, Script]:
+def _codex() -> tuple[AnyClient, Script]:
     from tests.clients.clients import CODEX
     from tests.clients.codex import Codex
     from tests.clients.codex_test import WORKING
@@ -61,7 +63,7 @@ def _codex() -> tuple[Client, Script]:
     return Codex(CODEX.program()), WORKING
 
 
-def _gemini() -> tuple[Client, Script]:
+def _gemini() -> tuple[AnyClient, Script]:
     from tests.clients.clients import GEMINI
     from tests.clients.gemini import Gemini
     from tests.clients.gemini_test import WORKING
@@ -69,18 +71,27 @@ def _gemini() -> tuple[Client, Script]:
     return Gemini(GEMINI.program()), WORKING
 
 
-def _copilot() -> tuple[Client, Script]:
+def _copilot() -> tuple[AnyClient, Script]:
     from tests.clients.copilot import Copilot, unpacked_program
     from tests.clients.copilot_test import WORKING
 
     return Copilot(unpacked_program()), WORKING
 
 
-SESSIONS: dict[str, Callable[[], tuple[Client, Script]]] = {
+def _cline() -> tuple[AnyClient, Script]:
+    from tests.clients.clients import CLINE
+    from tests.clients.cline import Cline
+    from tests.clients.cline_test import WORKING
+
+    return Cline(CLINE.program()), WORKING
+
+
+SESSIONS: dict[str, Callable[[], tuple[AnyClient, Script]]] = {
     "claude-code": _claude_code,
     "codex": _codex,
     "gemini": _gemini,
     "copilot": _copilot,
+    "cline": _cline,
 }
 
 
@@ -112,7 +123,7 @@ def _this_venv(box: Sandbox) -> Installed:
 class Sessions:
     """One client's sessions: each run a new project, with or without hooks."""
 
-    def __init__(self, box: Sandbox, agent: str, client: Client, script: Script) -> None:
+    def __init__(self, box: Sandbox, agent: str, client: AnyClient, script: Script) -> None:
         self.box = box
         self.agent = agent
         self.client = client

@@ -31,4 +31,5 @@ CLAUDE_CODE = Pinned("claude-code", "@anthropic-ai/claude-code", "2.1.332", "cla
 CODEX = Pinned("codex", "@openai/codex", "0.171.0", "codex")
 GEMINI = Pinned("gemini", "@google/gemini-cli", "0.61.0", "gemini")
 COPILOT = Pinned("copilot", "@github/copilot", "1.0.102", "copilot")
-PINNED = (CLAUDE_CODE, CODEX, GEMINI, COPILOT)
+CLINE = Pinned("cline", "cline", "3.0.65", "cline")
+PINNED = (CLAUDE_CODE, CODEX, GEMINI, COPILOT, CLINE)

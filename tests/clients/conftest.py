@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.clients.scenario import Script
-from tests.clients.world import Client, World, open_world
+from tests.clients.world import AnyClient, World, open_world
 from tests.installed_wheel import Installed
 
 HERE = Path(__file__).resolve().parent
@@ -23,7 +23,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.clients)
 
 
-MakeWorld = Callable[[Client, Script], World]
+MakeWorld = Callable[[AnyClient, Script], World]
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def make_world(installed_wheel: Installed, tmp_path: Path) -> Iterator[MakeWorld
     with ExitStack() as stack:
         made = 0
 
-        def make(client: Client, script: Script) -> World:
+        def make(client: AnyClient, script: Script) -> World:
             nonlocal made
             made += 1
             return open_world(stack, client, script, tmp_path / f"world-{made}", installed_wheel)

@@ -2,6 +2,9 @@
 client against its scripted model server, then checks what rewind recorded the way a person
 would use it (``rewind log``, a restore to before every turn, ``undo``).
 
+A :class:`Client` runs one process per prompt, resuming the session; a :class:`HeldClient` keeps
+each session open in one process that takes the prompts one after another.
+
 ``rewind`` is the wheel installed in a fresh venv and found on PATH, as after ``pipx install``;
 the hooks are exactly those ``rewind install AGENT`` writes.
 """
@@ -15,7 +18,7 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from tests.clients.model_server import ModelServer
 from tests.clients.npm_install import with_node
@@ -45,9 +48,43 @@ class Client(Protocol):
         """The session the client just ran (to resume it with the next prompt)."""
 
 
+class HeldSession(Protocol):
+    """One session a client holds open in a process of its own, prompt after prompt."""
+
+    @property
+    def id(self) -> str:
+        """The session as rewind records it (known once a prompt has run)."""
+
+    def prompt(self, text: str) -> None:
+        """Sends ``text``; returns once the client has answered it."""
+
+    def close(self) -> None:
+        """Ends the client's process; fails when it leaves a process behind."""
+
+
+@runtime_checkable
+class HeldClient(Protocol):
+    """A client that takes a session's prompts one by one in one long-lived process (an editor
+    driving an agent over the Agent Client Protocol), rather than one process per prompt."""
+
+    agent: str
+
+    def server(self, script: Script) -> ModelServer: ...
+
+    def prepare(self, world: World) -> None: ...
+
+    def environment(self, world: World) -> dict[str, str]: ...
+
+    def open_session(self, world: World) -> HeldSession:
+        """Starts the client's process and a new session in it."""
+
+
+AnyClient = Client | HeldClient
+
+
 @dataclass
 class World:
-    client: Client
+    client: AnyClient
     rewind: Installed
     root: Path
     server: ModelServer
@@ -55,6 +92,7 @@ class World:
     before: dict[str, Tree] = field(default_factory=dict)  # the tree before each prompt
     runs: list[subprocess.CompletedProcess[str]] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)  # how long each client run took
+    held: dict[str, HeldSession] = field(default_factory=dict)  # a HeldClient's open sessions
 
     @property
     def env(self) -> dict[str, str]:
@@ -82,6 +120,8 @@ class World:
     def prompt(self, text: str, session: str | None = None) -> str:
         """Sends one prompt through the client; returns the session it ran in."""
         self.before[text] = self.tree()
+        if isinstance(self.client, HeldClient):
+            return self._held_prompt(self.client, text, session)
         argv = self.client.argv(self, text, session)
         started = time.perf_counter()
         done = subprocess.run(
@@ -98,6 +138,32 @@ class World:
         assert done.returncode == 0, f"{argv[0]} exited {done.returncode}: {done.stderr[-3000:]}"
         assert not self.server.problems, self.server.problems
         return self.client.session_of(self, done)
+
+    def _held_prompt(self, client: HeldClient, text: str, session: str | None) -> str:
+        """The prompt sent to the session's process (a new one without ``session``); the time
+        counted is the prompt's, and the process's start for a new session."""
+        started = time.perf_counter()
+        held = self.held.pop(session) if session else client.open_session(self)
+        try:
+            held.prompt(text)
+        finally:
+            self.seconds.append(time.perf_counter() - started)
+            self.held[held.id] = held  # its id may be known only now; closed with the world
+        assert not self.server.problems, self.server.problems
+        return held.id
+
+    def close(self) -> None:
+        """Ends the processes of the sessions a :class:`HeldClient` holds open (every one,
+        then fails with the first that did not end cleanly)."""
+        held, self.held = list(self.held.values()), {}
+        failures = []
+        for session in held:
+            try:
+                session.close()
+            except Exception as error:
+                failures.append(error)
+        if failures:
+            raise failures[0]
 
     def log(self, session: str | None = None) -> list[dict[str, Any]]:
         args = ["log", "--json"] + (["--session", session] if session else [])
@@ -125,7 +191,7 @@ class World:
 
 def open_world(
     stack: ExitStack,
-    client: Client,
+    client: AnyClient,
     script: Script,
     base: Path,
     rewind: Installed,
@@ -133,8 +199,8 @@ def open_world(
 ) -> World:
     """A project (a git work tree with one commit) and a home in ``base`` for ``client``, the
     client's model server answering ``script`` (``{root}`` in its arguments is the project's
-    path) until ``stack`` closes, and, with ``hooks``, rewind's hooks as ``rewind install``
-    writes them."""
+    path) until ``stack`` closes (which first ends the client processes still holding
+    sessions), and, with ``hooks``, rewind's hooks as ``rewind install`` writes them."""
     home = base / "home"
     root = base / "project"
     home.mkdir(parents=True)
@@ -147,6 +213,7 @@ def open_world(
     subprocess.run([*git, "commit", "-qm", "start"], cwd=root, check=True, env=rewind.env)
     server = stack.enter_context(client.server(script.at(root)))
     world = World(client=client, rewind=rewind, root=root, server=server, home=home)
+    stack.callback(world.close)  # before the server stops
     if hooks:
         world.ok("install", client.agent)
     client.prepare(world)
