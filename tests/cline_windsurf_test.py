@@ -192,6 +192,26 @@ def test_the_clis_turns_are_named_from_clines_session_file(project: Path) -> Non
     assert (project / "hello.txt").read_text() == "hi\n"
 
 
+def test_a_session_file_too_large_to_read_leaves_the_turn_unnamed(project: Path) -> None:
+    """Reading Cline's session file stays bounded: over the limit it is not read, and the turn
+    is recorded without a name (never dropped)."""
+    from rewind.hooks.cline import SESSION_FILE_LIMIT
+
+    agent = Cline(project)
+    session_file = ClineSessionFile(agent.session)
+    session_file.send("Write hello")
+    with session_file.path.open("a") as padded:  # still JSON: whitespace after the object
+        padded.write(" " * SESSION_FILE_LIMIT)
+    hook("cline", sent_now(agent.session_start()))
+    before, after = agent.write("hello.txt", "hello\n")
+    hook("cline", before)
+    (project / "hello.txt").write_text("hello\n")
+    hook("cline", after)
+    hook("cline", sent_now(agent.end()))
+    [turn] = log_json("--session", agent.session)
+    assert turn["prompt"] == "" and [f["path"] for f in turn["files"]] == ["hello.txt"]
+
+
 # Windsurf --------------------------------------------------------------------------------------
 
 
