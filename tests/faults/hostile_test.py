@@ -411,7 +411,8 @@ def codex_patch(world: World, command: object) -> Payload:
 A0: dict[bytes, object] = {b"a.txt": b"a0\n"}
 PATCHES: dict[str, tuple[object, dict[bytes, object], str]] = {
     "no-markers": ("just some text\nwith lines\n", {}, ""),
-    "indented-marker": (" *** Update File: a.txt\n", {}, ""),
+    # Codex trims a header line before it reads it: an indented marker names a file it patches.
+    "indented-marker": (" *** Update File: a.txt\n", A0, ""),
     "blank-path": ("*** Begin Patch\n*** Add File:    \n*** End Patch\n", {}, ""),
     "crlf-lines": ("*** Begin Patch\r\n*** Update File: a.txt\r\n*** End Patch\r\n", A0, ""),
     "same-path-twice": (
