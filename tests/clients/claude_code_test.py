@@ -3,7 +3,6 @@ real client does, prompt by prompt, resumed with ``--resume`` as a person contin
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import pytest
@@ -12,6 +11,7 @@ from tests.clients.claude_code import ClaudeCode
 from tests.clients.clients import CLAUDE_CODE
 from tests.clients.conftest import MakeWorld
 from tests.clients.scenario import Call, Prompt, Script, calls, done
+from tests.clients.two_sessions import check_two_sessions_at_once, two_at_once
 
 
 @pytest.fixture(scope="module")
@@ -113,38 +113,11 @@ def test_failing_and_refused_calls_and_a_hand_edit_rewind(
     )
 
 
-TWO_AT_ONCE = Script(
-    [
-        Prompt("Left: write left.txt", (calls(write("left.txt", "left\n")), done())),
-        Prompt("Right: write right.txt", (calls(write("right.txt", "right\n")), done())),
-        Prompt("Left: more", (calls(edit("left.txt", "left", "LEFT")), done())),
-        Prompt("Right: more", (calls(edit("right.txt", "right", "RIGHT")), done())),
-    ]
-)
+TWO_AT_ONCE = two_at_once(write, edit)
 
 
 def test_two_sessions_at_once_in_one_project(make_world: MakeWorld, program: Any) -> None:
-    world = make_world(ClaudeCode(program), TWO_AT_ONCE)
-    sessions: dict[str, str] = {}
-
-    def side(name: str) -> None:
-        sessions[name] = world.prompt(f"{name}: write {name.lower()}.txt")
-        world.prompt(f"{name}: more", sessions[name])
-
-    threads = [threading.Thread(target=side, args=(name,)) for name in ("Left", "Right")]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert set(sessions) == {"Left", "Right"} and sessions["Left"] != sessions["Right"]
-    for name, session in sessions.items():
-        turns = [entry["prompt"] for entry in world.log(session)]
-        assert turns == [f"{name}: write {name.lower()}.txt", f"{name}: more"]
-    world.ok("restore", "1", "--yes", "--session", sessions["Left"])
-    assert not (world.root / "left.txt").exists()
-    assert (world.root / "right.txt").read_text() == "RIGHT\n"  # the other session's work stays
-    world.ok("undo", "--yes", "--session", sessions["Left"])
-    assert (world.root / "left.txt").read_text() == "LEFT\n"
+    check_two_sessions_at_once(make_world(ClaudeCode(program), TWO_AT_ONCE))
 
 
 def tool_results(requests: list[Any]) -> list[dict[str, Any]]:

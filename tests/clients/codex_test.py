@@ -8,7 +8,6 @@ model its catalog knows, the freeform ``apply_patch``; its hooks report both she
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ from tests.clients.codex import KNOWN_MODEL, UNKNOWN_MODEL, Codex
 from tests.clients.conftest import MakeWorld
 from tests.clients.model_server import Request
 from tests.clients.scenario import Call, Prompt, Script, calls, done
+from tests.clients.two_sessions import check_two_sessions_at_once, two_at_once
 
 
 @pytest.fixture(scope="module")
@@ -145,38 +145,14 @@ def test_failing_and_refused_calls_and_a_hand_edit_rewind(
     )
 
 
-TWO_AT_ONCE = Script(
-    [
-        Prompt("Left: write left.txt", (calls(shell("echo left > left.txt")), done())),
-        Prompt("Right: write right.txt", (calls(shell("echo right > right.txt")), done())),
-        Prompt("Left: more", (calls(shell("sed -i 's/left/LEFT/' left.txt")), done())),
-        Prompt("Right: more", (calls(shell("sed -i 's/right/RIGHT/' right.txt")), done())),
-    ]
+TWO_AT_ONCE = two_at_once(
+    lambda path, content: shell(f"echo {content.strip()} > {path}"),
+    lambda path, old, new: shell(f"sed -i 's/{old}/{new}/' {path}"),
 )
 
 
 def test_two_sessions_at_once_in_one_project(make_world: MakeWorld, program: Any) -> None:
-    world = make_world(Codex(program, model=UNKNOWN_MODEL), TWO_AT_ONCE)
-    sessions: dict[str, str] = {}
-
-    def side(name: str) -> None:
-        sessions[name] = world.prompt(f"{name}: write {name.lower()}.txt")
-        world.prompt(f"{name}: more", sessions[name])
-
-    threads = [threading.Thread(target=side, args=(name,)) for name in ("Left", "Right")]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert set(sessions) == {"Left", "Right"} and sessions["Left"] != sessions["Right"]
-    for name, session in sessions.items():
-        turns = [entry["prompt"] for entry in world.log(session)]
-        assert turns == [f"{name}: write {name.lower()}.txt", f"{name}: more"]
-    world.ok("restore", "1", "--yes", "--session", sessions["Left"])
-    assert not (world.root / "left.txt").exists()
-    assert (world.root / "right.txt").read_text() == "RIGHT\n"  # the other session's work stays
-    world.ok("undo", "--yes", "--session", sessions["Left"])
-    assert (world.root / "left.txt").read_text() == "LEFT\n"
+    check_two_sessions_at_once(make_world(Codex(program, model=UNKNOWN_MODEL), TWO_AT_ONCE))
 
 
 THE_PATCH = (
