@@ -11,7 +11,11 @@ from tests.clients.claude_code import ClaudeCode
 from tests.clients.clients import CLAUDE_CODE
 from tests.clients.conftest import MakeWorld
 from tests.clients.scenario import Call, Prompt, Script, calls, done
-from tests.clients.two_sessions import check_two_sessions_at_once, two_at_once
+from tests.clients.shared_scenarios import (
+    check_two_sessions_at_once,
+    edit_by_hand_then_change_the_config,
+    two_at_once,
+)
 
 
 @pytest.fixture(scope="module")
@@ -103,9 +107,7 @@ def test_failing_and_refused_calls_and_a_hand_edit_rewind(
     assert len(results) == 4 and all(result.get("is_error") for result in results[1:]), results
     assert (world.root / "half.txt").read_text() == "half\n"
     assert not (world.root / "secret.txt").exists()
-    (world.root / "config.ini").write_text("a=1\nb=2 by hand\n")  # the person, between prompts
-    world.prompt("Change the config", session)
-    assert (world.root / "config.ini").read_text() == "a=100\nb=2 by hand\n"
+    edit_by_hand_then_change_the_config(world, session)
     sources = [{file["source"] for file in entry["files"]} for entry in world.log(session)]
     assert sources == [{"edit"}, {"shell"}, {"external"}, {"edit"}], sources
     world.check_every_turn_rewinds(

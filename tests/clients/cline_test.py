@@ -17,7 +17,11 @@ from tests.clients.clients import CLINE
 from tests.clients.cline import Cline, ClineOneShot, ClineSession
 from tests.clients.conftest import MakeWorld
 from tests.clients.scenario import Call, Prompt, Script, calls, done
-from tests.clients.two_sessions import check_two_sessions_at_once, two_at_once
+from tests.clients.shared_scenarios import (
+    check_two_sessions_at_once,
+    edit_by_hand_then_change_the_config,
+    two_at_once,
+)
 from tests.clients.world import World
 
 
@@ -118,13 +122,8 @@ def test_failing_and_refused_calls_and_a_hand_edit_rewind(
     assert "User rejected the tool call" in outputs[3], outputs[3]
     assert (world.root / "half.txt").read_text() == "half\n"
     assert not (world.root / "secret.txt").exists()
-    (world.root / "config.ini").write_text("a=1\nb=2 by hand\n")  # the person, between prompts
-    world.prompt("Change the config", session)
-    assert (world.root / "config.ini").read_text() == "a=100\nb=2 by hand\n"
-    changes = [
-        {file["path"]: (file["source"], file["status"]) for file in entry["files"]}
-        for entry in world.log(session)
-    ]
+    edit_by_hand_then_change_the_config(world, session)
+    changes = world.changes(session)
     assert changes == [
         {"config.ini": ("edit", "added")},
         # Cline runs the PreToolUse hook before it tries an edit or asks the person: the edit

@@ -17,7 +17,11 @@ from tests.clients.claude_code_test import tool_results
 from tests.clients.conftest import MakeWorld
 from tests.clients.copilot import Copilot, unpacked_program
 from tests.clients.scenario import Call, Prompt, Script, calls, done
-from tests.clients.two_sessions import check_two_sessions_at_once, two_at_once
+from tests.clients.shared_scenarios import (
+    check_two_sessions_at_once,
+    edit_by_hand_then_change_the_config,
+    two_at_once,
+)
 
 
 @pytest.fixture(scope="module")
@@ -117,13 +121,8 @@ def test_failing_and_refused_calls_and_a_hand_edit_rewind(
     assert (world.root / "half.txt").read_text() == "half\n"
     assert (world.root / "config.ini").read_text() == "a=1\n"
     assert not (world.root / "secret.txt").exists()
-    (world.root / "config.ini").write_text("a=1\nb=2 by hand\n")  # the person, between prompts
-    world.prompt("Change the config", session)
-    assert (world.root / "config.ini").read_text() == "a=100\nb=2 by hand\n"
-    changes = [
-        {file["path"]: (file["source"], file["status"]) for file in entry["files"]}
-        for entry in world.log(session)
-    ]
+    edit_by_hand_then_change_the_config(world, session)
+    changes = world.changes(session)
     assert changes == [
         {"config.ini": ("edit", "added")},
         # Copilot runs the preToolUse hooks before it checks its permission rules: the refused

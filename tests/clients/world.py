@@ -170,6 +170,13 @@ class World:
         entries: list[dict[str, Any]] = json.loads(self.ok(*args))
         return entries
 
+    def changes(self, session: str) -> list[dict[str, tuple[str, str]]]:
+        """Each entry of the session as ``rewind log`` shows it: path -> (source, status)."""
+        return [
+            {file["path"]: (file["source"], file["status"]) for file in entry["files"]}
+            for entry in self.log(session)
+        ]
+
     def check_every_turn_rewinds(
         self, session: str, prompts: list[str], *, force: bool = False
     ) -> None:

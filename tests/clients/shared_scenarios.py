@@ -1,5 +1,6 @@
-"""The scenario every client runs the same way: two sessions at once in one project, each
-writing then changing a file of its own; a restore of one leaves the other's work alone."""
+"""What every client's scenarios share: the person's hand edit between two prompts, and two
+sessions at once in one project, each writing then changing a file of its own (a restore of one
+leaves the other's work alone)."""
 
 from __future__ import annotations
 
@@ -53,3 +54,11 @@ def check_two_sessions_at_once(world: World) -> None:
     assert (world.root / "right.txt").read_text() == "RIGHT\n"  # the other session's work stays
     world.ok("undo", "--yes", "--session", sessions["Left"])
     assert (world.root / "left.txt").read_text() == "LEFT\n"
+
+
+def edit_by_hand_then_change_the_config(world: World, session: str) -> None:
+    """The person edits ``config.ini`` between two prompts; the next prompt ("Change the
+    config") changes ``a=1`` to ``a=100`` and keeps the hand edit."""
+    (world.root / "config.ini").write_text("a=1\nb=2 by hand\n")
+    world.prompt("Change the config", session)
+    assert (world.root / "config.ini").read_text() == "a=100\nb=2 by hand\n"
