@@ -127,8 +127,6 @@ def agent_session(hooks: ClaudeCodeHooks, root: Path) -> None:
     """What ``claude -p`` does in the clone: two prompts, each editing real files, then the end
     of the session."""
     agent = ClaudeCode(root, SESSION)
-    hooks.send(agent.session_start())
-
     hooks.send(agent.prompt("Add a mul function with a test"))
     hooks.tool_call(
         agent.edit("calc.py", CALC, CALC_WITH_MUL), lambda: write(root / "calc.py", CALC_WITH_MUL)
@@ -257,7 +255,7 @@ class TestTheRecipe:
 
         hooks = ClaudeCodeHooks(settings, clone, cloud)
         agent_session(hooks, clone)
-        assert hooks.runs == 14  # every event ran one rewind hook
+        assert hooks.runs == 13  # every event ran one rewind hook
 
         # The CI step after the agent ('if: always()').
         pushed = cloud.rewind("push", "review", "--all", cwd=clone)
@@ -320,7 +318,6 @@ class TestTheRecipe:
         cloud.rewind("remote", "add", "review", str(sessions_remote), cwd=clone)
         hooks = ClaudeCodeHooks(cloud.home / ".claude" / "settings.json", clone, cloud)
         agent = ClaudeCode(clone, SESSION)
-        hooks.send(agent.session_start())
         hooks.send(agent.prompt("Add a mul function"))
         hooks.tool_call(
             agent.edit("calc.py", CALC, CALC_WITH_MUL),
@@ -352,7 +349,6 @@ class TestTheRecipe:
 
         hooks = ClaudeCodeHooks(clone / ".claude" / "settings.json", clone, cloud)
         agent = ClaudeCode(clone, SESSION)
-        hooks.send(agent.session_start())
         hooks.send(agent.prompt("Add a mul function"))
         hooks.tool_call(
             agent.edit("calc.py", CALC, CALC_WITH_MUL),
