@@ -1,5 +1,5 @@
 """real_clients: each agent's real client running its scripted session, with rewind's hooks
-against the same session without them.
+against the same session without them, and with the same hooks each doing nothing.
 
 The clients of the test tier (``tests/clients/``): installed from npm at their pinned versions,
 each driven by its scripted model server on 127.0.0.1 through the session of its tier test
@@ -8,14 +8,17 @@ edit, then a shell command that removes, moves, edits in place, redirects and ch
 one ``claude -p``/``codex exec``/``copilot -p``/``gemini -p`` process per prompt, each resuming
 the session, or one ``cline --acp`` process for the whole session (its start counted with the
 first prompt; each prompt's time runs until the hooks Cline did not wait for have ended).
-With hooks, the project holds what ``rewind install AGENT`` writes and ``rewind`` is this
-venv's; without, nothing of rewind's. A run is the sum of the client processes' wall-clock
-times (the project and its server are set up untimed). Interleaved (with, without, then the
-other way round), after one warm-up pair; median of 5 (quick: 3).
+Three variants: with rewind's hooks (what ``rewind install AGENT`` writes; ``rewind`` is this
+venv's), without hooks, and with empty hooks (the same file with each command replaced by this
+interpreter's ``python -c pass``: the floor of one process per event, which no hook written in
+Python goes below). A run is the sum of the client processes' wall-clock times (the project and
+its server are set up untimed). Interleaved with rotating order, after one warm-up round; median
+of 5 (quick: 3).
 
-Target: Claude Code, median(with hooks) / median(without) <= 1.10. The other clients' ratios are
-figures. Afterwards (untimed), a restore to before each turn of the last run with hooks must give
-back the tree byte for byte, so the hooks measured are hooks that recorded.
+Target: Claude Code, median(with rewind's hooks) / median(without) <= 1.10. The other ratios
+are figures; rewind's hooks / empty hooks is what rewind's own work costs. Afterwards
+(untimed), a restore to before each turn of each run with rewind's hooks must give back the
+tree byte for byte, so the hooks measured are hooks that recorded.
 """
 
 from __future__ import annotations
@@ -120,8 +123,27 @@ def _this_venv(box: Sandbox) -> Installed:
     return Installed(wheel=Path(), venv=venv, home=box.root, env=env)
 
 
+WITHOUT, FLOOR, REWIND = "without hooks", "with empty hooks", "with rewind's hooks"
+VARIANTS = (WITHOUT, FLOOR, REWIND)
+EMPTY_HOOK = f"{PYTHON} -c pass"
+
+
+def _empty_hooks(root: Path, agent: str) -> None:
+    """Makes every hook ``rewind install`` wrote in the project run ``python -c pass`` instead:
+    the same events, each a bare interpreter's start and nothing else."""
+    for path in root.rglob("*"):
+        if ".git" in path.parts or not path.is_file():
+            continue
+        text = path.read_text(errors="surrogateescape")
+        if f"rewind hook {agent}" in text:
+            path.write_text(
+                text.replace(f"rewind hook {agent}", EMPTY_HOOK), errors="surrogateescape"
+            )
+
+
 class Sessions:
-    """One client's sessions: each run a new project, with or without hooks."""
+    """One client's sessions: each run a new project, without hooks, with rewind's hooks, or
+    with the same hooks each running ``python -c pass`` (the floor of a hook process)."""
 
     def __init__(self, box: Sandbox, agent: str, client: AnyClient, script: Script) -> None:
         self.box = box
@@ -130,18 +152,21 @@ class Sessions:
         self.script = script
         self.rewind = _this_venv(box)
         self.made = 0
-        self.times: dict[bool, list[float]] = {True: [], False: []}
+        self.times: dict[str, list[float]] = {variant: [] for variant in VARIANTS}
 
-    def run(self, hooks: bool) -> None:
+    def run(self, variant: str) -> None:
         self.made += 1
-        base = self.box.root / f"{self.agent}-{self.made}-{'with' if hooks else 'without'}"
+        base = self.box.root / f"{self.agent}-{self.made}-{variant.replace(' ', '-')}"
+        hooks = variant != WITHOUT
         with ExitStack() as stack:
             world = open_world(stack, self.client, self.script, base, self.rewind, hooks)
+            if variant == FLOOR:
+                _empty_hooks(world.root, self.agent)
             session = None
             for prompt in self.script.prompts:
                 session = world.prompt(prompt.text, session)
-            self.times[hooks].append(sum(world.seconds))
-            if hooks:  # recorded: every turn rewinds (untimed)
+            self.times[variant].append(sum(world.seconds))
+            if variant == REWIND:  # recorded: every turn rewinds (untimed)
                 world.check_every_turn_rewinds(
                     session or "", [prompt.text for prompt in self.script.prompts]
                 )
@@ -158,18 +183,22 @@ def run(options: argparse.Namespace) -> Report:
             except pytest.fail.Exception as error:  # npm could not install it
                 raise BenchError(str(error)) from None
             sessions = Sessions(box, agent, client, script)
-            progress(f"{agent}: {WARMUP} warm-up pair + {runs} interleaved pairs of sessions")
+            progress(f"{agent}: {WARMUP} warm-up round + {runs} interleaved rounds of 3 sessions")
             for number in range(WARMUP + runs):
-                order = (True, False) if number % 2 else (False, True)
-                for hooks in order:
-                    sessions.run(hooks)
+                shift = number % len(VARIANTS)
+                for variant in VARIANTS[shift:] + VARIANTS[:shift]:
+                    sessions.run(variant)
                 if number < WARMUP:
-                    sessions.times = {True: [], False: []}
-            with_hooks, without = sessions.times[True], sessions.times[False]
+                    sessions.times = {variant: [] for variant in VARIANTS}
+            times = sessions.times
             prompts = len(script.prompts)
-            report.figure(f"{agent}, {prompts} prompts without hooks", spread(without))
-            report.figure(f"{agent}, {prompts} prompts with rewind's hooks", spread(with_hooks))
-            ratio = median(with_hooks) / median(without)
+            for variant in VARIANTS:
+                report.figure(f"{agent}, {prompts} prompts {variant}", spread(times[variant]))
+            ratio = median(times[REWIND]) / median(times[WITHOUT])
+            floor = median(times[FLOOR]) / median(times[WITHOUT])
+            own = median(times[REWIND]) / median(times[FLOOR])
+            report.figure(f"{agent} with empty hooks / without (the floor)", f"{floor:.2f}x")
+            report.figure(f"{agent} rewind's hooks / empty hooks", f"{own:.2f}x")
             if agent in TARGETS:
                 report.check(f"{agent} with / without hooks", ratio, "<=", TARGETS[agent])
             else:
