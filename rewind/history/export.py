@@ -150,9 +150,6 @@ class Exporter:
             self._packs.close()
             self._packs = None
 
-    def is_private(self, path: bytes) -> bool:
-        return bool(self.private_paths.get(path))
-
     def save(self) -> None:
         """Appends what this exporter worked out to the map, once a push made the exports
         reachable (a cache: losing it costs time). The map starts again when retention cut

@@ -378,9 +378,3 @@ def save_state(store: Store, remote: str, sessions: dict[str, dict[str, object]]
     path = push_state_path(store, remote)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     write_text_atomically(path, dumps({"format": 1, "pushed": time.time(), "sessions": sessions}))
-
-
-def pushed_tip(store: Store, remote: str, session_id: str) -> str | None:
-    """The local tip the last push of the session to ``remote`` stood for."""
-    local = load_state(store, remote).get(ref_leaf(session_id), {}).get("local")
-    return local if isinstance(local, str) else None

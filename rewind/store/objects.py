@@ -37,10 +37,6 @@ def _temp_name(directory: str) -> str:
     return os.path.join(directory, f"{TEMP_PREFIX}{os.getpid()}_{_counter}")
 
 
-def object_id(kind: bytes, body: bytes) -> str:
-    return sha1_hex(b"%s %d\0%s" % (kind, len(body), body))
-
-
 class ObjectWriter:
     """Writes loose objects into ``<git_dir>/objects``; an object that exists already is kept."""
 
