@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 
+from rewind.commands.asking import asked_yes
 from rewind.commands.json_output import FORMAT, print_json, refuse_json_without_dry_run
 from rewind.commands.render import paint, use_colour
 from rewind.errors import ConflictError, ExitCode, UserError
@@ -79,7 +80,11 @@ def run(
     if not plan.changes:
         print(f"Nothing to apply: {plan.title()} is in the work tree already.")
         return _left_out(store, plan)
-    if not yes and sys.stdin.isatty() and not _confirmed(len(plan.changes)):
+    if (
+        not yes
+        and sys.stdin.isatty()
+        and not asked_yes(f"Change these {len(plan.changes)} file(s)?")
+    ):
         print("Nothing was changed.")
         return ExitCode.USER_ERROR
     result = apply_plan(store, plan, force=force)
@@ -197,11 +202,3 @@ def _plan_json(store: Store, plan: ApplyPlan) -> dict[str, object]:
         "counts": counts,
         "files": files,
     }
-
-
-def _confirmed(count: int) -> bool:
-    try:
-        answer = input(f"Change these {count} file(s)? [y/N] ")
-    except EOFError:
-        return False
-    return answer.strip().lower() in ("y", "yes")

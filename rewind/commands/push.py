@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from rewind.commands.asking import asked_yes
 from rewind.commands.json_output import FORMAT, print_json
 from rewind.commands.render import first_line
 from rewind.errors import UserError
@@ -87,8 +88,7 @@ def _confirm_project_remote(store: Store, plan: PushPlan, yes: bool) -> None:
             raise UserError(
                 f"{question[:-1]}; run 'rewind push {plan.remote} --yes' once to confirm."
             )
-        answer = input(f"{question} Push anyway? [y/N] ")
-        if answer.strip().lower() not in ("y", "yes"):
+        if not asked_yes(f"{question} Push anyway?"):
             raise UserError("nothing was pushed.")
     confirm(store, plan.remote)
 

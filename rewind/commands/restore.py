@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import sys
 
+from rewind.commands.asking import asked_yes
 from rewind.commands.json_output import print_json, refuse_json_without_dry_run
 from rewind.commands.plan_json import plan_json
 from rewind.commands.render import colour_diff, paint, plan_text, use_colour
@@ -134,7 +135,11 @@ def carry_out(
         return 0
     if not plan.changes:
         return _incomplete(store, plan)
-    if not yes and sys.stdin.isatty() and not _confirmed(len(plan.changes)):
+    if (
+        not yes
+        and sys.stdin.isatty()
+        and not asked_yes(f"Change these {len(plan.changes)} file(s)?")
+    ):
         print("Nothing was changed.")
         return 1
     result = apply_plan(store, plan, force=force)
@@ -183,11 +188,3 @@ def _incomplete(store: Store, plan: RestorePlan) -> int:
         file=sys.stderr,
     )
     return ExitCode.INCOMPLETE
-
-
-def _confirmed(count: int) -> bool:
-    try:
-        answer = input(f"Change these {count} file(s)? [y/N] ")
-    except EOFError:
-        return False
-    return answer.strip().lower() in ("y", "yes")
