@@ -15,8 +15,15 @@ from rewind.store.objects import MODE_FILE, MODE_TREE
 from rewind.store.repository import Store
 
 RECORD_NAME = b"turn.json"  # the blob of a commit's tree that holds the entry itself
+FILES_NAME = b"files"  # the tree of the stored file states, each named by stored_name()
 # Why an entry whose record names another session than its ref is damaged.
 OTHER_SESSION = "its turn.json names another session than the ref that holds it"
+
+
+def stored_name(index: int, side: str) -> bytes:
+    """The name in the files tree of the state before or after (``side``) of the entry's
+    ``index``-th file."""
+    return f"{index}.{side}".encode()
 
 
 def write_entry(store: Store, entry: Entry, parent: str | None) -> str:
@@ -25,11 +32,11 @@ def write_entry(store: Store, entry: Entry, parent: str | None) -> str:
     for index, change in enumerate(entry.files):
         for side, state in (("before", change.before), ("after", change.after)):
             if state is not None and state.oid:
-                stored.append((f"{index}.{side}".encode(), state.git_mode, state.oid))
+                stored.append((stored_name(index, side), state.git_mode, state.oid))
     record = dumps(entry.to_json()).encode()
     tree = [(RECORD_NAME, MODE_FILE, store.writer.write_blob(record))]
     if stored:
-        tree.append((b"files", MODE_TREE, store.writer.write_tree(stored)))
+        tree.append((FILES_NAME, MODE_TREE, store.writer.write_tree(stored)))
     return store.writer.write_commit(
         store.writer.write_tree(tree), parent, entry.commit_message(), time.time()
     )

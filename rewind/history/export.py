@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 
-from rewind.history.commits import RECORD_NAME
+from rewind.history.commits import FILES_NAME, RECORD_NAME, stored_name
 from rewind.history.filestate import ABSENT, NOT_SHARED
 from rewind.history.privacy import SharingPolicy
 from rewind.store.digest import sha1_hex
@@ -185,7 +185,7 @@ class Exporter:
         record: dict[str, object],
     ) -> str:
         if not record:  # a damaged entry: whose contents its blobs are is unknown, so none go
-            kept = [entry for entry in entries if entry[0] != b"files"]
+            kept = [entry for entry in entries if entry[0] != FILES_NAME]
             tree = self.store.writer.write(b"tree", encode_tree(kept))
             return self.store.writer.write(b"commit", _with_tree_and_parent(raw, tree, base))
         private = [
@@ -214,13 +214,13 @@ class Exporter:
                 state = change.get(side)
                 if isinstance(state, dict) and state.get("kind") != ABSENT:
                     change[side] = {"kind": NOT_SHARED}
-                    held_back.add(f"{index}.{side}".encode())
+                    held_back.add(stored_name(index, side))
         writer = self.store.writer
         kept: list[tuple[bytes, int, str]] = []
         for name, mode, oid in entries:
             if name == RECORD_NAME:
                 kept.append((name, mode, writer.write_blob(dumps(record).encode())))
-            elif name == b"files" and mode == MODE_TREE:
+            elif name == FILES_NAME and mode == MODE_TREE:
                 stored = [e for e in self.store.reader.read_tree(oid) if e[0] not in held_back]
                 if stored:
                     kept.append((name, mode, writer.write(b"tree", encode_tree(stored))))
