@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 
 from rewind.commands.json_output import FORMAT, print_json
-from rewind.commands.render import first_line, local_time, paint, use_colour
+from rewind.commands.render import local_time, paint, use_colour
 from rewind.history.blame import BEFORE_RECORD, Blame, Run, blame_file
-from rewind.history.entry import TURN
+from rewind.history.entry import TURN, first_line
 from rewind.history.file_history import OUTSIDE, Version
 from rewind.history.opening import open_current_store
 from rewind.history.summary import iso_time, path_json

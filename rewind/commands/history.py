@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 
 from rewind.commands.json_output import FORMAT, print_json, recorded_store
-from rewind.commands.render import first_line, local_time, paint, use_colour
-from rewind.history.entry import TURN
+from rewind.commands.render import local_time, paint, use_colour
+from rewind.history.entry import TURN, first_line
 from rewind.history.file_history import OUTSIDE, Version, file_versions
 from rewind.history.filestate import ABSENT, FILE, LINK, TOO_LARGE
 from rewind.history.opening import open_current_store

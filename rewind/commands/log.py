@@ -6,10 +6,10 @@ from collections.abc import Iterable
 
 from rewind.commands.json_output import has_session, recorded_store
 from rewind.commands.reading import local_session, print_fetched_safely, session_to_read
-from rewind.commands.render import file_summary, first_line, local_time, paint, use_colour
+from rewind.commands.render import PROMPT_WIDTH, file_summary, local_time, paint, use_colour
 from rewind.commands.when import parse_since
 from rewind.errors import UserError
-from rewind.history.entry import TURN, WATCH_AGENT, Entry
+from rewind.history.entry import TURN, WATCH_AGENT, Entry, first_line
 from rewind.history.index import EntryIndex
 from rewind.history.line_counts import LineCounts
 from rewind.history.opening import open_current_store
@@ -172,7 +172,7 @@ def _print_text(
     colour = use_colour()
     print(paint(title, "bold", colour))
     for entry in entries:
-        text = first_line(entry.prompt) if entry.kind == TURN else entry.prompt
+        text = first_line(entry.prompt, PROMPT_WIDTH) if entry.kind == TURN else entry.prompt
         state = " (open)" if entry.is_open else ""
         names = labels.of(entry)
         tags = f" [{', '.join(names)}]" if names else ""

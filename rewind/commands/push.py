@@ -6,9 +6,9 @@ import sys
 
 from rewind.commands.asking import asked_yes
 from rewind.commands.json_output import FORMAT, print_json
-from rewind.commands.render import first_line
 from rewind.errors import UserError
 from rewind.history.backup import note_backup, run_backup
+from rewind.history.entry import first_line
 from rewind.history.opening import open_current_store
 from rewind.history.push import PushPlan, plan_push, private_paths, push, unsent_entries
 from rewind.history.remote_setup import confirm, needs_confirmation

@@ -52,13 +52,11 @@ def paint(text: str, colour: str, enabled: bool) -> str:
     return f"\033[{_CODES[colour]}m{text}\033[0m" if enabled else text
 
 
+PROMPT_WIDTH = 72  # a prompt's first line in log and show
+
+
 def local_time(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
-
-
-def first_line(text: str, width: int = 72) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 SOURCE_NOTES = {SHELL: "(shell quicksave)", EXTERNAL: "(external)"}

@@ -3,9 +3,9 @@ from __future__ import annotations
 from rewind.commands.hunk_text import hunk_json, hunk_text
 from rewind.commands.json_output import FORMAT, print_json
 from rewind.commands.reading import print_fetched_safely, session_to_read
-from rewind.commands.render import colour_diff, first_line, local_time, paint, use_colour
+from rewind.commands.render import PROMPT_WIDTH, colour_diff, local_time, paint, use_colour
 from rewind.errors import StoreError
-from rewind.history.entry import Entry
+from rewind.history.entry import Entry, first_line
 from rewind.history.lookup import find
 from rewind.history.partial import turn_hunks
 from rewind.history.session import require_existing
@@ -49,7 +49,7 @@ def run(
     print(
         paint(
             f"{entry.kind} {entry.number} ({entry.id})  {local_time(entry.started)}  "
-            f"{first_line(entry.prompt)}{labels}",
+            f"{first_line(entry.prompt, PROMPT_WIDTH)}{labels}",
             "bold",
             colour,
         )
@@ -86,7 +86,7 @@ def _show_hunks(store: Store, entry: Entry, path: bytes, as_json: bool) -> int:
     print(
         paint(
             f"{entry.kind} {entry.number} ({entry.id})  {local_time(entry.started)}  "
-            f"{first_line(entry.prompt)}",
+            f"{first_line(entry.prompt, PROMPT_WIDTH)}",
             "bold",
             colour,
         )

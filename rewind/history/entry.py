@@ -243,8 +243,8 @@ class Entry:
         return frozenset(name for name in names if isinstance(name, str))
 
     def commit_message(self) -> str:
-        first_line = self.prompt.strip().splitlines()[0] if self.prompt.strip() else ""
-        title = f"{self.kind} {self.number}" + (f": {first_line}" if first_line else "")
+        line = first_line(self.prompt)
+        title = f"{self.kind} {self.number}" + (f": {line}" if line else "")
         return valid_text(f"{title}\n\nsession: {self.session}\nentry: {self.id}\n")
 
 
@@ -312,3 +312,13 @@ def valid_text(text: str) -> str:
     except UnicodeEncodeError:
         return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
     return text
+
+
+def first_line(text: str, width: int | None = None) -> str:
+    """The first line of ``text`` (a prompt), stripped; cut to ``width`` characters, the last
+    one ``…``, when it is longer."""
+    stripped = text.strip()
+    line = stripped.splitlines()[0] if stripped else ""
+    if width is None or len(line) <= width:
+        return line
+    return line[: width - 1] + "…"

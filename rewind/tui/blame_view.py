@@ -33,7 +33,7 @@ from textual.worker import Worker, WorkerState
 
 from rewind.errors import UserError
 from rewind.history.blame import BEFORE_RECORD, OUTSIDE_RECORD, Blame, Run, blame_file
-from rewind.history.entry import TURN
+from rewind.history.entry import TURN, first_line
 from rewind.store.repository import Store
 from rewind.tui.highlight import TAB_SIZE, Lexer, code_segments, lexer_for
 from rewind.tui.turn_table import short_time
@@ -59,11 +59,6 @@ STYLES = {
 }
 PLAIN = Style()
 STATUS_WORDS = {BEFORE_RECORD: "before rewind", OUTSIDE_RECORD: "outside"}
-
-
-def first_line(text: str) -> str:
-    stripped = text.strip()
-    return stripped.splitlines()[0] if stripped else ""
 
 
 def _cut(text: str, width: int) -> str:

@@ -13,10 +13,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
-from rewind.commands.render import first_line
 from rewind.errors import UserError
 from rewind.history.diffs import ADDED, DELETED, MODIFIED, PENDING
-from rewind.history.entry import TURN, Entry
+from rewind.history.entry import TURN, Entry, first_line
 from rewind.history.restore_plan import RestorePlan
 from rewind.history.session import load_head
 from rewind.history.sessions import read_entries

@@ -29,6 +29,7 @@ from rewind.history.entry import (
     WATCH_AGENT,
     Entry,
     FileChange,
+    first_line,
 )
 from rewind.history.fetched import fetched_sessions
 from rewind.history.filestate import TOO_LARGE, UNREADABLE, FileState
@@ -163,11 +164,6 @@ def session_details(store: Store, session_id: str) -> SessionDetails:
     with EntryIndex(store) as index:
         started, files = index.started_and_paths(load_head(store, session_id))
     return SessionDetails(started, files)
-
-
-def first_line(text: str) -> str:
-    stripped = text.strip()
-    return stripped.splitlines()[0] if stripped else ""
 
 
 def entry_kind(entry: Entry) -> str:
