@@ -3,7 +3,7 @@ from __future__ import annotations
 import sys
 import time
 
-from rewind.commands.status import human_size
+from rewind.commands.render import human_size
 from rewind.errors import UserError
 from rewind.history import retention
 from rewind.history.drill import drill

@@ -55,6 +55,15 @@ def paint(text: str, colour: str, enabled: bool) -> str:
 PROMPT_WIDTH = 72  # a prompt's first line in log and show
 
 
+def human_size(size: float) -> str:
+    """A size in bytes as people read it: ``512 B``, ``1.5 KiB``, ... up to GiB."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GiB"
+
+
 def local_time(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
 

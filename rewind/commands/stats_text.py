@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from rewind.commands.render import local_time
-from rewind.commands.status import human_size
+from rewind.commands.render import human_size, local_time
 from rewind.store.home import rewind_home
 from rewind.store.hook_calls import (
     ERROR,

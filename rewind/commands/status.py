@@ -3,7 +3,7 @@ from __future__ import annotations
 import os
 
 from rewind.commands.backup_text import backup_line
-from rewind.commands.render import local_time
+from rewind.commands.render import human_size, local_time
 from rewind.errors import UserError
 from rewind.history.opening import open_store
 from rewind.history.session import load_head, recent_session
@@ -126,11 +126,3 @@ def _print_logs(store_dir: str) -> None:
             print(f"problems in the last day ({len(recent)}) in {log.path}, the newest last:")
             for line in recent[-RECENT_SHOWN:]:
                 print(f"  {line}")
-
-
-def human_size(size: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size:.1f} GiB"
