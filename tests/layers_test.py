@@ -83,6 +83,35 @@ def test_a_lower_layer_imports_nothing_above_it(module: str) -> None:
     assert not upward, f"{module} imports {upward}, above its layer"
 
 
+# The interfaces, side by side above the history: none borrows from another. ``rewind.commands``
+# is the one that starts the others (``rewind tui``, ``rewind hook``, ``rewind watch``,
+# ``rewind install``), and a hook may start or stop the watcher through its pid file.
+INTERFACES = ("rewind.tui", "rewind.hooks", "rewind.watch", "rewind.installers", "rewind.api")
+MAY_ALSO_IMPORT = {"rewind.hooks": ("rewind.watch.pidfile",)}
+
+
+def _interface(module: str) -> str | None:
+    for interface in INTERFACES:
+        if module == interface or module.startswith(interface + "."):
+            return interface
+    return None
+
+
+@pytest.mark.parametrize("module", sorted(name for name in GRAPH if _interface(name)))
+def test_an_interface_imports_no_other_interface(module: str) -> None:
+    own = _interface(module)
+    allowed = MAY_ALSO_IMPORT.get(own or "", ())
+    borrowed = sorted(
+        imported
+        for imported in GRAPH[module]
+        if _interface(imported) not in (None, own)
+        or imported == "rewind.commands"
+        or imported.startswith("rewind.commands.")
+        if imported not in allowed
+    )
+    assert not borrowed, f"{module} imports {borrowed}, another interface's"
+
+
 def test_no_module_imports_itself_through_others() -> None:
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     cycles: list[list[str]] = []
@@ -108,3 +137,4 @@ def test_the_graph_is_read_at_all() -> None:
     # A test that cannot fail is a defect: the graph must see the imports it judges.
     assert "rewind.store.objects" in GRAPH["rewind.store.repository"]
     assert "rewind.history.session" in GRAPH["rewind.history.sessions"]
+    assert "rewind.watch.pidfile" in GRAPH["rewind.hooks.claude_code"]

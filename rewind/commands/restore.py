@@ -13,12 +13,10 @@ from rewind.history.filestate import TOO_LARGE
 from rewind.history.lookup import entries_from
 from rewind.history.opening import open_current_store
 from rewind.history.partial import PartialPlan
-from rewind.history.recording import closed_head
+from rewind.history.recording import settled_head
 from rewind.history.restore import apply_plan, conflict_message
 from rewind.history.restore_events import REFUSED, note_restore
 from rewind.history.restore_plan import RestorePlan, plan_restore
-from rewind.history.session import SessionHead
-from rewind.history.sessions import resolve_session
 from rewind.history.versions import find_version, plan_version
 from rewind.store.repository import Store
 
@@ -102,11 +100,6 @@ def _check_options(
         raise UserError("--patch needs --path P (repeatable): the files to go through.")
     if patch and as_json:
         raise UserError("--patch asks about each hunk; use --hunks N with --dry-run --json.")
-
-
-def settled_head(store: Store, session: str | None) -> SessionHead:
-    """The session's head after closing its open turn, so its last changes are recorded."""
-    return closed_head(store, resolve_session(store, session))
 
 
 def carry_out(

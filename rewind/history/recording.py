@@ -24,6 +24,7 @@ from rewind.history.entry import (
 from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
 from rewind.history.restore_journal import restore_waiting
 from rewind.history.session import SessionHead, Settled, journal_path_of, new_entry_id, save_entry
+from rewind.history.sessions import resolve_session
 from rewind.store import hook_calls
 from rewind.store.auto_gc import needs_packing, pack_in_background
 from rewind.store.backup_trigger import request_backup
@@ -180,6 +181,13 @@ def name_open_turn(store: Store, session_id: str, entry_id: str, prompt: str) ->
         entry.prompt = valid_text(prompt)
         save_entry(store, head, entry, replace_tip=True)
     return True
+
+
+def settled_head(store: Store, session: str | None) -> SessionHead:
+    """The head of ``session`` (else ``$REWIND_SESSION``, else the project's most recent one)
+    after closing its open turn, so that its last changes are recorded: what a restore, an
+    undo or a plan of either starts from."""
+    return closed_head(store, resolve_session(store, session))
 
 
 def closed_head(store: Store, session_id: str) -> SessionHead:

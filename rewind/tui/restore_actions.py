@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rewind.commands.restore import settled_head
 from rewind.errors import UserError
 from rewind.history.entry import UNDO, Entry
 from rewind.history.file_history import Version
@@ -23,6 +22,7 @@ from rewind.history.partial import (
     plan_partial,
     turn_hunks,
 )
+from rewind.history.recording import settled_head
 from rewind.history.restore import RestoreResult, apply_plan
 from rewind.history.restore_plan import RestorePlan, plan_restore, plan_undo
 from rewind.history.versions import VersionPlan, plan_version
