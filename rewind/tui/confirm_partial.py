@@ -8,32 +8,25 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
 from rewind.history.partial import PartialPlan
+from rewind.tui.dialog import Dialog
 from rewind.tui.diff_view import DiffView
 from rewind.tui.timeline_data import DiffText
 
 
-class ConfirmPartial(ModalScreen[bool]):
+class ConfirmPartial(Dialog[bool]):
     """Shows what putting the chosen hunks back changes; True to go ahead, False to cancel."""
 
     DEFAULT_CSS = """
-    ConfirmPartial {
-        align: center middle;
-    }
     ConfirmPartial > Vertical {
         width: 90%;
         max-width: 110;
         height: 90%;
-        border: thick $primary;
-        background: $surface;
-        padding: 0 1;
     }
     ConfirmPartial .title {
         width: 1fr;
-        text-style: bold;
         text-wrap: nowrap;
         text-overflow: ellipsis;
     }
@@ -43,7 +36,6 @@ class ConfirmPartial(ModalScreen[bool]):
     }
     ConfirmPartial .hint {
         width: 1fr;
-        color: $text-muted;
     }
     ConfirmPartial Horizontal {
         height: auto;

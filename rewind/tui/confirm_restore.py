@@ -9,7 +9,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 from textual.widgets.selection_list import Selection
 
@@ -21,6 +20,7 @@ from rewind.history.restore_plan import (
     PlannedFile,
     RestorePlan,
 )
+from rewind.tui.dialog import Dialog
 from rewind.tui.file_choice import ACTION_WORDS, Checks, shown
 
 SECTIONS = (
@@ -30,26 +30,19 @@ SECTIONS = (
 )
 
 
-class ConfirmRestore(ModalScreen[set[bytes] | None]):
+class ConfirmRestore(Dialog[set[bytes] | None]):
     """Shows the plan for the ``chosen`` paths; returns the paths forced (changed outside since,
     checked by the person), or None to cancel."""
 
     DEFAULT_CSS = """
-    ConfirmRestore {
-        align: center middle;
-    }
     ConfirmRestore > Vertical {
         width: 90%;
         max-width: 110;
         height: auto;
         max-height: 95%;
-        border: thick $primary;
-        background: $surface;
-        padding: 0 1;
     }
     ConfirmRestore .title {
         width: 1fr;
-        text-style: bold;
     }
     ConfirmRestore VerticalScroll {
         height: auto;
@@ -69,7 +62,6 @@ class ConfirmRestore(ModalScreen[set[bytes] | None]):
     }
     ConfirmRestore .hint {
         width: 1fr;
-        color: $text-muted;
     }
     ConfirmRestore Horizontal {
         height: auto;

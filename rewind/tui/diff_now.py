@@ -9,13 +9,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from rewind.history.checkpoint import checkpoint_states
 from rewind.history.diffs import NO_PRE_IMAGE, UNCHANGED, FileDiff, diff_to_disk
 from rewind.history.entry import Entry
 from rewind.store.repository import Store
+from rewind.tui.dialog import Dialog
 from rewind.tui.file_choice import shown
 
 LINE_STYLES = (
@@ -56,23 +56,16 @@ def _style(line: str) -> str:
     return ""
 
 
-class DiffNow(ModalScreen[None]):
+class DiffNow(Dialog[None]):
     """A read-only diff; Esc or q closes it."""
 
     DEFAULT_CSS = """
-    DiffNow {
-        align: center middle;
-    }
     DiffNow > Vertical {
         width: 95%;
         height: 90%;
-        border: thick $primary;
-        background: $surface;
-        padding: 0 1;
     }
     DiffNow .title {
         width: 1fr;
-        text-style: bold;
     }
     DiffNow VerticalScroll {
         height: 1fr;

@@ -9,7 +9,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.strip import Strip
 from textual.widgets import Button, Label, SelectionList
 from textual.widgets._toggle_button import ToggleButton
@@ -17,6 +16,7 @@ from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
 from rewind.history.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
+from rewind.tui.dialog import Dialog
 
 ACTION_WORDS = {
     "restore": "put back",
@@ -70,7 +70,7 @@ def file_line(planned: PlannedFile) -> Text:
     return line
 
 
-class FileChoice(ModalScreen[set[bytes] | None]):
+class FileChoice(Dialog[set[bytes] | None]):
     """The plan's files as check boxes; returns the chosen paths, or None to cancel.
 
     Files changed outside since rewind recorded them start unchecked (and highlighted); files
@@ -78,21 +78,14 @@ class FileChoice(ModalScreen[set[bytes] | None]):
     """
 
     DEFAULT_CSS = """
-    FileChoice {
-        align: center middle;
-    }
     FileChoice > Vertical {
         width: 90%;
         max-width: 110;
         height: auto;
         max-height: 90%;
-        border: thick $primary;
-        background: $surface;
-        padding: 0 1;
     }
     FileChoice .title {
         width: 1fr;
-        text-style: bold;
         margin-bottom: 1;
     }
     FileChoice Checks {
@@ -101,7 +94,6 @@ class FileChoice(ModalScreen[set[bytes] | None]):
     }
     FileChoice .hint {
         width: 1fr;
-        color: $text-muted;
         margin-top: 1;
     }
     FileChoice Horizontal {

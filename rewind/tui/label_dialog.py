@@ -13,22 +13,21 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from rewind.errors import UserError
 from rewind.history.entry import Entry
 from rewind.history.labels import add_label, remove_label
 from rewind.store.repository import Store
+from rewind.tui.dialog import Dialog
 
 
-class LabelDialog(ModalScreen[str | None]):
+class LabelDialog(Dialog[str | None]):
     """Dismissed with a sentence saying what changed, or None when nothing did."""
 
     DEFAULT_CSS = """
-    LabelDialog { align: center middle; }
     LabelDialog > Vertical {
-        width: 64; height: auto; padding: 1 2; border: thick $primary; background: $surface;
+        width: 64; height: auto; padding: 1 2;
     }
     LabelDialog #problem { color: $error; }
     """

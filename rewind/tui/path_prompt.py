@@ -10,29 +10,24 @@ from typing import Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Label
 
 from rewind.errors import UserError
 from rewind.store.repository import Store
+from rewind.tui.dialog import Dialog
 
 
-class PathPrompt(ModalScreen[str | None]):
+class PathPrompt(Dialog[str | None]):
     """Returns the path typed (relative to the project's root), or None on Esc."""
 
     DEFAULT_CSS = """
-    PathPrompt { align: center middle; }
     PathPrompt > Vertical {
         width: 80%;
         max-width: 90;
         height: auto;
-        border: thick $primary;
-        background: $surface;
-        padding: 0 1;
     }
-    PathPrompt .title { text-style: bold; }
-    PathPrompt .hint { color: $text-muted; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]

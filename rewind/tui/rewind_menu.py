@@ -9,7 +9,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
@@ -22,6 +21,7 @@ from rewind.history.sessions import read_entries
 from rewind.history.summary import entry_diffs
 from rewind.store.repository import Store
 from rewind.tui.confirm_restore import ConfirmRestore
+from rewind.tui.dialog import Dialog
 from rewind.tui.diff_now import DiffNow, checkpoint_diffs
 from rewind.tui.file_choice import FileChoice
 from rewind.tui.restore_actions import RestoreOutcome, plan_for, restore
@@ -55,25 +55,18 @@ def turn_line(store: Store, entry: Entry) -> Text:
     return line
 
 
-class RewindMenu(ModalScreen[RestoreOutcome | None]):
+class RewindMenu(Dialog[RestoreOutcome | None]):
     """Returns what a restore did, or None when the person changed their mind."""
 
     DEFAULT_CSS = """
-    RewindMenu {
-        align: center middle;
-    }
     RewindMenu > Vertical {
         width: 90%;
         max-width: 100;
         height: auto;
         max-height: 90%;
-        border: thick $primary;
-        background: $surface;
-        padding: 0 1;
     }
     RewindMenu .title {
         width: 1fr;
-        text-style: bold;
         margin-bottom: 1;
     }
     RewindMenu OptionList {
@@ -91,7 +84,6 @@ class RewindMenu(ModalScreen[RestoreOutcome | None]):
     }
     RewindMenu .hint {
         width: 1fr;
-        color: $text-muted;
         margin-top: 1;
     }
     """
