@@ -24,32 +24,7 @@ class AnthropicServer(ModelServer):
         return json_answer(_message(reply, model, tag))
 
     def _reply(self, body: dict[str, Any]) -> tuple[Reply, str]:
-        """The script's message for this request: the prompt it continues, and how many model
-        messages already follow that prompt. A request that continues no prompt of the script
-        (a title, a topic check) and one offered no tools get a short text."""
-        messages = body.get("messages") or []
-        for at in range(len(messages) - 1, -1, -1):
-            message = messages[at]
-            if message.get("role") != "user":
-                continue
-            prompt = self.script.find(_text_of(message.get("content")))
-            if prompt is None:
-                continue
-            if not body.get("tools"):
-                break
-            step = sum(1 for later in messages[at + 1 :] if later.get("role") == "assistant")
-            return prompt.reply(step), f"{prompt.text}|{step}"
-        return Reply(text="OK"), "side"
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content or []:
-        if isinstance(block, dict) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-    return "\n".join(parts)
+        return self.script.reply_to(body.get("messages") or [], bool(body.get("tools")))
 
 
 def _tool_id(tag: str, index: int) -> str:

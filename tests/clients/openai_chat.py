@@ -15,7 +15,6 @@ import hashlib
 import json
 from typing import Any
 
-from tests.clients.anthropic import _text_of
 from tests.clients.model_server import Answer, ModelServer, Request, json_answer, sse
 from tests.clients.scenario import Reply, Script
 
@@ -44,23 +43,7 @@ class ChatServer(ModelServer):
         return answer
 
     def _reply(self, body: dict[str, Any]) -> tuple[Reply, str]:
-        """The script's message for this request: the prompt it continues (the last user
-        message holding a script prompt), and how many model messages already follow it. A
-        request that continues no prompt of the script, or is offered no tools, gets a short
-        text."""
-        messages = body.get("messages") or []
-        for at in range(len(messages) - 1, -1, -1):
-            message = messages[at]
-            if message.get("role") != "user":
-                continue
-            prompt = self.script.find(_text_of(message.get("content")))
-            if prompt is None:
-                continue
-            if not body.get("tools"):
-                break
-            step = sum(1 for later in messages[at + 1 :] if later.get("role") == "assistant")
-            return prompt.reply(step), f"{prompt.text}|{step}"
-        return Reply(text="OK"), "side"
+        return self.script.reply_to(body.get("messages") or [], bool(body.get("tools")))
 
 
 def _id(prefix: str, tag: str, index: int = 0) -> str:

@@ -69,6 +69,30 @@ class Script:
                 return prompt
         return None
 
+    def reply_to(self, messages: list[Any], offered_tools: bool) -> tuple[Reply, str]:
+        """The model's message for a request in the chat shape (``messages`` of ``role`` and
+        ``content``, as the Anthropic Messages and OpenAI Chat Completions APIs have them): the
+        prompt it continues (the last user message holding a script prompt) and how many model
+        messages already follow it; with a tag naming that place. A request that continues no
+        prompt of the script (a title, a topic check), or is offered no tools, gets a short
+        text."""
+        for at in range(len(messages) - 1, -1, -1):
+            message = messages[at]
+            if not isinstance(message, dict) or message.get("role") != "user":
+                continue
+            prompt = self.find(text_of(message.get("content")))
+            if prompt is None:
+                continue
+            if not offered_tools:
+                break
+            step = sum(
+                1
+                for later in messages[at + 1 :]
+                if isinstance(later, dict) and later.get("role") == "assistant"
+            )
+            return prompt.reply(step), f"{prompt.text}|{step}"
+        return Reply(text="OK"), "side"
+
     def at(self, root: Path) -> Script:
         """The script with ``{root}`` in its arguments' strings made the project's path (the
         clients' file tools take absolute paths)."""
@@ -78,6 +102,17 @@ class Script:
                 for prompt in self.prompts
             ]
         )
+
+
+def text_of(content: Any) -> str:
+    """The text of a chat message's content: a string, or the text of its ``text`` parts."""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+    return "\n".join(parts)
 
 
 def _at(reply: Reply, root: Path) -> Reply:
