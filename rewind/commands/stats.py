@@ -9,6 +9,7 @@ import json
 import time
 
 from rewind.commands.backup_text import backup_json, backup_line
+from rewind.commands.stats_figures import ProjectFigures
 from rewind.commands.stats_text import print_projects
 from rewind.errors import UserError
 from rewind.history.opening import open_current_store, open_store
@@ -33,40 +34,6 @@ HOOK_COUNT_KEYS = {
     "too_large": "too_large",
     "special": "special",
 }
-
-
-class ProjectFigures:
-    """Everything ``rewind stats`` shows of one project; ``problem`` says why the rest is
-    missing when its store could not be read."""
-
-    __slots__ = (
-        "backup",
-        "backup_line",
-        "day",
-        "fetched",
-        "last_gc",
-        "on_disk",
-        "problem",
-        "restores",
-        "root",
-        "store_dir",
-        "tally",
-        "week",
-    )
-
-    def __init__(self, root: str, store_dir: str) -> None:
-        self.root = root
-        self.store_dir = store_dir
-        self.problem = ""
-        self.tally: Tally | None = None
-        self.on_disk = 0
-        self.day: HookWindow | None = None
-        self.week: HookWindow | None = None
-        self.restores: RestoreCounts | None = None
-        self.last_gc: GcRecord | None = None
-        self.backup: dict[str, object] | None = None  # [remote] backup's state, when set
-        self.backup_line: str | None = None
-        self.fetched = 0  # bytes what was fetched from remotes takes
 
 
 def run(*, as_json: bool, all_projects: bool) -> int:

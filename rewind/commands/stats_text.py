@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rewind.commands.render import human_size, local_time
+from rewind.commands.stats_figures import ProjectFigures
 from rewind.store.home import rewind_home
 from rewind.store.hook_calls import (
     ERROR,
@@ -17,7 +18,6 @@ from rewind.store.hook_calls import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from rewind.commands.stats import ProjectFigures
     from rewind.history.restore_events import RestoreCounts
     from rewind.store.gc_record import GcRecord
 
