@@ -18,6 +18,7 @@ from tests.clients.conftest import MakeWorld
 from tests.clients.copilot import Copilot, unpacked_program
 from tests.clients.scenario import Call, Prompt, Script, calls, done
 from tests.clients.shared_scenarios import (
+    HOOKED_BEFORE_THE_CHECK,
     check_two_sessions_at_once,
     edit_by_hand_then_change_the_config,
     two_at_once,
@@ -123,18 +124,9 @@ def test_failing_and_refused_calls_and_a_hand_edit_rewind(
     assert not (world.root / "secret.txt").exists()
     edit_by_hand_then_change_the_config(world, session)
     changes = world.changes(session)
-    assert changes == [
-        {"config.ini": ("edit", "added")},
-        # Copilot runs the preToolUse hooks before it checks its permission rules: the refused
-        # rm and create leave config.ini and secret.txt in the turn, as they were.
-        {
-            "config.ini": ("edit", "unchanged"),
-            "half.txt": ("shell", "added"),
-            "secret.txt": ("edit", "unchanged"),
-        },
-        {"config.ini": ("external", "modified")},
-        {"config.ini": ("edit", "modified")},
-    ], changes
+    # Copilot runs the preToolUse hooks before it checks its permission rules: the refused
+    # rm and create leave config.ini and secret.txt in the turn, as they were.
+    assert changes == HOOKED_BEFORE_THE_CHECK, changes
     world.check_every_turn_rewinds(
         session, ["Write the config", "Try what fails", "Change the config"], force=True
     )

@@ -62,3 +62,17 @@ def edit_by_hand_then_change_the_config(world: World, session: str) -> None:
     (world.root / "config.ini").write_text("a=1\nb=2 by hand\n")
     world.prompt("Change the config", session)
     assert (world.root / "config.ini").read_text() == "a=100\nb=2 by hand\n"
+
+
+# The failing scenario's log for a client that runs its pre-tool hook before it checks a call:
+# the call that failed and the one it refused leave their files in the turn, unchanged.
+HOOKED_BEFORE_THE_CHECK = [
+    {"config.ini": ("edit", "added")},
+    {
+        "config.ini": ("edit", "unchanged"),
+        "half.txt": ("shell", "added"),
+        "secret.txt": ("edit", "unchanged"),
+    },
+    {"config.ini": ("external", "modified")},
+    {"config.ini": ("edit", "modified")},
+]
