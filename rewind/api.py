@@ -25,11 +25,8 @@ import warnings
 from rewind.errors import ConflictError, UserError
 from rewind.history.entry import Entry
 from rewind.history.filestate import FileState
-from rewind.history.hunks import Hunk, Selection, parse_ranges
 from rewind.history.lookup import entries_from, entries_to_undo, find, newest
-from rewind.history.opening import open_store
-from rewind.history.partial import PartialPlan, PartialRefused, plan_partial, turn_hunks
-from rewind.history.recording import (
+from rewind.history.recording.turns import (
     NOT_TRACKABLE,
     TRACK_PROBLEMS,
     begin,
@@ -37,10 +34,13 @@ from rewind.history.recording import (
     record_after,
     track,
 )
-from rewind.history.restore import RestoreResult, apply_plan
-from rewind.history.restore_plan import RestorePlan, plan_restore, plan_undo
+from rewind.history.restoring.hunks import Hunk, Selection, parse_ranges
+from rewind.history.restoring.opening import open_store
+from rewind.history.restoring.partial import PartialPlan, PartialRefused, plan_partial, turn_hunks
+from rewind.history.restoring.restore import RestoreResult, apply_plan
+from rewind.history.restoring.restore_plan import RestorePlan, plan_restore, plan_undo
+from rewind.history.restoring.versions import VersionPlan, find_version, plan_version
 from rewind.history.session import SessionHead, load_head, new_session_id
-from rewind.history.versions import VersionPlan, find_version, plan_version
 from rewind.store.atomic import replace_file
 from rewind.store.root import find_root
 

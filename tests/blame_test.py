@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import rewind
-from rewind.history.opening import open_current_store
+from rewind.history.restoring.opening import open_current_store
 from tests.conftest import error_line, log_json, ok, run_rewind, store_dir
 from tests.file_history_test import SESSION_A, SESSION_B, Agent, entry_ids
 
@@ -193,7 +193,7 @@ def test_the_same_as_git_blame_on_the_same_versions(project: Path, tmp_path: Pat
 
 
 def test_blame_api_gives_runs_and_versions(project: Path) -> None:
-    from rewind.history.blame import BEFORE_RECORD, RECORDED, blame_file
+    from rewind.history.insight.blame import BEFORE_RECORD, RECORDED, blame_file
 
     (project / "a.txt").write_text("x\ny\n")
     api = rewind.Project(project, session="s", agent="api")

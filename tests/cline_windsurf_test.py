@@ -494,5 +494,5 @@ def test_an_edit_hook_loads_nothing_heavy(project: Path, agent: str, module: str
     before, _ = builder.edit("a.txt", "content", "changed")
     code, modules = loaded_after("hook", agent, stdin=json.dumps(before))
     assert code == 0
-    assert module in modules and "rewind.history.recording" in modules
+    assert module in modules and "rewind.history.recording.turns" in modules
     assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from rewind.history.opening import open_current_store
-from rewind.history.recording import COPY_WINDOW, begin, is_copy_of_open_turn
+from rewind.history.recording.turns import COPY_WINDOW, begin, is_copy_of_open_turn
+from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import load_head
 from tests.agent_payloads import ClaudeCode, Cursor, CursorToolHooks, Payload, each
 from tests.conftest import hook, run_rewind, snapshot, store_dir

@@ -9,7 +9,7 @@ from typing import Any
 
 from rewind.history.entry import DRIFT_PROMPT, EXTERNAL, WATCH_AGENT, Entry, FileChange
 from rewind.history.filestate import capture
-from rewind.history.opening import open_current_store
+from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import Settled, load_head, new_entry_id, save_entry
 from tests.conftest import error_line, log_json, ok, run_rewind, store_dir
 

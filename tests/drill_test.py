@@ -16,11 +16,11 @@ import pytest
 import rewind
 from rewind.api import RewindWarning
 from rewind.history import commits
-from rewind.history.drill import CORRUPTED, DAMAGED, MISMATCH, MISSING, SCRATCH_PREFIX, drill
 from rewind.history.entry import Entry
-from rewind.history.opening import open_store
+from rewind.history.restoring.opening import open_store
 from rewind.history.session import load_head
 from rewind.history.sessions import read_entries_with_commits
+from rewind.history.upkeep.drill import CORRUPTED, DAMAGED, MISMATCH, MISSING, SCRATCH_PREFIX, drill
 from rewind.store.failure_log import STORE_LOG
 from rewind.store.repository import Store
 from tests.conftest import error_line, ok, run_rewind, snapshot, store_dir

@@ -1,4 +1,5 @@
-"""The private-file patterns (rewind.history.exclude_patterns) match what git's own ignore rules
+"""The private-file patterns (rewind.history.remote.exclude_patterns) match what git's own ignore
+rules
 match: each pattern is written into the ``.gitignore`` of a folder of its own, and one
 ``git check-ignore --no-index`` says which paths below each folder it ignores, case by case
 (``core.ignorecase=false``) and in any case (``true``, as on macOS and Windows)."""
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rewind.history.exclude_patterns import BadPattern, ExcludePatterns
+from rewind.history.remote.exclude_patterns import BadPattern, ExcludePatterns
 from rewind.store.config import DEFAULT_REMOTE_EXCLUDE
 
 PATTERNS = [

@@ -6,7 +6,7 @@ import hashlib
 import subprocess
 from pathlib import Path
 
-from rewind.history.git_status import changed_paths, parse_porcelain
+from rewind.store.git_status import changed_paths, parse_porcelain
 
 
 def git(project: Path, *arguments: str) -> None:

@@ -71,7 +71,7 @@ def test_hook_commands_load_nothing_heavy(project: Path, arguments: tuple[str, .
     )
     code, modules = loaded_after(*arguments)
     assert code == 0
-    assert "rewind.history.recording" in modules  # the command really ran
+    assert "rewind.history.recording.turns" in modules  # the command really ran
     assert not [name for name in HEAVY if name in modules]
     assert not [name for name in AVOIDABLE if name in modules]
 
@@ -105,7 +105,7 @@ def test_an_edit_hook_loads_nothing_heavy(project: Path) -> None:
     )
     code, modules = loaded_after("hook", "claude-code", stdin=payload)
     assert code == 0
-    assert "rewind.hooks.claude_code" in modules and "rewind.history.recording" in modules
+    assert "rewind.hooks.claude_code" in modules and "rewind.history.recording.turns" in modules
     assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
 
 
@@ -119,7 +119,7 @@ def test_a_copilot_hook_loads_nothing_heavy(project: Path, monkeypatch: pytest.M
     )
     code, modules = loaded_after("hook", "copilot", stdin=payload)
     assert code == 0
-    assert "rewind.hooks.copilot" in modules and "rewind.history.recording" in modules
+    assert "rewind.hooks.copilot" in modules and "rewind.history.recording.turns" in modules
     assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from rewind.history import journal
-from rewind.history.opening import open_current_store
-from rewind.history.recording import begin, record_after, record_after_states, track
+from rewind.history.recording.turns import begin, record_after, record_after_states, track
+from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import journal_path_of
 from rewind.store.repository import Store, StoreLock
 from tests.conftest import error_line, log_json, ok, run_rewind, store_dir

@@ -7,11 +7,11 @@ import os
 import subprocess
 from pathlib import Path
 
-from rewind.history.labels import add_label, remove_label
-from rewind.history.opening import open_store
+from rewind.history.insight.labels import add_label, remove_label
+from rewind.history.restoring.opening import open_store
 from rewind.history.session import load_head
 from rewind.history.sessions import labels_of
-from rewind.history.upkeep import reachable_objects
+from rewind.history.upkeep.collection import reachable_objects
 from tests.conftest import run_rewind
 from tests.packing_test import age_all_loose_objects, loose_objects, store_path
 

@@ -1,4 +1,5 @@
-"""The package's layers: rewind.store at the bottom, rewind.history on it, the interfaces on top.
+"""The package's layers: rewind.store at the bottom, rewind.history on it, the interfaces on top;
+inside the history, its core below the parts that build on it.
 
 Imports go only downward, and no module imports itself through others (an import inside a
 function counts: it is a dependency all the same; one under ``if TYPE_CHECKING:`` does not).
@@ -83,6 +84,44 @@ def test_a_lower_layer_imports_nothing_above_it(module: str) -> None:
     assert not upward, f"{module} imports {upward}, above its layer"
 
 
+# Inside the history: its core (entries, sessions, journals, the index) at the top of the package,
+# and the parts that build on it. Each part may import the core and the parts named here.
+HISTORY = "rewind.history"
+HISTORY_PARTS = {
+    "rewind.history.recording": (),
+    "rewind.history.insight": (),
+    "rewind.history.remote": (),
+    "rewind.history.restoring": ("rewind.history.recording", "rewind.history.insight"),
+    "rewind.history.upkeep": (
+        "rewind.history.recording",
+        "rewind.history.insight",
+        "rewind.history.restoring",
+        "rewind.history.remote",
+    ),
+}
+
+
+def _history_part(module: str) -> str | None:
+    """The part of the history ``module`` is in ("rewind.history" for the core), or None."""
+    for part in HISTORY_PARTS:
+        if module == part or module.startswith(part + "."):
+            return part
+    return HISTORY if module == HISTORY or module.startswith(HISTORY + ".") else None
+
+
+@pytest.mark.parametrize("module", sorted(name for name in GRAPH if _history_part(name)))
+def test_a_part_of_the_history_imports_only_the_core_and_the_parts_below_it(module: str) -> None:
+    own = _history_part(module)
+    assert own is not None
+    allowed = (HISTORY, own, *HISTORY_PARTS.get(own, ()))
+    beyond = sorted(
+        imported
+        for imported in GRAPH[module]
+        if (part := _history_part(imported)) is not None and part not in allowed
+    )
+    assert not beyond, f"{module} imports {beyond}: not below {own}"
+
+
 # The interfaces, side by side above the history: none borrows from another. ``rewind.commands``
 # is the one that starts the others (``rewind tui``, ``rewind hook``, ``rewind watch``,
 # ``rewind install``), and a hook may start or stop the watcher through its pid file.
@@ -137,4 +176,7 @@ def test_the_graph_is_read_at_all() -> None:
     # A test that cannot fail is a defect: the graph must see the imports it judges.
     assert "rewind.store.objects" in GRAPH["rewind.store.repository"]
     assert "rewind.history.session" in GRAPH["rewind.history.sessions"]
+    assert "rewind.history.recording.turns" in GRAPH["rewind.history.restoring.restore"]
+    assert _history_part("rewind.history.restoring.restore") == "rewind.history.restoring"
+    assert _history_part("rewind.history.index") == HISTORY
     assert "rewind.watch.pidfile" in GRAPH["rewind.hooks.claude_code"]

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import rewind
-from rewind.history.opening import open_store
-from rewind.history.upkeep import reachable_objects
+from rewind.history.restoring.opening import open_store
+from rewind.history.upkeep.collection import reachable_objects
 from rewind.store.auto_gc import needs_packing
 from rewind.store.pack_index import PackIndex
 from rewind.store.packing import GRACE_SECONDS

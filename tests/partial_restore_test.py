@@ -14,9 +14,9 @@ import pytest
 
 import rewind
 from rewind.errors import ConflictError, UserError
-from rewind.history.hunks import Selection, hunks_between, put_back_hunks
-from rewind.history.partial import PartialRefused
-from rewind.history.restore import apply_plan
+from rewind.history.restoring.hunks import Selection, hunks_between, put_back_hunks
+from rewind.history.restoring.partial import PartialRefused
+from rewind.history.restoring.restore import apply_plan
 from tests.agent_payloads import ClaudeCode, Payload
 from tests.conftest import error_line, log_json, ok, run_rewind
 from tests.conftest import hook as send_hook

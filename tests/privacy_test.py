@@ -1,4 +1,5 @@
-"""What stays on the machine (rewind.history.privacy): git's answers asked for names git could
+"""What stays on the machine (rewind.history.remote.privacy): git's answers asked for names git
+could
 misread, held back when git cannot answer, and kept so that a changed answer starts a new
 generation of exports. Real repositories, real git."""
 
@@ -9,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rewind.history.opening import open_current_store
-from rewind.history.privacy import PRIVACY_RECORD, SharingPolicy, ignored_by_git
+from rewind.history.remote.privacy import PRIVACY_RECORD, SharingPolicy, ignored_by_git
+from rewind.history.restoring.opening import open_current_store
 from tests.conftest import ok
 
 ODD_NAMES = [b":memo", b":(top)x", b":/y", b"-v", b"*", b"a\nb", b"sp ace", b"\xc3\xbc\xcc\x88"]

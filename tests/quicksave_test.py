@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from rewind.errors import UserError
-from rewind.history.opening import open_store
-from rewind.history.recording import begin, record_after, track
+from rewind.history.recording.turns import begin, record_after, track
+from rewind.history.restoring.opening import open_store
 from rewind.quicksave import QuicksaveLimits, QuicksavePlan, limits_from, paths_at_risk
 from rewind.store.config import load_config
 from tests.conftest import ok, snapshot

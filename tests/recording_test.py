@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from rewind.history.entry import EDIT, SHELL, FileChange
-from rewind.history.opening import open_current_store
-from rewind.history.recording import begin, record_after, track
+from rewind.history.recording.turns import begin, record_after, track
+from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import load_head
 from rewind.history.sessions import read_entries
 from tests.conftest import log_json, ok, run_rewind, store_dir

@@ -182,10 +182,10 @@ def test_version_mistakes_say_what_to_do(project: Path) -> None:
 def test_the_api_restores_a_version_and_refuses_an_ambiguous_prefix(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import rewind.history.recording
+    import rewind.history.recording.turns
 
     ids = iter(["abcd00000001", "abcd00000002"])
-    monkeypatch.setattr(rewind.history.recording, "new_entry_id", lambda: next(ids))
+    monkeypatch.setattr(rewind.history.recording.turns, "new_entry_id", lambda: next(ids))
     api = rewind.Project(project, session="api")
     with api.turn("create") as turn:
         turn.write_text("a.txt", "first\n")

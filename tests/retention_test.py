@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 import rewind
-from rewind.history import retention
 from rewind.history.index import EntryIndex
 from rewind.history.session import load_head
-from rewind.history.upkeep import reachable_objects
+from rewind.history.upkeep import retention
+from rewind.history.upkeep.collection import reachable_objects
 from rewind.store.objects import SHALLOW
 from tests.conftest import run_rewind
 

@@ -19,8 +19,8 @@ from textual.screen import Screen
 from textual.widgets import OptionList
 
 from rewind.errors import UserError
-from rewind.history import recording
-from rewind.history.opening import open_store
+from rewind.history.recording import turns as recording
+from rewind.history.restoring.opening import open_store
 from rewind.store.repository import Store
 from rewind.tui.confirm_restore import ConfirmRestore
 from rewind.tui.file_choice import FileChoice

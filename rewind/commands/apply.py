@@ -1,6 +1,6 @@
 """``rewind apply [--remote NAME] SESSION TURN[..TURN2]``: another session's changes, merged
 into this work tree and recorded so that ``rewind undo`` takes them back
-(rewind.history.apply)."""
+(rewind.history.restoring.apply)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ from rewind.commands.asking import asked_yes
 from rewind.commands.json_output import FORMAT, print_json, refuse_json_without_dry_run
 from rewind.commands.render import paint, use_colour
 from rewind.errors import ConflictError, ExitCode, UserError
-from rewind.history.apply import (
+from rewind.history.insight.summary import path_json
+from rewind.history.recording.turns import closed_head
+from rewind.history.remote.fetched import open_fetched
+from rewind.history.restoring.apply import (
     ALREADY,
     CONFLICT,
     MERGE,
@@ -22,13 +25,10 @@ from rewind.history.apply import (
     plan_apply,
     turn_range,
 )
-from rewind.history.fetched import open_fetched
-from rewind.history.opening import open_current_store
-from rewind.history.recording import closed_head
-from rewind.history.restore import apply_plan
+from rewind.history.restoring.opening import open_current_store
+from rewind.history.restoring.restore import apply_plan
 from rewind.history.session import load_head, require_existing
 from rewind.history.sessions import resolve_session
-from rewind.history.summary import path_json
 from rewind.store.repository import Store
 
 _WORDS = {

@@ -1,11 +1,11 @@
 """The automatic backup's state as ``rewind status`` and ``rewind stats`` show it
-(rewind.history.backup): one line of text, or an object in their ``--json``."""
+(rewind.history.remote.backup): one line of text, or an object in their ``--json``."""
 
 from __future__ import annotations
 
 from rewind.commands.render import local_time
-from rewind.history.backup import backup_state, pending_since
-from rewind.history.summary import iso_time
+from rewind.history.insight.summary import iso_time
+from rewind.history.remote.backup import backup_state, pending_since
 from rewind.store.backup_trigger import pusher_running
 from rewind.store.repository import Store
 

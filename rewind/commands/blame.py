@@ -7,11 +7,11 @@ import sys
 
 from rewind.commands.json_output import FORMAT, print_json
 from rewind.commands.render import local_time, paint, use_colour
-from rewind.history.blame import BEFORE_RECORD, Blame, Run, blame_file
 from rewind.history.entry import TURN, first_line
-from rewind.history.file_history import OUTSIDE, Version
-from rewind.history.opening import open_current_store
-from rewind.history.summary import iso_time, path_json
+from rewind.history.insight.blame import BEFORE_RECORD, Blame, Run, blame_file
+from rewind.history.insight.file_history import OUTSIDE, Version
+from rewind.history.insight.summary import iso_time, path_json
+from rewind.history.restoring.opening import open_current_store
 
 AGENT_WIDTH = 12
 LABEL_WIDTH = 13 + 2 + 5 + 1 + AGENT_WIDTH + 16 + 1  # "ID (#N agent YYYY-MM-DD HH:MM)"

@@ -5,19 +5,19 @@ import sys
 
 from rewind.errors import UserError
 from rewind.history import commits
-from rewind.history import drill as recovery_drill
-from rewind.history.drill import DrillReport, SessionDrill
 from rewind.history.entry import Entry
 from rewind.history.index import EntryIndex
-from rewind.history.opening import open_current_store
+from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import SessionHead, damaged_ref_hint
 from rewind.history.sessions import list_sessions, read_entries_with_commits
+from rewind.history.upkeep import drill as recovery_drill
+from rewind.history.upkeep.drill import DrillReport, SessionDrill
 from rewind.store.repository import DamagedRef, Store
 
 
 def run(*, drill: bool = False, session: str | None = None, as_json: bool = False) -> int:
     """Reads every entry of every session and every blob they name; with ``drill``, rebuilds
-    every state in a scratch directory and verifies it (rewind.history.drill)."""
+    every state in a scratch directory and verifies it (rewind.history.upkeep.drill)."""
     if not drill and (session is not None or as_json):
         raise UserError("--session and --json go with --drill: run 'rewind check --drill'.")
     store = open_current_store()

@@ -4,12 +4,12 @@ from rewind.commands.json_output import FORMAT, print_json
 from rewind.commands.reading import print_fetched_safely, session_to_read
 from rewind.commands.render import colour_diff, use_colour
 from rewind.history.checkpoint import states_between
-from rewind.history.diffs import FileDiff, diff_states, diff_to_disk
 from rewind.history.entry import Entry
+from rewind.history.insight.diffs import FileDiff, diff_states, diff_to_disk
+from rewind.history.insight.summary import diff_json
 from rewind.history.lookup import entries_between, find
 from rewind.history.session import require_existing
 from rewind.history.sessions import refuse_damaged
-from rewind.history.summary import diff_json
 from rewind.store.repository import Store
 
 

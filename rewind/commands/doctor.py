@@ -150,9 +150,9 @@ def _check_backup(project: str, store_dir: str, report: Report) -> None:
         return  # the config check says why
     if not remote:
         return
-    from rewind.history.backup import backup_state
-    from rewind.history.opening import open_store
-    from rewind.history.remote_setup import check_reachable
+    from rewind.history.remote.backup import backup_state
+    from rewind.history.remote.remote_setup import check_reachable
+    from rewind.history.restoring.opening import open_store
     from rewind.store.remotes import remote_url
 
     try:

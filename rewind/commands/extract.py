@@ -1,16 +1,16 @@
 """``rewind extract TURN DIR``: the files a turn touched, rebuilt in a new folder for inspection
-(rewind.history.extract)."""
+(rewind.history.restoring.extract)."""
 
 from __future__ import annotations
 
 import os
 
 from rewind.errors import ExitCode
-from rewind.history.extract import extract
-from rewind.history.fetched import open_fetched
 from rewind.history.filestate import LINK
 from rewind.history.lookup import find
-from rewind.history.opening import open_current_store
+from rewind.history.remote.fetched import open_fetched
+from rewind.history.restoring.extract import extract
+from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import require_existing
 from rewind.history.sessions import resolve_session
 

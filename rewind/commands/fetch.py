@@ -1,5 +1,5 @@
 """``rewind fetch [REMOTE]``: bring the sessions pushed for this project
-(rewind.history.fetched)."""
+(rewind.history.remote.fetched)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import sys
 
 from rewind.commands.json_output import FORMAT, print_json
 from rewind.errors import UserError
-from rewind.history.fetched import FetchReport, fetch
-from rewind.history.opening import open_current_store
+from rewind.history.remote.fetched import FetchReport, fetch
+from rewind.history.restoring.opening import open_current_store
 from rewind.store.remotes import list_remotes
 
 

@@ -5,10 +5,10 @@ import time
 
 from rewind.commands.render import human_size
 from rewind.errors import UserError
-from rewind.history import retention
-from rewind.history.drill import drill
-from rewind.history.opening import open_current_store
-from rewind.history.upkeep import collect
+from rewind.history.restoring.opening import open_current_store
+from rewind.history.upkeep import retention
+from rewind.history.upkeep.collection import collect
+from rewind.history.upkeep.drill import drill
 from rewind.store.event_log import STATS_DIR
 from rewind.store.gc_record import GC_RECORD, GcRecord, write_gc_record
 from rewind.store.packing import GcBusy, PackReport

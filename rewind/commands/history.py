@@ -12,10 +12,10 @@ import os
 from rewind.commands.json_output import FORMAT, print_json, recorded_store
 from rewind.commands.render import local_time, paint, use_colour
 from rewind.history.entry import TURN, first_line
-from rewind.history.file_history import OUTSIDE, Version, file_versions
 from rewind.history.filestate import ABSENT, FILE, LINK, TOO_LARGE
-from rewind.history.opening import open_current_store
-from rewind.history.summary import iso_time, path_json
+from rewind.history.insight.file_history import OUTSIDE, Version, file_versions
+from rewind.history.insight.summary import iso_time, path_json
+from rewind.history.restoring.opening import open_current_store
 from rewind.store.repository import Store
 
 

@@ -7,7 +7,7 @@ import json
 import os
 
 from rewind.errors import UserError
-from rewind.history.opening import open_store
+from rewind.history.restoring.opening import open_store
 from rewind.history.session import load_head, recent_session
 from rewind.history.sessions import list_sessions
 from rewind.store.home import store_dir_for

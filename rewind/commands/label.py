@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 from rewind.commands.json_output import FORMAT, print_json
-from rewind.history.labels import add_label, remove_label
-from rewind.history.opening import open_current_store
+from rewind.history.insight.labels import add_label, remove_label
+from rewind.history.insight.summary import entry_diffs, entry_json
+from rewind.history.restoring.opening import open_current_store
 from rewind.history.sessions import all_labels, labels_of, resolve_session
-from rewind.history.summary import entry_diffs, entry_json
 
 
 def run(*, session: str | None, turn: str, name: str, remove: bool, as_json: bool = False) -> int:

@@ -11,11 +11,11 @@ from rewind.commands.when import parse_since
 from rewind.errors import UserError
 from rewind.history.entry import TURN, WATCH_AGENT, Entry, first_line
 from rewind.history.index import EntryIndex
-from rewind.history.line_counts import LineCounts
-from rewind.history.opening import open_current_store
+from rewind.history.insight.line_counts import LineCounts
+from rewind.history.insight.summary import entry_json
+from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import require_existing
 from rewind.history.sessions import all_labels, labels_of
-from rewind.history.summary import entry_json
 from rewind.store.repository import Store
 from rewind.watch.bursts import describe_unrecorded
 

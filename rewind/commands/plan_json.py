@@ -4,11 +4,11 @@ docs/cli.md)."""
 from __future__ import annotations
 
 from rewind.commands.json_output import FORMAT
-from rewind.history.hunks import describe_selection
-from rewind.history.partial import PartialPlan
-from rewind.history.restore_plan import CANNOT, PlannedFile, RestorePlan
-from rewind.history.summary import path_json
-from rewind.history.versions import VersionPlan, version_json
+from rewind.history.insight.summary import path_json
+from rewind.history.restoring.hunks import describe_selection
+from rewind.history.restoring.partial import PartialPlan
+from rewind.history.restoring.restore_plan import CANNOT, PlannedFile, RestorePlan
+from rewind.history.restoring.versions import VersionPlan, version_json
 
 
 def plan_json(plan: RestorePlan) -> dict[str, object]:

@@ -1,4 +1,4 @@
-"""``rewind push [REMOTE]``: send sessions to a git remote (rewind.history.push)."""
+"""``rewind push [REMOTE]``: send sessions to a git remote (rewind.history.remote.push)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import sys
 from rewind.commands.asking import asked_yes
 from rewind.commands.json_output import FORMAT, print_json
 from rewind.errors import UserError
-from rewind.history.backup import note_backup, run_backup
 from rewind.history.entry import first_line
-from rewind.history.opening import open_current_store
-from rewind.history.push import PushPlan, plan_push, private_paths, push, unsent_entries
-from rewind.history.remote_setup import confirm, needs_confirmation
+from rewind.history.remote.backup import note_backup, run_backup
+from rewind.history.remote.push import PushPlan, plan_push, private_paths, push, unsent_entries
+from rewind.history.remote.remote_setup import confirm, needs_confirmation
+from rewind.history.restoring.opening import open_current_store
 from rewind.history.sessions import resolve_session
 from rewind.store.remotes import list_remotes
 from rewind.store.repository import Store

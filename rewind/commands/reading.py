@@ -1,5 +1,5 @@
 """Which session a reading command (log, show, diff, the TUI) reads: a local one, or, with
-``--remote``, one fetched from a remote (rewind.history.fetched)."""
+``--remote``, one fetched from a remote (rewind.history.remote.fetched)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import sys
 from typing import Any, TextIO, cast
 
 from rewind.errors import UserError
-from rewind.history.fetched import fetched_sessions, open_fetched
-from rewind.history.opening import open_current_store
+from rewind.history.remote.fetched import fetched_sessions, open_fetched
+from rewind.history.restoring.opening import open_current_store
 from rewind.history.sessions import list_sessions, resolve_session
 from rewind.store.repository import Store
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from rewind.commands.json_output import FORMAT, print_json
-from rewind.history.opening import open_current_store
-from rewind.history.remote_setup import add_remote, project_remote_named
+from rewind.history.remote.remote_setup import add_remote, project_remote_named
+from rewind.history.restoring.opening import open_current_store
 from rewind.store.config import CONFIG_NAME
 from rewind.store.remotes import list_remotes, remove_remote
 

@@ -6,7 +6,8 @@ import os
 import sys
 import time
 
-from rewind.history.diffs import (
+from rewind.history.entry import EDIT, EXTERNAL, SHELL
+from rewind.history.insight.diffs import (
     ADDED,
     DELETED,
     MODE,
@@ -16,8 +17,7 @@ from rewind.history.diffs import (
     PENDING,
     FileDiff,
 )
-from rewind.history.entry import EDIT, EXTERNAL, SHELL
-from rewind.history.restore_plan import (
+from rewind.history.restoring.restore_plan import (
     CANNOT,
     DELETE,
     RECREATE,

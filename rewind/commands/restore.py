@@ -11,13 +11,13 @@ from rewind.errors import ConflictError, ExitCode, UserError
 from rewind.history.entry import UNDO
 from rewind.history.filestate import TOO_LARGE
 from rewind.history.lookup import entries_from
-from rewind.history.opening import open_current_store
-from rewind.history.partial import PartialPlan
-from rewind.history.recording import settled_head
-from rewind.history.restore import apply_plan, conflict_message
-from rewind.history.restore_events import REFUSED, note_restore
-from rewind.history.restore_plan import RestorePlan, plan_restore
-from rewind.history.versions import find_version, plan_version
+from rewind.history.recording.turns import settled_head
+from rewind.history.restoring.opening import open_current_store
+from rewind.history.restoring.partial import PartialPlan
+from rewind.history.restoring.restore import apply_plan, conflict_message
+from rewind.history.restoring.restore_events import REFUSED, note_restore
+from rewind.history.restoring.restore_plan import RestorePlan, plan_restore
+from rewind.history.restoring.versions import find_version, plan_version
 from rewind.store.repository import Store
 
 

@@ -1,5 +1,5 @@
 """``rewind restore TURN --path P --hunks 1,2:1-3`` and ``--patch``: putting back some hunks, or
-some lines, of what a turn did to files (rewind.history.partial), as one restore entry."""
+some lines, of what a turn did to files (rewind.history.restoring.partial), as one restore entry."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from collections.abc import Mapping
 from rewind.commands.hunk_text import hunk_text
 from rewind.commands.render import use_colour
 from rewind.history.entry import Entry
-from rewind.history.hunks import Choice, Selection, parse_ranges
 from rewind.history.lookup import find
-from rewind.history.partial import (
+from rewind.history.restoring.hunks import Choice, Selection, parse_ranges
+from rewind.history.restoring.partial import (
     PartialPlan,
     PartialRefused,
     applicable,

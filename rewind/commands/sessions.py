@@ -3,10 +3,10 @@ from __future__ import annotations
 from rewind.commands.json_output import print_json, recorded_store
 from rewind.commands.reading import print_fetched_safely
 from rewind.commands.render import local_time
-from rewind.history.fetched import FetchedSession, fetched_sessions
 from rewind.history.index import EntryIndex
+from rewind.history.insight.summary import iso_time
+from rewind.history.remote.fetched import FetchedSession, fetched_sessions
 from rewind.history.sessions import SessionSummary, list_sessions
-from rewind.history.summary import iso_time
 
 
 def run(*, as_json: bool, remote: str | None = None) -> int:

@@ -6,11 +6,11 @@ from rewind.commands.reading import print_fetched_safely, session_to_read
 from rewind.commands.render import PROMPT_WIDTH, colour_diff, local_time, paint, use_colour
 from rewind.errors import StoreError
 from rewind.history.entry import Entry, first_line
+from rewind.history.insight.summary import entry_diffs, entry_json, path_json
 from rewind.history.lookup import find
-from rewind.history.partial import turn_hunks
+from rewind.history.restoring.partial import turn_hunks
 from rewind.history.session import require_existing
 from rewind.history.sessions import all_labels, labels_of
-from rewind.history.summary import entry_diffs, entry_json, path_json
 from rewind.store.repository import Store
 
 

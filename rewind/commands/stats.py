@@ -1,6 +1,7 @@
 """``rewind stats``: what rewind has recorded for a project (or, with ``--all``, every project)
 and what it cost: counts, bytes recorded against bytes on disk, the hooks' latency and failures,
-restores, the last gc. The figures come from the history (rewind.history.tally), a walk of the
+restores, the last gc. The figures come from the history (rewind.history.insight.tally), a walk of
+the
 store for its size, and the stats files under ``<store>/rewind/stats/`` (docs/store.md)."""
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from rewind.commands.backup_text import backup_json, backup_line
 from rewind.commands.stats_figures import ProjectFigures
 from rewind.commands.stats_text import print_projects
 from rewind.errors import UserError
-from rewind.history.opening import open_current_store, open_store
-from rewind.history.restore_events import RestoreCounts, restore_counts
-from rewind.history.summary import iso_time
-from rewind.history.tally import Tally, tally
+from rewind.history.insight.summary import iso_time
+from rewind.history.insight.tally import Tally, tally
+from rewind.history.restoring.opening import open_current_store, open_store
+from rewind.history.restoring.restore_events import RestoreCounts, restore_counts
 from rewind.store.event_log import STATS_DIR, read_events
 from rewind.store.gc_record import GC_RECORD, GcRecord, read_gc_record
 from rewind.store.hook_calls import HOOK_CALLS, HookWindow

@@ -18,7 +18,7 @@ from rewind.store.hook_calls import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from rewind.history.restore_events import RestoreCounts
+    from rewind.history.restoring.restore_events import RestoreCounts
     from rewind.store.gc_record import GcRecord
 
 LABEL = 14  # the width of the labels' column

@@ -5,7 +5,7 @@ import os
 from rewind.commands.backup_text import backup_line
 from rewind.commands.render import human_size, local_time
 from rewind.errors import UserError
-from rewind.history.opening import open_store
+from rewind.history.restoring.opening import open_store
 from rewind.history.session import load_head, recent_session
 from rewind.store.event_log import STATS_DIR
 from rewind.store.failure_log import problem_logs, recent_problems

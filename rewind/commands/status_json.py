@@ -7,8 +7,8 @@ import os
 
 from rewind.commands.backup_text import backup_json
 from rewind.commands.json_output import FORMAT, print_json
+from rewind.history.insight.summary import iso_time
 from rewind.history.session import load_head, recent_session
-from rewind.history.summary import iso_time
 from rewind.store.event_log import STATS_DIR
 from rewind.store.failure_log import problem_logs, recent_problems
 from rewind.store.gc_record import GC_RECORD, read_gc_record

@@ -3,9 +3,9 @@ from __future__ import annotations
 from rewind.commands.json_output import refuse_json_without_dry_run
 from rewind.commands.restore import carry_out
 from rewind.history.lookup import entries_to_undo
-from rewind.history.opening import open_current_store
-from rewind.history.recording import settled_head
-from rewind.history.restore_plan import plan_undo
+from rewind.history.recording.turns import settled_head
+from rewind.history.restoring.opening import open_current_store
+from rewind.history.restoring.restore_plan import plan_undo
 
 
 def run(

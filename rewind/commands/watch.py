@@ -8,7 +8,7 @@ import sys
 import time
 
 from rewind.errors import UserError
-from rewind.history.opening import open_current_store
+from rewind.history.restoring.opening import open_current_store
 from rewind.store.repository import Store
 from rewind.watch.pidfile import OUTPUT_NAME, WatchLock, running_info, spawn, stop
 

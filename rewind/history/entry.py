@@ -33,7 +33,7 @@ SOURCES = (EDIT, SHELL, EXTERNAL)
 # The agent of the turns watch mode opens when no turn is open (rewind.watch.recorder).
 WATCH_AGENT = "watch"
 # The prompt of the entry 'rewind begin' makes of files changed outside rewind
-# (rewind.history.drift).
+# (rewind.history.recording.drift).
 DRIFT_PROMPT = "changed outside rewind since it last recorded them"
 
 
@@ -58,7 +58,7 @@ class FileChange:
         self.source = source  # EDIT, SHELL or EXTERNAL: who recorded the before-state
         # The path this one was to be moved from (``mv A B`` read by the quicksave, a patch's
         # "Move to"), as announced before the change: a reader checks that the entry left that
-        # path absent before it follows the move (rewind.history.file_history).
+        # path absent before it follows the move (rewind.history.insight.file_history).
         self.moved_from = moved_from
 
     @property

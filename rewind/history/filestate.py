@@ -22,7 +22,7 @@ UNREADABLE = "unreadable"
 UNKNOWN = "unknown"  # no pre-image could be taken (an agent told rewind only after the edit)
 DIRECTORY = "directory"
 SPECIAL = "special"  # a fifo, socket or device: never read, never written
-# A state whose content its session's machine did not push (rewind.history.export): the file
+# A state whose content its session's machine did not push (rewind.history.remote.export): the file
 # is private there (ignored by git, or excluded), so only the fact that it changed travels.
 NOT_SHARED = "not-shared"
 

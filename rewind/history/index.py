@@ -12,7 +12,7 @@ it is missing, damaged or of another format:
 - ``diffstats``: +/- line counts per pair of contents, computed once by the first reader that
   needs them (the hook path never diffs) and kept;
 - ``blames``: per path, where each line of its newest recorded version came from, as
-  ``rewind blame`` last worked it out (:mod:`rewind.history.blame`): the versions it walked
+  ``rewind blame`` last worked it out (:mod:`rewind.history.insight.blame`): the versions it walked
   (``chain``) and one code per line (``origins``), so that the next blame diffs only what was
   recorded since.
 
@@ -389,7 +389,7 @@ class EntryIndex:
         with the paths its entry recorded (None for a damaged entry, whose record cannot be
         read), back to the newest commit ``known`` accepts (or the
         first entry): a session's history without reading its objects, what a push needs to
-        decide what it sends (rewind.history.export). It costs what is new since that one."""
+        decide what it sends (rewind.history.remote.export). It costs what is new since that one."""
         self.sync(head)
         rows: list[tuple[int, str]] = []
         damaged: set[int] = set()

@@ -1,8 +1,9 @@
 """The journal of a restore under way (``<store>/rewind/restore-journal.json``): which session's
-entry it records, and which process writes it (rewind.history.restore writes and finishes it).
+entry it records, and which process writes it (rewind.history.restoring.restore writes and finishes
+it).
 
 While it is there, the restore is not done: nothing is recorded on top of its entry (hooks
-spool their records instead, rewind.history.recording) until a command finishes it or
+spool their records instead, rewind.history.recording.turns) until a command finishes it or
 'rewind undo' takes it back. Read here without the restore's imports: the hook path asks.
 """
 

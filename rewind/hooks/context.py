@@ -8,8 +8,7 @@ import time
 
 from rewind.errors import UserError
 from rewind.history.entry import EDIT, SHELL, valid_text
-from rewind.history.opening import open_store
-from rewind.history.recording import (
+from rewind.history.recording.turns import (
     TRACK_PROBLEMS,
     begin,
     name_open_turn,
@@ -17,6 +16,7 @@ from rewind.history.recording import (
     record_after_states,
     track,
 )
+from rewind.history.restoring.opening import open_store
 from rewind.history.session import load_head
 from rewind.history.sessions import resolve_session
 from rewind.hooks.project import project_root
@@ -163,7 +163,7 @@ class HookContext:
 
     def last_recorded(self, session: str, name: bytes) -> FileState | None:
         """The last state this session recorded for ``name``, in any turn."""
-        from rewind.history.drift import recorded_before_open_turn
+        from rewind.history.recording.drift import recorded_before_open_turn
 
         assert self.store is not None
         head = load_head(self.store, session)

@@ -22,11 +22,11 @@ import time
 
 from rewind.errors import UserError
 from rewind.history.filestate import DIRECTORY
-from rewind.history.git_status import changed_paths
-from rewind.history.opening import open_store
-from rewind.history.recording import TRACK_PROBLEMS, begin, track
+from rewind.history.recording.turns import TRACK_PROBLEMS, begin, track
+from rewind.history.restoring.opening import open_store
 from rewind.history.session import recent_session
 from rewind.store.atomic import write_text_atomically
+from rewind.store.git_status import changed_paths
 from rewind.store.repository import Store
 
 TYPE_CHECKING = False

@@ -38,7 +38,7 @@ Understood:
   ``restore`` (not ``--staged`` alone), ``reset --hard``/``--merge``/``--keep``, ``clean``
   (``-x``/``-X`` add ignored files), ``stash`` (push, save, ``-u``, ``-a``; ``pop``/``apply``:
   the stash's files), ``switch -f``/``--discard-changes``/``-m``, ``rm``, ``mv``: every file git
-  reports modified, staged or untracked (``rewind.history.git_status.changed_paths``), within the
+  reports modified, staged or untracked (``rewind.store.git_status.changed_paths``), within the
   pathspecs; with another commit (``reset --hard REF``, ``checkout REF -- PATH``,
   ``restore -s REF``) also every file that differs from it.
 

@@ -1,7 +1,7 @@
 """What a git command may overwrite, as git lists it: the files it reports changed, the files
 that differ from a commit or make up a stash, the ignored files; within pathspecs and the limits.
 
-``subprocess`` (and ``rewind.history.git_status``) are imported only once git is asked.
+``subprocess`` (and ``rewind.store.git_status``) are imported only once git is asked.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def _record_changed(analysis: Analysis, top: str, scope: list[str] | None, conte
     """The files git reports modified, staged or untracked; False, with a warning, when git
     could not say."""
     from rewind.errors import UserError
-    from rewind.history.git_status import changed_paths
+    from rewind.store.git_status import changed_paths
 
     try:
         changed = changed_paths(os.fsencode(top))

@@ -1,4 +1,4 @@
-"""Asking for an automatic backup push: ``[remote] backup`` (rewind.history.backup).
+"""Asking for an automatic backup push: ``[remote] backup`` (rewind.history.remote.backup).
 
 On the hook path, once per closed entry: a touch, a lock test and, when no backup pusher runs,
 starting one detached (``rewind push --background``). It never waits for the remote.
@@ -14,7 +14,7 @@ from rewind.store.repository import Store
 
 BACKUP_LOCK = "backup.lock"  # held by the one pusher at work
 BACKUP_REQUESTED = "backup.requested"  # its time: when the last entry closed
-BACKUP_STATE = "backup.json"  # what the last attempts did (rewind.history.backup)
+BACKUP_STATE = "backup.json"  # what the last attempts did (rewind.history.remote.backup)
 
 
 def request_backup(store: Store) -> None:

@@ -30,7 +30,8 @@ DEFAULT_WATCH_MAX_DELAY_MS = 2000
 
 
 class Retention:
-    """``[retention]``: what gc keeps of old history (rewind.history.retention, docs/store.md).
+    """``[retention]``: what gc keeps of old history (rewind.history.upkeep.retention,
+    docs/store.md).
 
     Entries older than ``keep_days`` may be dropped, then more of the oldest while the store is
     larger than ``max_size_mb``; never the last ``keep_last`` entries of a session, never the
@@ -53,7 +54,7 @@ class Retention:
 
 
 # Paths whose contents are never pushed to a remote, whatever .gitignore says (docs/remote.md):
-# gitignore's syntax, matched in any case (rewind.history.exclude_patterns).
+# gitignore's syntax, matched in any case (rewind.history.remote.exclude_patterns).
 DEFAULT_REMOTE_EXCLUDE = (
     ".env",
     ".env.*",

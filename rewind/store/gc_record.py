@@ -3,7 +3,7 @@ store's size before and after, and what retention dropped. ``rewind gc`` writes 
 gc; ``rewind status`` reads the size from it instead of measuring the store, and ``rewind
 stats`` shows it.
 
-``retention_dropped`` is what retention (rewind.history.retention) cut before packing:
+``retention_dropped`` is what retention (rewind.history.upkeep.retention) cut before packing:
 ``{"sessions": 2, "entries": 40, "bytes": 1048576}`` (sessions cut, entries dropped, bytes of
 content only they named, estimated); None in a record that does not say.
 """

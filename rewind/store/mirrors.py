@@ -1,7 +1,7 @@
 """The mirrors of remotes (rewind.store.remotes): one fetch at a time in each, what a killed
 fetch leaves behind, and their gc.
 
-Only ``git fetch`` writes a mirror (rewind.history.fetched), holding the mirror's
+Only ``git fetch`` writes a mirror (rewind.history.remote.fetched), holding the mirror's
 ``rewind/fetch.lock`` throughout: a second fetch from the same remote at once is refused, so
 nothing one fetch writes is taken by another for a leftover. The fetch also notes the pid of
 the git it started in ``rewind/fetching`` until that git has ended.
@@ -13,7 +13,8 @@ counted against ``max_fetch_mb``, once no git a fetch noted still runs: the git 
 rewind can outlive it, and while it runs, the mirror is left to it (a fetch says so, a gc
 passes it over).
 
-gc (rewind.history.upkeep) collects a mirror that a fetch changed since the last gc with ``git
+gc (rewind.history.upkeep.collection) collects a mirror that a fetch changed since the last gc with
+``git
 gc --prune=now`` through the git program, under the same lock and with the same settings as a
 fetch: its packs rolled into one, and the objects of sessions the remote deleted removed.
 """

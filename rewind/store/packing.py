@@ -64,7 +64,8 @@ GRACE_SECONDS = 10 * 60
 GC_LOCK = "gc.lock"
 
 
-# The objects that something other than a ref names, read when asked (rewind.history.upkeep).
+# The objects that something other than a ref names, read when asked
+# (rewind.history.upkeep.collection).
 NamedElsewhere = Callable[[], set[str]]
 
 
@@ -128,7 +129,7 @@ class Snapshot:
 def ref_tips(store: Store) -> list[str]:
     """The commits the sessions' refs and the labels' refs point at, and those last pushed to
     each remote (rewind.store.remotes): a session's history as sent, where it had to be
-    rewritten (rewind.history.export)."""
+    rewritten (rewind.history.remote.export)."""
     refs = (
         store.ref_names(SESSIONS_REF_PREFIX)
         + store.all_ref_names(LABELS_REF_PREFIX)

@@ -166,7 +166,7 @@ class Store:
         self.config = config
         # Where the sessions' refs, the labels' refs and rewind's own files are: a project's
         # store has them at their usual places; a view of the sessions one machine pushed to a
-        # remote (rewind.history.fetched) has them under that machine's folder of the mirror.
+        # remote (rewind.history.remote.fetched) has them under that machine's folder of the mirror.
         self.sessions_prefix = SESSIONS_REF_PREFIX
         self.labels_prefix = LABELS_REF_PREFIX
         self.state_root = os.path.join(git_dir, STATE_DIR)
@@ -184,7 +184,8 @@ class Store:
     ) -> Store:
         """The store of the project at ``root_path``. ``lock_timeout`` is how long its writers
         wait for the store lock (None: as long as it takes). Commands open it through
-        :mod:`rewind.history.opening`, which first finishes a restore that was interrupted."""
+        :mod:`rewind.history.restoring.opening`, which first finishes a restore that was
+        interrupted."""
         git_dir = store_dir_for(root_path)
         config = load_config(root_path, git_dir)
         store = cls(git_dir, Root(root_path, config.extra_roots), config)

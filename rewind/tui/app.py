@@ -12,7 +12,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.timer import Timer
 
-from rewind.history import opening
+from rewind.history.restoring import opening
 from rewind.history.sessions import resolve_session
 from rewind.store.repository import Store
 from rewind.store.root import find_root

@@ -1,6 +1,6 @@
 """Blame: the file as it is now, each line with the prompt that last changed it.
 
-The blame is :func:`rewind.history.blame.blame_file`'s (``rewind blame P``), computed in a
+The blame is :func:`rewind.history.insight.blame.blame_file`'s (``rewind blame P``), computed in a
 worker. Each line gets a gutter: on the first line of a run (consecutive lines from the same
 version) the entry's number, its agent, a short time and the prompt's first line; on the lines
 after it a dim continuation mark. Lines that predate the record say ``before rewind``, lines
@@ -32,8 +32,8 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from rewind.errors import UserError
-from rewind.history.blame import BEFORE_RECORD, OUTSIDE_RECORD, Blame, Run, blame_file
 from rewind.history.entry import TURN, first_line
+from rewind.history.insight.blame import BEFORE_RECORD, OUTSIDE_RECORD, Blame, Run, blame_file
 from rewind.store.repository import Store
 from rewind.tui.highlight import TAB_SIZE, Lexer, code_segments, lexer_for
 from rewind.tui.turn_table import short_time

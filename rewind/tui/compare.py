@@ -4,14 +4,14 @@ The timeline's ``m`` marks one entry and ``c`` compares it with the selected one
 entries from the earlier to the later (both included) touched, from its state just before the
 earlier to its state just after the later (``rewind diff A B+1`` on the command line). The
 states come from :func:`rewind.history.checkpoint.states_between`, the diffs from the engine's
-:func:`rewind.history.diffs.diff_states`, as everywhere else.
+:func:`rewind.history.insight.diffs.diff_states`, as everywhere else.
 """
 
 from __future__ import annotations
 
 from rewind.history.checkpoint import states_between
-from rewind.history.diffs import FileDiff, diff_states
 from rewind.history.entry import FileChange
+from rewind.history.insight.diffs import FileDiff, diff_states
 from rewind.tui.timeline_data import DiffText, FileRow, SessionHistory, diff_text_of, no_diff_note
 
 

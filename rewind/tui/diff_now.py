@@ -12,8 +12,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
 from rewind.history.checkpoint import checkpoint_states
-from rewind.history.diffs import NO_PRE_IMAGE, UNCHANGED, FileDiff, diff_to_disk
 from rewind.history.entry import Entry
+from rewind.history.insight.diffs import NO_PRE_IMAGE, UNCHANGED, FileDiff, diff_to_disk
 from rewind.store.repository import Store
 from rewind.tui.dialog import Dialog
 from rewind.tui.file_choice import shown

@@ -1,6 +1,7 @@
 """One file's whole story: its versions newest first (above) and a diff (below).
 
-The versions are :func:`rewind.history.file_history.file_versions`'s, as ``rewind history P``
+The versions are :func:`rewind.history.insight.file_history.file_versions`'s, as ``rewind history
+P``
 lists them, renames followed. The diff is, by default, between the selected version and the one
 before it; ``m`` marks a version and ``c`` shows the diff from the marked one to the selected
 one; ``n`` shows the selected version against the file as it is now. From here ``r`` restores
@@ -24,10 +25,10 @@ from textual.widgets import DataTable, Footer, Static
 from textual.worker import get_current_worker
 
 from rewind.errors import UserError
-from rewind.history.diffs import diff_states, diff_to_disk
 from rewind.history.entry import TURN
-from rewind.history.file_history import OUTSIDE, Version, file_versions
 from rewind.history.filestate import ABSENT
+from rewind.history.insight.diffs import diff_states, diff_to_disk
+from rewind.history.insight.file_history import OUTSIDE, Version, file_versions
 from rewind.store.repository import Store
 from rewind.tui.diff_view import DiffView
 from rewind.tui.origin import NO_BLAME_NOTICE, refused

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
-from rewind.history.diffs import ADDED, DELETED, MODE, MODIFIED, NO_PRE_IMAGE, PENDING
+from rewind.history.insight.diffs import ADDED, DELETED, MODE, MODIFIED, NO_PRE_IMAGE, PENDING
 from rewind.tui.timeline_data import SOURCE_TAGS, FileRow
 from rewind.tui.turn_table import KIND_STYLES
 

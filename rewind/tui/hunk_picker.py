@@ -22,8 +22,8 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from rewind.errors import UserError
-from rewind.history.hunks import ADDED, Hunk, Selection, describe_selection
-from rewind.history.partial import PartialRefused
+from rewind.history.restoring.hunks import ADDED, Hunk, Selection, describe_selection
+from rewind.history.restoring.partial import PartialRefused
 from rewind.tui.file_choice import CHECKED, UNCHECKED
 from rewind.tui.highlight import TAB_SIZE
 from rewind.tui.restore_actions import HunkChoice, RestoreOutcome, put_back

@@ -1,7 +1,8 @@
 """Naming an entry from the timeline: ``l`` opens this dialog on the selected entry.
 
 A name the entry does not have yet is added (as ``rewind label TURN NAME`` would); a name it
-already has is removed (``rewind label --remove``). The engine (``rewind.history.labels``) does the
+already has is removed (``rewind label --remove``). The engine (``rewind.history.insight.labels``)
+does the
 work and its refusals (an open turn, a name taken by another entry) are shown in the dialog.
 """
 
@@ -17,7 +18,7 @@ from textual.widgets import Input, Label
 
 from rewind.errors import UserError
 from rewind.history.entry import Entry
-from rewind.history.labels import add_label, remove_label
+from rewind.history.insight.labels import add_label, remove_label
 from rewind.store.repository import Store
 from rewind.tui.dialog import Dialog
 

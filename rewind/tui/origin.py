@@ -1,5 +1,5 @@
 """Where the session on screen comes from: this project's own store, or a copy fetched from a
-remote (rewind.history.fetched), which is read through a read-only view.
+remote (rewind.history.remote.fetched), which is read through a read-only view.
 
 The screens ask :func:`refused` before anything that would record or restore: on a fetched
 session it says why nothing happens instead of letting the view's lock fail mid-action.
@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.app import App
 
-from rewind.history.fetched import MACHINES_PREFIX, open_fetched
+from rewind.history.remote.fetched import MACHINES_PREFIX, open_fetched
 from rewind.store.repository import Store
 
 READ_ONLY_NOTICE = "Fetched sessions are read-only; 'rewind apply' brings a turn's changes here."

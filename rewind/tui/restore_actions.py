@@ -10,10 +10,11 @@ from dataclasses import dataclass
 
 from rewind.errors import UserError
 from rewind.history.entry import UNDO, Entry
-from rewind.history.file_history import Version
-from rewind.history.hunks import Selection
+from rewind.history.insight.file_history import Version
 from rewind.history.lookup import entries_from, entries_to_undo
-from rewind.history.partial import (
+from rewind.history.recording.turns import settled_head
+from rewind.history.restoring.hunks import Selection
+from rewind.history.restoring.partial import (
     FileHunks,
     NoHunks,
     PartialPlan,
@@ -22,10 +23,9 @@ from rewind.history.partial import (
     plan_partial,
     turn_hunks,
 )
-from rewind.history.recording import settled_head
-from rewind.history.restore import RestoreResult, apply_plan
-from rewind.history.restore_plan import RestorePlan, plan_restore, plan_undo
-from rewind.history.versions import VersionPlan, plan_version
+from rewind.history.restoring.restore import RestoreResult, apply_plan
+from rewind.history.restoring.restore_plan import RestorePlan, plan_restore, plan_undo
+from rewind.history.restoring.versions import VersionPlan, plan_version
 from rewind.store.repository import Store
 
 

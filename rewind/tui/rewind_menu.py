@@ -13,12 +13,12 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from rewind.errors import UserError
-from rewind.history.diffs import ADDED, DELETED, MODIFIED, PENDING
 from rewind.history.entry import TURN, Entry, first_line
-from rewind.history.restore_plan import RestorePlan
+from rewind.history.insight.diffs import ADDED, DELETED, MODIFIED, PENDING
+from rewind.history.insight.summary import entry_diffs
+from rewind.history.restoring.restore_plan import RestorePlan
 from rewind.history.session import load_head
 from rewind.history.sessions import read_entries
-from rewind.history.summary import entry_diffs
 from rewind.store.repository import Store
 from rewind.tui.confirm_restore import ConfirmRestore
 from rewind.tui.dialog import Dialog

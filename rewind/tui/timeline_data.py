@@ -11,14 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rewind.history.checkpoint import checkpoint_states, states_between
-from rewind.history.diffs import (
-    NO_PRE_IMAGE,
-    PENDING,
-    UNCHANGED,
-    FileDiff,
-    diff_states,
-    diff_to_disk,
-)
 from rewind.history.entry import (
     EDIT,
     EXTERNAL,
@@ -31,9 +23,17 @@ from rewind.history.entry import (
     FileChange,
     first_line,
 )
-from rewind.history.fetched import fetched_sessions
 from rewind.history.filestate import TOO_LARGE, UNREADABLE, FileState
 from rewind.history.index import EntryIndex
+from rewind.history.insight.diffs import (
+    NO_PRE_IMAGE,
+    PENDING,
+    UNCHANGED,
+    FileDiff,
+    diff_states,
+    diff_to_disk,
+)
+from rewind.history.remote.fetched import fetched_sessions
 from rewind.history.session import SessionHead, load_head
 from rewind.history.sessions import all_labels, labels_of, list_sessions
 from rewind.store.repository import Store

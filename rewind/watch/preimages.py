@@ -41,7 +41,7 @@ class GitBaseline:
     def __init__(self, repository: pygit2.Repository, root: bytes) -> None:
         import pygit2
 
-        from rewind.history.git_status import changed_paths
+        from rewind.store.git_status import changed_paths
 
         self.repository = repository
         # Read into memory now: later changes to the index (git add, a checkout) must not

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import time
 
-from rewind.history.drift import recorded_before_open_turn
 from rewind.history.entry import EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
 from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, FileState, capture
+from rewind.history.recording.drift import recorded_before_open_turn
 from rewind.history.session import (
     SessionHead,
     Settled,

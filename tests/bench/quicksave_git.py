@@ -66,7 +66,7 @@ COMMAND = "git reset --hard"
 WARMUP = 1
 IMPORTTIME_RUNS = 3
 TARGET = 2.0
-# The git status rewind.history.git_status.changed_paths runs (information: its share of a
+# The git status rewind.store.git_status.changed_paths runs (information: its share of a
 # quicksave).
 REWIND_STATUS = [
     "git",

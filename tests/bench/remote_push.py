@@ -92,7 +92,8 @@ for number in range(first, first + count):
 """
 
 STORE_DIR = (
-    "from rewind.history.opening import open_current_store\nprint(open_current_store().git_dir)\n"
+    "from rewind.history.restoring.opening import open_current_store\n"
+    "print(open_current_store().git_dir)\n"
 )
 
 

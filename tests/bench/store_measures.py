@@ -59,7 +59,7 @@ def sandbox_environment(box: Sandbox) -> Iterator[None]:
 
 
 def store_of(workspace: Path) -> Path:
-    from rewind.history.opening import open_store
+    from rewind.history.restoring.opening import open_store
 
     return Path(open_store(os.fsencode(os.path.realpath(workspace))).git_dir)
 

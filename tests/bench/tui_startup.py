@@ -1,7 +1,8 @@
 """tui_startup: opening the TUI on a long session, and showing the diff of a large file.
 
 The workspace (untimed set-up) is a git work tree with a session recorded through the engine
-(``rewind.history.recording``: ``begin``, ``track``, the edits, ``record_after``) in one process:
+(``rewind.history.recording.turns``: ``begin``, ``track``, the edits, ``record_after``) in one
+process:
 1,000 turns of 5 files each out of 50 (5,000 file versions), the last of which also changes every
 third line of a 10,000-line Python file (so its diff is syntax highlighted).
 
@@ -64,8 +65,8 @@ DIFF_TARGET = 0.3
 SETUP = f"""
 import sys
 from pathlib import Path
-from rewind.history.opening import open_current_store
-from rewind.history.recording import begin, record_after, track
+from rewind.history.restoring.opening import open_current_store
+from rewind.history.recording.turns import begin, record_after, track
 
 turns = int(sys.argv[1])
 store = open_current_store(create=True)

@@ -4,7 +4,7 @@ the same in a turn of 3 files.
 Hooks append each record to the open turn's journal (rewind.history.journal) instead of rewriting
 the turn, so a record's cost must not depend on how much the turn already holds. Two measures:
 
-- in process: ``rewind.history.recording.track`` of a fresh 10 KB file, timed alone (the
+- in process: ``rewind.history.recording.turns.track`` of a fresh 10 KB file, timed alone (the
   interpreter's start-up would hide a few milliseconds of growth, so this is the strict measure);
 - as a process: ``rewind track FILE``, the whole process a hook starts.
 
@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from rewind.history.opening import open_store
+from rewind.history.restoring.opening import open_store
 from tests.bench.harness import (
     Report,
     Sandbox,
@@ -70,7 +70,7 @@ def run(options: argparse.Namespace) -> Report:
 
 
 def _measure(box: Sandbox, report: Report, workspace: Path, runs: int) -> None:
-    from rewind.history.recording import begin, track
+    from rewind.history.recording.turns import begin, track
 
     store = open_store(os.fsencode(os.path.realpath(workspace)), create=True)
     counter = iter(range(1_000_000))

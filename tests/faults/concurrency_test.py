@@ -8,7 +8,8 @@ measured against one stream doing the same number of events and printed (speed b
 benchmarks: nothing is asserted about it).
 
 ``REWIND_FAULTS=long`` runs 16 streams x 500 real hook processes; the default sample runs fewer
-hook processes, and 16 x 500 events through :mod:`rewind.history.recording` from 16 real processes.
+hook processes, and 16 x 500 events through :mod:`rewind.history.recording.turns` from 16 real
+processes.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from rewind.history import opening
 from rewind.history.entry import Entry
 from rewind.history.filestate import ABSENT, FileState
-from rewind.history.recording import record_after_states, track
+from rewind.history.recording.turns import record_after_states, track
+from rewind.history.restoring import opening
 from rewind.history.session import load_head
 from rewind.history.sessions import read_entries
 from rewind.store.repository import Store
@@ -44,7 +45,8 @@ STREAMS = 16
 FILES_PER_STREAM = 5
 # Hook processes per stream (a PreToolUse and a PostToolUse per edit).
 HOOK_EVENTS = 500 if LONG else 8
-# Events per stream driven through rewind.history.recording from 16 processes (cheap: no interpreter
+# Events per stream driven through rewind.history.recording.turns from 16 processes (cheap: no
+# interpreter
 # start-up per event), in the sample too.
 RECORDING_EVENTS = 500
 
@@ -203,7 +205,7 @@ def test_sixteen_hook_streams_in_one_session(project: Path) -> None:
     print(figure)
 
 
-# streams of real processes calling rewind.history.recording ---------------------------
+# streams of real processes calling rewind.history.recording.turns ---------------------------
 
 
 def recording_stream(root: str, session: str, names: list[str], events: int, tag: str) -> None:
@@ -393,7 +395,7 @@ def test_a_turn_opened_while_a_restore_is_planned_is_closed_by_it(project: Path)
     to carry the plan out. A hook that opens a turn in between (the agent goes on working) must
     not leave that turn open under the restore, without the after-states of its files."""
     from rewind.api import Project
-    from rewind.history.restore import apply_plan
+    from rewind.history.restoring.restore import apply_plan
 
     (project / "restored.txt").write_text("one\n")
     (project / "edited.txt").write_text("edited one\n")

@@ -273,7 +273,7 @@ class TestPendingShellRecords:
 
 def test_a_turn_opened_after_a_restore_was_planned_is_closed_before_it(project: Path) -> None:
     import rewind
-    from rewind.history.restore import apply_plan
+    from rewind.history.restoring.restore import apply_plan
 
     Path("a.txt").write_text("one\n")
     api = rewind.Project(project, session=SESSION)

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import rewind
-from rewind.history.opening import open_current_store
-from rewind.history.upkeep import reachable_objects
+from rewind.history.restoring.opening import open_current_store
+from rewind.history.upkeep.collection import reachable_objects
 from rewind.store.auto_gc import GC_STARTED, needs_packing
 from rewind.store.objects import ObjectWriter
 from rewind.store.packing import GRACE_SECONDS

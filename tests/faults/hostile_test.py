@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from rewind.api import Project
-from rewind.history import opening
 from rewind.history.journal import ORPHAN_DIR, SPOOL_MARK
+from rewind.history.restoring import opening
 from tests.agent_payloads import AGENTS, ClaudeCode, Codex, Cursor, Gemini, Payload
 from tests.conftest import (
     RewindResult,

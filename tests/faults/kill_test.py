@@ -39,10 +39,10 @@ from pathlib import Path
 
 import pytest
 
-from rewind.history import opening
 from rewind.history.entry import RESTORE, UNDO, Entry
 from rewind.history.filestate import ABSENT, FILE
 from rewind.history.filestate import LINK as LINK_KIND
+from rewind.history.restoring import opening
 from rewind.history.session import load_head
 from rewind.history.sessions import read_entries
 from rewind.store.repository import JOURNAL, Store
@@ -422,10 +422,10 @@ class World:
 # it has written its N-th file under the temporary name, before renaming it into place.
 KILL_AT_WRITE = """
 import os, signal, sys
-import rewind.history.restore
+import rewind.history.restoring.restore
 from rewind.cli import main
 
-original, count, at = rewind.history.restore.replace_file, [0], int(sys.argv[1])
+original, count, at = rewind.history.restoring.restore.replace_file, [0], int(sys.argv[1])
 
 def replace_file(*arguments):
     count[0] += 1
@@ -433,7 +433,7 @@ def replace_file(*arguments):
         os.replace = lambda *_: os.kill(os.getpid(), signal.SIGKILL)
     original(*arguments)
 
-rewind.history.restore.replace_file = replace_file
+rewind.history.restoring.restore.replace_file = replace_file
 sys.exit(main(sys.argv[2:]))
 """
 

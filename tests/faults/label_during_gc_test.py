@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import rewind
-from rewind.history import retention
+from rewind.history.upkeep import retention
 from rewind.store.repository import Store
 from tests.conftest import RewindResult, error_line, log_json, ok
 

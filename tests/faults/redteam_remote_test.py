@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from rewind.history import backup
-from rewind.history.opening import open_current_store
+from rewind.history.remote import backup
+from rewind.history.restoring.opening import open_current_store
 from tests.conftest import error_line, ok, snapshot
 from tests.two_machines import (
     REMOTE,

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from rewind.history import journal
-from rewind.history.opening import open_current_store
-from rewind.history.recording import begin, record_after, track
+from rewind.history.recording.turns import begin, record_after, track
+from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import journal_path_of
 from rewind.store.objects import ObjectReader
 from rewind.store.repository import Store, StoreLock

@@ -201,9 +201,9 @@ def test_a_write_that_fails_for_what_it_writes_is_rolled_back_at_once(project: P
 import sys
 from rewind.errors import UserError
 from rewind.history.filestate import FILE, FileState
-from rewind.history.opening import open_current_store
-from rewind.history.restore import apply_plan
-from rewind.history.restore_plan import PlannedFile, RestorePlan
+from rewind.history.restoring.opening import open_current_store
+from rewind.history.restoring.restore import apply_plan
+from rewind.history.restoring.restore_plan import PlannedFile, RestorePlan
 from rewind.history.session import load_head
 
 store = open_current_store()

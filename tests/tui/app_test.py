@@ -15,9 +15,9 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Label, Static
 
 from rewind.history.entry import SHELL
-from rewind.history.labels import labels_of
-from rewind.history.opening import open_current_store
-from rewind.history.recording import begin, record_after, track
+from rewind.history.insight.labels import labels_of
+from rewind.history.recording.turns import begin, record_after, track
+from rewind.history.restoring.opening import open_current_store
 from rewind.store.repository import Store
 from rewind.tui import timeline_data
 from rewind.tui.app import RewindApp
@@ -268,7 +268,7 @@ class TestDiffModes:
         run_app(project, scenario)
 
     def test_a_deleted_file_and_an_open_turn_say_so(self, recorded: Store, project: Path) -> None:
-        from rewind.history.recording import begin, track
+        from rewind.history.recording.turns import begin, track
 
         begin(recorded, SESSION, prompt="Still working")
         track(recorded, SESSION, [b"calc.py"])
@@ -328,7 +328,7 @@ class TestKeys:
         from tests.tui.conftest import turn
 
         turn(recorded, "Other session's turn", {"other.txt": "x\n"})  # session demo again
-        from rewind.history.recording import begin
+        from rewind.history.recording.turns import begin
 
         begin(recorded, "second", prompt="Second session", agent="codex")
 
@@ -413,7 +413,7 @@ class TestLiveUpdates:
 
 class TestLabels:
     def test_labels_given_later_show_and_follow_live(self, recorded: Store, project: Path) -> None:
-        from rewind.history.labels import add_label
+        from rewind.history.insight.labels import add_label
 
         add_label(recorded, SESSION, "1", "first-draft")
 
@@ -491,7 +491,7 @@ class TestSideBySide:
 
 class TestOpenTurnGrows:
     def test_the_open_turns_counts_follow_its_files(self, recorded: Store, project: Path) -> None:
-        from rewind.history.recording import begin, record_after, track
+        from rewind.history.recording.turns import begin, record_after, track
 
         begin(recorded, SESSION, prompt="Growing")
         track(recorded, SESSION, [b"calc.py"])

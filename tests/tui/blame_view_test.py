@@ -10,7 +10,7 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from rewind.history.opening import open_current_store
+from rewind.history.restoring.opening import open_current_store
 from rewind.store.repository import Store
 from rewind.tui.app import RewindApp
 from rewind.tui.blame_view import BlameLines, BlameScreen

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from rewind.history.opening import open_current_store
-from rewind.history.recording import begin, record_after, track
+from rewind.history.recording.turns import begin, record_after, track
+from rewind.history.restoring.opening import open_current_store
 from rewind.store.repository import Store
 
 SESSION = "demo"

@@ -11,8 +11,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from rewind.history.opening import open_current_store
-from rewind.history.recording import begin, record_after, track
+from rewind.history.recording.turns import begin, record_after, track
+from rewind.history.restoring.opening import open_current_store
 from rewind.store.repository import Store
 from rewind.tui.app import RewindApp
 from rewind.tui.confirm_restore import ConfirmRestore

@@ -11,7 +11,7 @@ from rich.color import Color
 from rich.segment import Segment
 from textual.pilot import Pilot
 
-from rewind.history.opening import open_current_store
+from rewind.history.restoring.opening import open_current_store
 from rewind.store.repository import Store
 from rewind.tui.app import RewindApp
 from rewind.tui.diff_view import CODE_BACKGROUNDS, STYLES, DiffView, diff_file_name

@@ -14,9 +14,9 @@ from textual.pilot import Pilot
 from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 
-from rewind.history.opening import open_current_store
-from rewind.history.partial import file_hunks
-from rewind.history.recording import begin, record_after, track
+from rewind.history.recording.turns import begin, record_after, track
+from rewind.history.restoring.opening import open_current_store
+from rewind.history.restoring.partial import file_hunks
 from rewind.history.session import load_head
 from rewind.history.sessions import read_entries
 from rewind.store.repository import Store

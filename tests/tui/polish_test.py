@@ -13,9 +13,9 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Footer, Static
 from textual.widgets._footer import FooterKey
 
-from rewind.history.labels import add_label
-from rewind.history.opening import open_current_store
-from rewind.history.recording import begin, record_after, track
+from rewind.history.insight.labels import add_label
+from rewind.history.recording.turns import begin, record_after, track
+from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import load_head
 from rewind.store.repository import Store
 from rewind.tui import restore_actions

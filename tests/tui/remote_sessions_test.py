@@ -20,10 +20,10 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
-import rewind.history.recording
-from rewind.history.fetched import machine_views
+import rewind.history.recording.turns
 from rewind.history.index import INDEX_FILE
-from rewind.history.opening import open_current_store
+from rewind.history.remote.fetched import machine_views
+from rewind.history.restoring.opening import open_current_store
 from rewind.tui.app import RewindApp
 from rewind.tui.file_history_screen import FileHistoryScreen
 from rewind.tui.origin import NO_BLAME_NOTICE, READ_ONLY_NOTICE
@@ -279,7 +279,9 @@ def frozen_fetched(project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     pushed and fetched by machine B as above; times shown in UTC."""
     commit_readme(project)
     ticks = iter(FROZEN + 20.0 * step for step in range(1000))
-    monkeypatch.setattr(rewind.history.recording, "time", SimpleNamespace(time=lambda: next(ticks)))
+    monkeypatch.setattr(
+        rewind.history.recording.turns, "time", SimpleNamespace(time=lambda: next(ticks))
+    )
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
     record_demo()

@@ -16,10 +16,10 @@ from types import SimpleNamespace
 import pytest
 from textual.pilot import Pilot
 
-import rewind.history.recording
-import rewind.history.restore
-from rewind.history.labels import add_label
-from rewind.history.opening import open_current_store
+import rewind.history.recording.turns
+import rewind.history.restoring.restore
+from rewind.history.insight.labels import add_label
+from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import load_head
 from rewind.tui.app import RewindApp
 from tests.tui.conftest import SESSION, record_demo, turn
@@ -34,7 +34,9 @@ FROZEN = 1_768_471_200.0  # 2026-01-15 10:00:00 UTC
 def frozen_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The demo session recorded at fixed times, a minute apart, shown in UTC."""
     ticks = iter(FROZEN + 20.0 * step for step in range(1000))
-    monkeypatch.setattr(rewind.history.recording, "time", SimpleNamespace(time=lambda: next(ticks)))
+    monkeypatch.setattr(
+        rewind.history.recording.turns, "time", SimpleNamespace(time=lambda: next(ticks))
+    )
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
     record_demo()
@@ -53,8 +55,8 @@ def thousand_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     """A long prompt with long labels, a 1,000-file turn and its restore, at frozen times."""
     ticks = itertools.count(FROZEN, 20.0)
     clock = SimpleNamespace(time=lambda: next(ticks))
-    monkeypatch.setattr(rewind.history.recording, "time", clock)
-    monkeypatch.setattr(rewind.history.restore, "time", clock)
+    monkeypatch.setattr(rewind.history.recording.turns, "time", clock)
+    monkeypatch.setattr(rewind.history.restoring.restore, "time", clock)
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
     store = open_current_store(create=True)
@@ -170,8 +172,10 @@ def pinned_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     screens that show versions."""
     ticks = iter(FROZEN + 20.0 * step for step in range(1000))
     ids = (f"{n:03x}5eed00000" for n in itertools.count(1))
-    monkeypatch.setattr(rewind.history.recording, "time", SimpleNamespace(time=lambda: next(ticks)))
-    monkeypatch.setattr(rewind.history.recording, "new_entry_id", lambda: next(ids))
+    monkeypatch.setattr(
+        rewind.history.recording.turns, "time", SimpleNamespace(time=lambda: next(ticks))
+    )
+    monkeypatch.setattr(rewind.history.recording.turns, "new_entry_id", lambda: next(ids))
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
     record_demo()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rewind.history.recording import begin, record_after, track
+from rewind.history.recording.turns import begin, record_after, track
 from rewind.store.repository import Store
 from rewind.tui.app import RewindApp
 from rewind.tui.timeline_data import TO_NOW, SessionHistory, session_rows

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from rewind.history.entry import Entry, FileChange
-from rewind.history.opening import open_store
+from rewind.history.restoring.opening import open_store
 from rewind.history.session import load_head
 from rewind.history.sessions import read_entries
 from tests.conftest import ok, store_dir

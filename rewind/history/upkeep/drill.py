@@ -2,7 +2,8 @@
 
 ``rewind check`` reads each stored object. The drill goes as far as a restore would: in a scratch
 directory under the store (never the work tree; removed afterwards) each content is written
-through the writer restores use (:func:`rewind.history.restore.write_content`: a file with its
+through the writer restores use (:func:`rewind.history.restoring.restore.write_content`: a file
+with its
 mode bits, or a symlink), captured again as a recording would capture it
 (:func:`rewind.history.filestate.capture`), and compared with what was recorded: kind, mode
 bits, size and fingerprint. An absence needs no content and is restorable as recorded. States
@@ -37,7 +38,7 @@ from rewind.history.filestate import (
     FileState,
     capture,
 )
-from rewind.history.restore import write_content
+from rewind.history.restoring.restore import write_content
 from rewind.history.session import damaged_ref_hint
 from rewind.history.sessions import SessionSummary, list_sessions, read_entries_with_commits
 from rewind.store.limits import why_bad_link_target, why_unwritable

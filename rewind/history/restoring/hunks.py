@@ -15,7 +15,8 @@ them; otherwise it is refused with the reason, and nothing is applied (all or no
 edits elsewhere in the file survive.
 
 Everything here works on bytes, line by line (a line keeps its newline), with no store: the
-callers read the contents (:mod:`rewind.history.partial`). The diffs themselves, B -> A and A ->
+callers read the contents (:mod:`rewind.history.restoring.partial`). The diffs themselves, B -> A
+and A ->
 C, are libgit2's (:func:`rewind.store.packed.line_hunks`, as ``git diff`` and ``rewind blame``
 make them): near linear, where a longest-common-run matcher is cubic on files with many
 repeated lines.

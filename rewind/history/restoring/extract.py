@@ -6,9 +6,10 @@ below DIR (which must not exist yet, or be empty) with its recorded content and 
 bits; a symlink is written as a symlink (never followed); a path that did not exist is listed,
 not written; a state without content (not shared, too large...) is listed with why.
 
-The paths come from the session (hostile when fetched: rewind.history.safe_paths) and each
+The paths come from the session (hostile when fetched: rewind.history.restoring.safe_paths) and each
 content is checked against its recorded size and fingerprint before it is written
-(rewind.history.apply.verified_content). Files are created with ``O_EXCL | O_NOFOLLOW`` and
+(rewind.history.restoring.apply.verified_content). Files are created with ``O_EXCL | O_NOFOLLOW``
+and
 folders one level at a time, each checked with ``lstat``: nothing is written outside DIR.
 """
 
@@ -18,10 +19,10 @@ import os
 import stat
 
 from rewind.errors import UserError
-from rewind.history.apply import ContentRefused, verified_content
 from rewind.history.entry import Entry
 from rewind.history.filestate import ABSENT, FILE, LINK, UNKNOWN, FileState
-from rewind.history.safe_paths import refuse_nested, refuse_unsafe, why_unsafe
+from rewind.history.restoring.apply import ContentRefused, verified_content
+from rewind.history.restoring.safe_paths import refuse_nested, refuse_unsafe, why_unsafe
 from rewind.store.limits import make_folders, why_bad_link_target, why_unwritable
 from rewind.store.repository import Store
 

@@ -1,12 +1,12 @@
 """Sending sessions to a remote with git's own transport (``git push``).
 
 On the remote, this machine's sessions of this project are refs under
-``refs/rewind/<project id>/<machine id>/`` (rewind.history.identity): ``sessions/<session>``
+``refs/rewind/<project id>/<machine id>/`` (rewind.history.remote.identity): ``sessions/<session>``
 (its newest closed entry) and ``labels/<session>/<label>``, so that they never collide with the
 remote's branches or tags, and one remote holds several projects and several machines. Only
 closed entries are sent: the open turn's commit is replaced as it goes, and its records are in
 its journal, not in a commit, until it ends. What is sent is each entry as exported
-(rewind.history.export: private contents held back); git sends only the objects the remote
+(rewind.history.remote.export: private contents held back); git sends only the objects the remote
 does not have, so a push after one more turn sends that turn.
 
 What was pushed is kept as refs, ``refs/rewind/pushed/<remote>/``, and in
@@ -23,10 +23,10 @@ from collections.abc import Callable
 from rewind.errors import StoreError, UserError
 from rewind.history import commits
 from rewind.history.entry import Entry
-from rewind.history.export import Exporter
-from rewind.history.identity import machine_id, project_id
 from rewind.history.index import EntryIndex
-from rewind.history.privacy import SharingPolicy
+from rewind.history.remote.export import Exporter
+from rewind.history.remote.identity import machine_id, project_id
+from rewind.history.remote.privacy import SharingPolicy
 from rewind.history.session import SessionHead, load_head, ref_leaf
 from rewind.history.sessions import read_entries_with_commits
 from rewind.store.atomic import write_text_atomically

@@ -8,10 +8,10 @@ needs them. The hook path never counts (it would need pygit2).
 
 from __future__ import annotations
 
-from rewind.history.diffs import ADDED, DELETED, MODE, MODIFIED, FileDiff, diff_states
 from rewind.history.entry import Entry
 from rewind.history.filestate import ABSENT, FILE, LINK, FileState, RecordedFingerprints
 from rewind.history.index import EntryIndex
+from rewind.history.insight.diffs import ADDED, DELETED, MODE, MODIFIED, FileDiff, diff_states
 from rewind.store.packed import LineDiffer
 from rewind.store.repository import Store
 

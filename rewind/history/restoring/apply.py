@@ -1,7 +1,7 @@
 """Applying what some turns of another session did to this project's work tree.
 
 ``rewind apply SESSION TURN[..TURN2]`` brings the changes of turns of another session (a
-fetched one, rewind.history.fetched, or another local one) into the files here, file by file,
+fetched one, rewind.history.remote.fetched, or another local one) into the files here, file by file,
 as a three-way merge against the states that session recorded:
 
 - **base**: the file's before-state at the first turn of the range that touched it;
@@ -10,11 +10,13 @@ as a three-way merge against the states that session recorded:
 
 Ours already equal to theirs: nothing to do. Ours equal to base: theirs is written (content,
 mode, symlink, or a deletion). Both changed: text files are merged line by line (the diff base
--> theirs put into ours, rewind.history.hunks); changes that overlap, binary files and any other
+-> theirs put into ours, rewind.history.restoring.hunks); changes that overlap, binary files and
+any other
 pair of differing changes are a **conflict**. A state whose content the session does not hold
 (not shared by the machine that pushed it, too large, unknown...) is **refused**.
 
-The result is written by the restore engine (rewind.history.restore) as a ``restore`` entry of
+The result is written by the restore engine (rewind.history.restoring.restore) as a ``restore``
+entry of
 a local session: its files' before-states are the files as they were here, its after-states the
 contents applied, copied into the local store. So ``rewind undo`` takes it back exactly, the
 store lock, the conflict check against what rewind last recorded of each file, the atomic
@@ -22,7 +24,8 @@ writes and the crash journal are the restore's own, and the log, the TUI and the
 without knowing about apply. The entry's ``target`` says what was applied.
 
 Paths and contents from a fetched session are hostile input: paths are checked
-(rewind.history.safe_paths), each content is checked against the size and fingerprint recorded
+(rewind.history.restoring.safe_paths), each content is checked against the size and fingerprint
+recorded
 with it, and no content larger than ``max_file_size`` is written.
 """
 
@@ -44,10 +47,15 @@ from rewind.history.filestate import (
     capture,
     fingerprint,
 )
-from rewind.history.hunks import HunksDoNotApply, hunks_between, is_binary, put_back_hunks
 from rewind.history.lookup import entries_between, find, newest_changes
-from rewind.history.restore_plan import NEVER_REPLACED, PlannedFile, RestorePlan
-from rewind.history.safe_paths import refuse_nested, refuse_unsafe, unsafe_parent, why_unsafe
+from rewind.history.restoring.hunks import HunksDoNotApply, hunks_between, is_binary, put_back_hunks
+from rewind.history.restoring.restore_plan import NEVER_REPLACED, PlannedFile, RestorePlan
+from rewind.history.restoring.safe_paths import (
+    refuse_nested,
+    refuse_unsafe,
+    unsafe_parent,
+    why_unsafe,
+)
 from rewind.history.session import SessionHead
 from rewind.history.sessions import refuse_damaged
 from rewind.store.limits import why_bad_link_target, why_unwritable

@@ -1,11 +1,11 @@
 """Which paths' contents stay on this machine when sessions are pushed, and the answers of git's
 that the exports already made depend on.
 
-A path is **private** (its contents never leave; rewind.history.export holds them back) when:
+A path is **private** (its contents never leave; rewind.history.remote.export holds them back) when:
 
 - it lies outside the project root (``extra_roots``): it names this machine's folders;
 - it matches ``[remote] exclude`` or the built-in list (``.env``, keys, credentials), with
-  gitignore's syntax, in any case (rewind.history.exclude_patterns);
+  gitignore's syntax, in any case (rewind.history.remote.exclude_patterns);
 - git ignores it in the project (``git check-ignore``; tracked files never count), unless
   ``[remote] share_ignored``.
 
@@ -15,8 +15,8 @@ The third is git's answer, which changes without rewind seeing it: a line added 
 kept, in ``<store>/rewind/exported-privacy``, under a **generation**; each push asks git again
 about every path kept (one ``git check-ignore``), and when one answer changed, or the record
 is lost or disagrees with itself, a new generation starts. The :attr:`SharingPolicy.key`
-(the settings and the generation) names the exports (rewind.history.export) and what each
-remote was sent (rewind.history.push): under a new one every history is exported again and
+(the settings and the generation) names the exports (rewind.history.remote.export) and what each
+remote was sent (rewind.history.remote.push): under a new one every history is exported again and
 every session is sent again, so that a file ignored after it was pushed is held back from every
 later push, to any remote, and the refs of a remote that had it no longer reach it. The check
 costs one git process over the paths ever exported, whatever the number of entries.
@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 
 from rewind.errors import UserError
-from rewind.history.exclude_patterns import BadPattern, ExcludePatterns
+from rewind.history.remote.exclude_patterns import BadPattern, ExcludePatterns
 from rewind.store.digest import sha1_hex
 from rewind.store.fastjson import dumps
 from rewind.store.repository import Store

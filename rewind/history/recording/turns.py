@@ -10,7 +10,6 @@ import time
 
 from rewind.errors import UserError
 from rewind.history import journal
-from rewind.history.drift import changed_outside, recorded_states
 from rewind.history.entry import (
     DRIFT_PROMPT,
     EDIT,
@@ -22,6 +21,7 @@ from rewind.history.entry import (
     valid_text,
 )
 from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
+from rewind.history.recording.drift import changed_outside, recorded_states
 from rewind.history.restore_journal import restore_waiting
 from rewind.history.session import SessionHead, Settled, journal_path_of, new_entry_id, save_entry
 from rewind.history.sessions import resolve_session

@@ -1,7 +1,8 @@
 """Paths read from another session's entries, checked before anything is written at them.
 
 A fetched session's entries say whatever the remote says: a path in them is hostile input.
-``rewind apply`` and ``rewind extract`` (rewind.history.apply, rewind.history.extract) write
+``rewind apply`` and ``rewind extract`` (rewind.history.restoring.apply,
+rewind.history.restoring.extract) write
 only at paths that are relative, made of ordinary names (no empty name, ``.``, ``..``, NUL or
 ``.git`` component), and never below a path the same set of entries records as a file or a
 symlink (writing ``link`` as a symlink then ``link/file`` would write through it). Parents that

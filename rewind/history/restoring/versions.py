@@ -4,7 +4,8 @@ A version is written ``ENTRYID`` (the file as that entry left it: its after-stat
 ``ENTRYID^`` (the file just before that entry touched it: its before-state). ``ENTRYID`` is an
 entry's 12-character id, or a unique prefix of it, looked up in every session of the project.
 
-The version is looked up in the file's story (:func:`rewind.history.file_history.file_versions`),
+The version is looked up in the file's story
+(:func:`rewind.history.insight.file_history.file_versions`),
 so renames are followed: a version ``rewind history P`` lists, recorded under an earlier name of
 ``P``, is restored *at* ``P``, the name the file has now. An entry that touched the file without
 making a version of its own (its before-state equals the version before it) still names that
@@ -13,7 +14,7 @@ state, as its changes record it.
 Restoring a version is an ordinary restore recorded in the current session: the plan has one
 file whose target is that state, and it is a conflict when the file on disk is not what rewind
 last recorded of it (in any session), so work rewind has not seen is never overwritten
-silently; the restore engine (:mod:`rewind.history.restore`) does the rest.
+silently; the restore engine (:mod:`rewind.history.restoring.restore`) does the rest.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ import re
 
 from rewind.errors import UserError
 from rewind.history.entry import RESTORE, Entry, FileChange
-from rewind.history.file_history import Version, file_versions
 from rewind.history.filestate import UNKNOWN, FileState, capture
+from rewind.history.insight.file_history import Version, file_versions
 from rewind.history.lookup import entry_in_project, newest_changes
-from rewind.history.restore_plan import PlannedFile, RestorePlan, unwritable
+from rewind.history.restoring.restore_plan import PlannedFile, RestorePlan, unwritable
 from rewind.store.repository import Store
 
 BEFORE_MARK = "^"

@@ -1,7 +1,8 @@
 """Partial rewinds: putting back some hunks, or some lines, of what a turn did to a file.
 
 The hunks are those of the diff from the file's recorded before-state to its after-state for
-the turn (:mod:`rewind.history.hunks`); the chosen ones are put back into the file as it is
+the turn (:mod:`rewind.history.restoring.hunks`); the chosen ones are put back into the file as it
+is
 now by a three-way merge, so later edits elsewhere in the file survive, and a hunk that no
 longer applies refuses the whole rewind. The result is written by the restore engine as a
 restore entry, so ``rewind undo`` gives back the exact bytes. The file is re-checked under the
@@ -9,7 +10,7 @@ store lock: if it changed after the merge was computed, nothing is written.
 
     hunks = turn_hunks(store, entry, path)           # what to show, numbered 1..n
     plan = plan_partial(store, session, entry, {path: {1: None, 2: frozenset({1, 2})}})
-    apply_plan(store, plan)                          # rewind.history.restore
+    apply_plan(store, plan)                          # rewind.history.restoring.restore
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Mapping
 from rewind.errors import ConflictError, UserError
 from rewind.history.entry import RESTORE, Entry
 from rewind.history.filestate import ABSENT, FILE, LINK, FileState, capture, fingerprint
-from rewind.history.hunks import (
+from rewind.history.restoring.hunks import (
     Choice,
     Hunk,
     HunksDoNotApply,
@@ -33,7 +34,7 @@ from rewind.history.hunks import (
     refusals,
     resolve_choice,
 )
-from rewind.history.restore_plan import PlannedFile, RestorePlan
+from rewind.history.restoring.restore_plan import PlannedFile, RestorePlan
 from rewind.store.repository import Store
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from rewind.history.diffs import FileDiff, diff_states
 from rewind.history.entry import Entry
+from rewind.history.insight.diffs import FileDiff, diff_states
 from rewind.store.repository import Store
 
 

@@ -4,7 +4,7 @@ Hooks only ask (rewind.store.backup_trigger); the push runs in one detached proc
 ``rewind push --background``, which holds ``<store>/rewind/backup.lock`` while it works:
 
 1. it waits :data:`BATCH_SECONDS`, so that entries closing together go in one push;
-2. it pushes every session (rewind.history.push: only what the remote lacks is sent);
+2. it pushes every session (rewind.history.remote.push: only what the remote lacks is sent);
 3. if an entry closed meanwhile (``backup.requested`` is newer than its start), it goes again;
 4. a failure (remote down, no network, a refusal) is written to ``backup.json`` and the store's
    log, and retried after 10 s, 30 s, 1, 2 and 5 min, or as soon as another entry closes; then
@@ -22,8 +22,8 @@ import os
 import time
 
 from rewind.errors import UserError
-from rewind.history.push import plan_push, push
-from rewind.history.remote_setup import needs_confirmation
+from rewind.history.remote.push import plan_push, push
+from rewind.history.remote.remote_setup import needs_confirmation
 from rewind.store.atomic import write_text_atomically
 from rewind.store.backup_trigger import BACKUP_LOCK, BACKUP_REQUESTED, BACKUP_STATE
 from rewind.store.fastjson import dumps, load_object

@@ -3,7 +3,7 @@ held back.
 
 Pushing sends file contents off the machine, including what the shell quicksave saved (an
 ``rm .env`` records ``.env``). The contents of a file whose path is **private** never leave
-(rewind.history.privacy says which: outside the project, matching ``[remote] exclude`` or the
+(rewind.history.remote.privacy says which: outside the project, matching ``[remote] exclude`` or the
 built-in list, ignored by git). Such a file still travels, with each state that had content as
 ``{"kind": "not-shared"}``, so that the history stays whole: the reader sees that the turn
 touched ``.env``, not what it held.
@@ -29,7 +29,7 @@ import os
 
 from rewind.history.commits import FILES_NAME, RECORD_NAME, stored_name
 from rewind.history.filestate import ABSENT, NOT_SHARED
-from rewind.history.privacy import SharingPolicy
+from rewind.history.remote.privacy import SharingPolicy
 from rewind.store.digest import sha1_hex
 from rewind.store.fastjson import dumps, load_object
 from rewind.store.objects import MODE_TREE, decode_commit, encode_tree

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from rewind.history import journal, retention
+from rewind.history import journal
 from rewind.history.commits import RECORD_NAME
+from rewind.history.upkeep import retention
 from rewind.store import mirrors, packing
 from rewind.store.repository import Store
 
@@ -36,7 +37,7 @@ class Collected(NamedTuple):
 
 
 def collect(store: Store, full: bool = False) -> Collected:
-    """One gc of the store: retention's cuts (rewind.history.retention, which asks for a full
+    """One gc of the store: retention's cuts (rewind.history.upkeep.retention, which asks for a full
     repack when it cuts) and the mirrors of remotes that fetches changed
     (rewind.store.mirrors), then packing (see :func:`rewind.store.packing.pack_store`), which
     removes what the cuts left unreachable; ``full`` rewrites every pack with only what the

@@ -14,7 +14,7 @@ are that machine's refs in the mirror, whose own files (index, caches) are under
 ``<mirror>/rewind/machines/<machine>/``, and which is read-only (its lock refuses, so every
 writer refuses). Every reader of local sessions (log, show, diff, the TUI) reads a view the same
 way. Paths in fetched entries are whatever the remote says: those that would leave the project
-root are refused where anything is written (rewind.history.apply).
+root are refused where anything is written (rewind.history.restoring.apply).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import subprocess
 import time
 
 from rewind.errors import UserError
-from rewind.history.identity import project_id
+from rewind.history.remote.identity import project_id
 from rewind.history.sessions import SessionSummary, list_sessions
 from rewind.store import mirrors
 from rewind.store.atomic import write_text_atomically

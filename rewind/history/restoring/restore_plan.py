@@ -118,9 +118,10 @@ class PlannedFile:
 
 class RestorePlan:
     """What a restore (or undo) will write, file by file. The engine
-    (:func:`rewind.history.restore.apply_plan`) takes any plan: the kinds of restore differ only
-    in how their targets are chosen (:mod:`rewind.history.versions` and
-    :mod:`rewind.history.partial` subclass it) and in how the entry describes them."""
+    (:func:`rewind.history.restoring.restore.apply_plan`) takes any plan: the kinds of restore
+    differ only
+    in how their targets are chosen (:mod:`rewind.history.restoring.versions` and
+    :mod:`rewind.history.restoring.partial` subclass it) and in how the entry describes them."""
 
     __slots__ = ("files", "kind", "session", "subject")
 
@@ -238,7 +239,7 @@ def _planned(
 def unwritable(store: Store, path: bytes, target: FileState) -> str:
     """Why this system could never write ``target`` at ``path`` ("" when it can): a path too
     long for it, or a symlink target of a length no symlink can have. (A target holding a NUL
-    byte is found when the content is read: rewind.history.restore.)"""
+    byte is found when the content is read: rewind.history.restoring.restore.)"""
     if target.kind == ABSENT or not target.restorable:
         return ""
     reason = why_unwritable(store.root.path, path)

@@ -22,7 +22,8 @@ MODE = "mode"
 UNCHANGED = "unchanged"
 PENDING = "pending"  # the turn is open: its after-state is not recorded yet
 NO_PRE_IMAGE = "no-pre-image"
-# A state of a fetched session whose content its machine kept to itself (rewind.history.export).
+# A state of a fetched session whose content its machine kept to itself
+# (rewind.history.remote.export).
 NOT_SHARED_DIFF = "not-shared"
 
 

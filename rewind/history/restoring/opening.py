@@ -1,6 +1,7 @@
 """Opening a project's store for use: the store, with any interrupted restore finished first.
 
-A restore killed halfway leaves its journal in the store (see :mod:`rewind.history.restore`);
+A restore killed halfway leaves its journal in the store (see
+:mod:`rewind.history.restoring.restore`);
 whoever opens the store next completes it before reading or recording anything, so that no
 command sees a work tree half put back.
 """
@@ -28,9 +29,9 @@ def _finish_restore(store: Store, wait: bool) -> None:
     """Finishes an interrupted restore, if it can. Nothing that goes wrong there stops the
     command or the hook that opened the store: it is logged and said, and the restore waits
     for the next command (meanwhile hooks spool what they record for its session:
-    rewind.history.recording)."""
+    rewind.history.recording.turns)."""
     # Only now: restoring imports what the hook path never needs (the index, sqlite3).
-    from rewind.history.restore import finish_interrupted_restore
+    from rewind.history.restoring.restore import finish_interrupted_restore
 
     try:
         finish_interrupted_restore(store, wait=wait)

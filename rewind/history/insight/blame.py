@@ -1,6 +1,7 @@
 """Blame by prompt: for every line of a file as it is now, the version that last changed it.
 
-The walk goes through the file's versions (:func:`rewind.history.file_history.file_versions`)
+The walk goes through the file's versions
+(:func:`rewind.history.insight.file_history.file_versions`)
 oldest first, then to the file on disk. Each step is one line diff made by libgit2 between two
 blobs of the store (:class:`rewind.store.packed.LineDiffer`, no context lines); only its hunks
 are looked at from Python. Where each line of the current version came from is an ``array`` of
@@ -11,7 +12,8 @@ diffs one more version, plus the file now.
 What cannot be known is said, not guessed:
 
 - lines that differ between the newest recorded version and the file now, and lines an
-  :data:`~rewind.history.file_history.OUTSIDE` version brought (a before-state that no recorded
+  :data:`~rewind.history.insight.file_history.OUTSIDE` version brought (a before-state that no
+  recorded
   after-state explains), are :data:`OUTSIDE_RECORD`;
 - lines already in the oldest version whose content rewind holds (the file as rewind first saw
   it, or the first version after one whose content was not kept: too large, unreadable, a link)
@@ -25,9 +27,9 @@ import stat
 from array import array
 
 from rewind.errors import UserError
-from rewind.history.file_history import OUTSIDE, Version, file_versions
 from rewind.history.filestate import ABSENT, FILE, RecordedFingerprints
 from rewind.history.index import EntryIndex
+from rewind.history.insight.file_history import OUTSIDE, Version, file_versions
 from rewind.store.packed import Hunk, LineDiffer
 from rewind.store.repository import Store
 

@@ -30,10 +30,10 @@ import time
 from rewind.errors import ConflictError, UserError
 from rewind.history.entry import RESTORE, UNDO, Entry, FileChange
 from rewind.history.filestate import ABSENT, LINK, FileState, capture
-from rewind.history.recording import close_open_turn
-from rewind.history.restore_events import DONE, REFUSED, note_restore
+from rewind.history.recording.turns import close_open_turn
 from rewind.history.restore_journal import read_journal
-from rewind.history.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
+from rewind.history.restoring.restore_events import DONE, REFUSED, note_restore
+from rewind.history.restoring.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
 from rewind.history.session import (
     SessionHead,
     Settled,
@@ -67,7 +67,7 @@ class RestoreResult:
 
 def apply_plan(store: Store, plan: RestorePlan, force: bool = False) -> RestoreResult:
     """Carries out ``plan``; refuses, changing nothing, if a file changed since it was made.
-    Either way an event is kept for the stats (rewind.history.restore_events)."""
+    Either way an event is kept for the stats (rewind.history.restoring.restore_events)."""
     try:
         result = _apply(store, plan, force)
     except ConflictError:

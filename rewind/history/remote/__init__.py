@@ -1,0 +1,3 @@
+"""Sessions through git remotes: the private-file rules, export, push, fetch, identity and backup.
+Imports only the history's core.
+"""
