@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from rewind.commands.quick_arguments import quick_parse
+from rewind.commands.parsing.quick_parser import quick_parse
 from rewind.errors import ExitCode, UserError, environment_problem
 
 TYPE_CHECKING = False
@@ -34,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         module = __import__(f"rewind.commands.{command}", fromlist=["run"])
         if command not in PAGED_COMMANDS:
             return int(module.run(**options))
-        from rewind.commands.pager import paged
+        from rewind.commands.output.pager import paged
 
         with paged(no_pager):
             return int(module.run(**options))
@@ -96,7 +96,7 @@ def _file_being_read(error: BaseException) -> str | None:
     return name
 
 
-# Commands whose output goes through a pager on a terminal (rewind.commands.pager).
+# Commands whose output goes through a pager on a terminal (rewind.commands.output.pager).
 PAGED_COMMANDS = frozenset({"log", "show", "diff", "history", "blame", "help"})
 # Commands that never print while they wait for the store: agents' hooks (their output belongs
 # to the agent) and the watcher (it waits between its own batches).
@@ -131,7 +131,7 @@ def _change_directory(directory: object) -> None:
 
 
 def _parse_with_argparse(arguments: list[str]) -> dict[str, object]:
-    from rewind.commands.arguments import build_parser
+    from rewind.commands.parsing.parser import build_parser
 
     return vars(build_parser().parse_args(arguments))
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes docs/cli.md from the real ``--help`` output of every rewind command.
 
-Run it after changing the command line (rewind/commands/arguments.py, rewind/commands/quick_arguments.py)::
+Run it after changing the command line (rewind/commands/parsing/parser.py, rewind/commands/parsing/quick_parser.py)::
 
     python scripts/cli_reference.py
 
@@ -1321,7 +1321,7 @@ def commands() -> list[tuple[str, str]]:
     """Every subcommand with its one-line help, in the order ``rewind --help`` lists them."""
     sys.path.insert(0, str(ROOT))
     try:
-        from rewind.commands.arguments import build_parser
+        from rewind.commands.parsing.parser import build_parser
     finally:
         sys.path.pop(0)
     for action in build_parser()._actions:

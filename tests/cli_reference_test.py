@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from rewind.commands.arguments import build_parser
+from rewind.commands.parsing.parser import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "cli_reference.py"

@@ -356,12 +356,12 @@ def test_version_is_printed_without_loading_commands(tmp_path: Path) -> None:
 
 
 def test_the_parser_offers_every_install_target_without_importing_them() -> None:
-    from rewind.commands.arguments import INSTALL_TARGETS
+    from rewind.commands.parsing.parser import INSTALL_TARGETS
     from rewind.installers import targets
 
     assert list(INSTALL_TARGETS) == list(targets())
     probe = (
-        "import sys; from rewind.commands.arguments import build_parser; build_parser(); "
+        "import sys; from rewind.commands.parsing.parser import build_parser; build_parser(); "
         "print(sorted(m for m in sys.modules if m.startswith('rewind.installers')))"
     )
     loaded = subprocess.run(

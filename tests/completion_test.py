@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from rewind.commands.arguments import build_parser
+from rewind.commands.parsing.parser import build_parser
 from tests.conftest import run_rewind
 
 

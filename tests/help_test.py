@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rewind.commands.arguments import build_parser
+from rewind.commands.parsing.parser import build_parser
 from tests.conftest import error_line, ok, run_rewind
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rewind.commands.arguments import build_parser
-from rewind.commands.quick_arguments import HOOK_COMMANDS, quick_parse
+from rewind.commands.parsing.parser import build_parser
+from rewind.commands.parsing.quick_parser import HOOK_COMMANDS, quick_parse
 
 AGREEING = [
     ["begin"],

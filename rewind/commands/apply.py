@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import sys
 
-from rewind.commands.asking import asked_yes
-from rewind.commands.json_output import FORMAT, print_json, refuse_json_without_dry_run
-from rewind.commands.render import paint, use_colour
+from rewind.commands.output.asking import asked_yes
+from rewind.commands.output.json_output import FORMAT, print_json, refuse_json_without_dry_run
+from rewind.commands.output.render import paint, use_colour
 from rewind.errors import ConflictError, ExitCode, UserError
 from rewind.history.insight.summary import path_json
 from rewind.history.recording.turns import closed_head

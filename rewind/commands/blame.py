@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from rewind.commands.json_output import FORMAT, print_json
-from rewind.commands.render import local_time, paint, use_colour
+from rewind.commands.output.json_output import FORMAT, print_json
+from rewind.commands.output.render import local_time, paint, use_colour
 from rewind.history.entry import TURN, first_line
 from rewind.history.insight.blame import BEFORE_RECORD, Blame, Run, blame_file
 from rewind.history.insight.file_history import OUTSIDE, Version

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shtab
 
-from rewind.commands.arguments import build_parser
+from rewind.commands.parsing.parser import build_parser
 
 
 def run(*, shell: str) -> int:

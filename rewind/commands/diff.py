@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from rewind.commands.json_output import FORMAT, print_json
-from rewind.commands.reading import print_fetched_safely, session_to_read
-from rewind.commands.render import colour_diff, use_colour
+from rewind.commands.output.json_output import FORMAT, print_json
+from rewind.commands.output.render import colour_diff, use_colour
+from rewind.commands.parsing.reading import print_fetched_safely, session_to_read
 from rewind.history.checkpoint import states_between
 from rewind.history.entry import Entry
 from rewind.history.insight.diffs import FileDiff, diff_states, diff_to_disk

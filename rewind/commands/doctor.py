@@ -10,8 +10,8 @@ import shlex
 import shutil
 from dataclasses import dataclass
 
-from rewind.commands.json_output import FORMAT, print_json
-from rewind.commands.render import human_size
+from rewind.commands.output.json_output import FORMAT, print_json
+from rewind.commands.output.render import human_size
 from rewind.errors import UserError
 from rewind.installers import Context, Inspection, Target, path_advice, targets
 from rewind.installers.probe import SLOW, run_probe

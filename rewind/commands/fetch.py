@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from rewind.commands.json_output import FORMAT, print_json
+from rewind.commands.output.json_output import FORMAT, print_json
 from rewind.errors import UserError
 from rewind.history.remote.fetched import FetchReport, fetch
 from rewind.history.restoring.opening import open_current_store

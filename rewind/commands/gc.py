@@ -3,7 +3,7 @@ from __future__ import annotations
 import sys
 import time
 
-from rewind.commands.render import human_size
+from rewind.commands.output.render import human_size
 from rewind.errors import UserError
 from rewind.history.restoring.opening import open_current_store
 from rewind.history.upkeep import retention

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 
-from rewind.commands.json_output import FORMAT, print_json, recorded_store
-from rewind.commands.render import local_time, paint, use_colour
+from rewind.commands.output.json_output import FORMAT, print_json, recorded_store
+from rewind.commands.output.render import local_time, paint, use_colour
 from rewind.history.entry import TURN, first_line
 from rewind.history.filestate import ABSENT, FILE, LINK, TOO_LARGE
 from rewind.history.insight.file_history import OUTSIDE, Version, file_versions

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from rewind.commands.json_output import FORMAT, print_json
+from rewind.commands.output.json_output import FORMAT, print_json
 from rewind.history.insight.labels import add_label, remove_label
 from rewind.history.insight.summary import entry_diffs, entry_json
 from rewind.history.restoring.opening import open_current_store

@@ -4,10 +4,10 @@ import json
 import sys
 from collections.abc import Iterable
 
-from rewind.commands.json_output import has_session, recorded_store
-from rewind.commands.reading import local_session, print_fetched_safely, session_to_read
-from rewind.commands.render import PROMPT_WIDTH, file_summary, local_time, paint, use_colour
-from rewind.commands.when import parse_since
+from rewind.commands.output.json_output import has_session, recorded_store
+from rewind.commands.output.render import PROMPT_WIDTH, file_summary, local_time, paint, use_colour
+from rewind.commands.parsing.reading import local_session, print_fetched_safely, session_to_read
+from rewind.commands.parsing.when import parse_since
 from rewind.errors import UserError
 from rewind.history.entry import TURN, WATCH_AGENT, Entry, first_line
 from rewind.history.index import EntryIndex

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from rewind.commands.asking import asked_yes
-from rewind.commands.json_output import FORMAT, print_json
+from rewind.commands.output.asking import asked_yes
+from rewind.commands.output.json_output import FORMAT, print_json
 from rewind.errors import UserError
 from rewind.history.entry import first_line
 from rewind.history.remote.backup import note_backup, run_backup

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rewind.commands.json_output import FORMAT, print_json
+from rewind.commands.output.json_output import FORMAT, print_json
 from rewind.history.remote.remote_setup import add_remote, project_remote_named
 from rewind.history.restoring.opening import open_current_store
 from rewind.store.config import CONFIG_NAME

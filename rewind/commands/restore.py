@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import sys
 
-from rewind.commands.asking import asked_yes
-from rewind.commands.json_output import print_json, refuse_json_without_dry_run
-from rewind.commands.plan_json import plan_json
-from rewind.commands.render import colour_diff, paint, plan_text, use_colour
+from rewind.commands.output.asking import asked_yes
+from rewind.commands.output.json_output import print_json, refuse_json_without_dry_run
+from rewind.commands.output.plan_json import plan_json
+from rewind.commands.output.render import colour_diff, paint, plan_text, use_colour
 from rewind.commands.restore_hunks import partial_plan
 from rewind.errors import ConflictError, ExitCode, UserError
 from rewind.history.entry import UNDO

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 
-from rewind.commands.hunk_text import hunk_text
-from rewind.commands.render import use_colour
+from rewind.commands.output.hunk_text import hunk_text
+from rewind.commands.output.render import use_colour
 from rewind.history.entry import Entry
 from rewind.history.lookup import find
 from rewind.history.restoring.hunks import Choice, Selection, parse_ranges

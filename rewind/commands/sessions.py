@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from rewind.commands.json_output import print_json, recorded_store
-from rewind.commands.reading import print_fetched_safely
-from rewind.commands.render import local_time
+from rewind.commands.output.json_output import print_json, recorded_store
+from rewind.commands.output.render import local_time
+from rewind.commands.parsing.reading import print_fetched_safely
 from rewind.history.index import EntryIndex
 from rewind.history.insight.summary import iso_time
 from rewind.history.remote.fetched import FetchedSession, fetched_sessions

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from rewind.commands.hunk_text import hunk_json, hunk_text
-from rewind.commands.json_output import FORMAT, print_json
-from rewind.commands.reading import print_fetched_safely, session_to_read
-from rewind.commands.render import PROMPT_WIDTH, colour_diff, local_time, paint, use_colour
+from rewind.commands.output.hunk_text import hunk_json, hunk_text
+from rewind.commands.output.json_output import FORMAT, print_json
+from rewind.commands.output.render import PROMPT_WIDTH, colour_diff, local_time, paint, use_colour
+from rewind.commands.parsing.reading import print_fetched_safely, session_to_read
 from rewind.errors import StoreError
 from rewind.history.entry import Entry, first_line
 from rewind.history.insight.summary import entry_diffs, entry_json, path_json

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import time
 
-from rewind.commands.backup_text import backup_json, backup_line
+from rewind.commands.output.backup_text import backup_json, backup_line
+from rewind.commands.output.stats_text import print_projects
 from rewind.commands.stats_figures import ProjectFigures
-from rewind.commands.stats_text import print_projects
 from rewind.errors import UserError
 from rewind.history.insight.summary import iso_time
 from rewind.history.insight.tally import Tally, tally

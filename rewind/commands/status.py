@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import os
 
-from rewind.commands.backup_text import backup_line
-from rewind.commands.render import human_size, local_time
+from rewind.commands.output.backup_text import backup_line
+from rewind.commands.output.render import human_size, local_time
 from rewind.errors import UserError
 from rewind.history.restoring.opening import open_store
 from rewind.history.session import load_head, recent_session
@@ -27,7 +27,7 @@ def run(*, as_json: bool = False) -> int:
     storage = check_store_directory(store_dir)
     store, unopened = _open_store(root, store_dir)
     if as_json:
-        from rewind.commands.status_json import print_status_json
+        from rewind.commands.output.status_json import print_status_json
 
         problems = [p for p in (unopened, _storage_problem(storage)) if p]
         print_status_json(root, store_dir, store, storage, problems)

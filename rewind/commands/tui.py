@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from rewind.commands.reading import session_to_read
+from rewind.commands.parsing.reading import session_to_read
 from rewind.errors import ExitCode, UserError
 from rewind.history.session import require_existing
 

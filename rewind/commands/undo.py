@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from rewind.commands.json_output import refuse_json_without_dry_run
+from rewind.commands.output.json_output import refuse_json_without_dry_run
 from rewind.commands.restore import carry_out
 from rewind.history.lookup import entries_to_undo
 from rewind.history.recording.turns import settled_head

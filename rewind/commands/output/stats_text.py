@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rewind.commands.render import human_size, local_time
+from rewind.commands.output.render import human_size, local_time
 from rewind.commands.stats_figures import ProjectFigures
 from rewind.store.home import rewind_home
 from rewind.store.hook_calls import (

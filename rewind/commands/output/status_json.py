@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 
-from rewind.commands.backup_text import backup_json
-from rewind.commands.json_output import FORMAT, print_json
+from rewind.commands.output.backup_text import backup_json
+from rewind.commands.output.json_output import FORMAT, print_json
 from rewind.history.insight.summary import iso_time
 from rewind.history.session import load_head, recent_session
 from rewind.store.event_log import STATS_DIR

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, NoReturn
 
-from rewind.commands.quick_arguments import HOOK_COMMANDS, CommandGrammar
+from rewind.commands.parsing.quick_parser import HOOK_COMMANDS, CommandGrammar
 from rewind.errors import UserError
 
 DESCRIPTION = "Per-turn undo history for files changed by coding agents."

@@ -3,7 +3,7 @@ docs/cli.md)."""
 
 from __future__ import annotations
 
-from rewind.commands.json_output import FORMAT
+from rewind.commands.output.json_output import FORMAT
 from rewind.history.insight.summary import path_json
 from rewind.history.restoring.hunks import describe_selection
 from rewind.history.restoring.partial import PartialPlan

@@ -3,7 +3,7 @@ as JSON: each hunk numbered, its changed lines numbered in a gutter, for ``--hun
 
 from __future__ import annotations
 
-from rewind.commands.render import paint
+from rewind.commands.output.render import paint
 from rewind.history.restoring.hunks import ADDED, Hunk
 
 # Unchanged lines are indented past the numbers of the changed ones ("  1  -line").
