@@ -278,7 +278,7 @@ hunk 2/3 of f.txt  @@ -7,7 +7,8 @@
       line 11
 ```
 
-With `--json`: `{"format": 1, "entry": {"id", "number", "session", "kind"}, "path": ...,
+With `--json`: `{"format": 1, "entry": {"turn", "id", "number", "session", "kind"}, "path": ...,
 "hunks": [...]}`, each hunk `{"number", "header", "old_start", "new_start", "removed", "added",
 "lines": [{"number": 1 or null for context, "origin": "-", "+" or " ", "text": ...}]}`. A binary
 file or a symlink has no hunks: refused with a message.
@@ -519,7 +519,7 @@ or that the remote is up to date; a session the remote refused is named on stder
 code is 1. `--dry-run` lists the sessions, their entries not on the remote yet and each file,
 marking those whose content is not shared and why; `--json` prints it as
 `{"format": 1, "remote", "url", "project", "machine", "sessions": [{"session", "open_turn_held",
-"labels", "entries": [{"number", "id", "kind", "prompt", "files": [{"path", "shared",
+"labels", "entries": [{"turn", "id", "number", "kind", "prompt", "files": [{"path", "shared",
 "why_not"}]}]}], "up_to_date": [...]}` (without `--dry-run`: `pushed`, `up_to_date`,
 `rejected`). A remote that is one of the project's own (its `origin`) is pushed to only once
 confirmed: a question on a terminal, else `--yes`. `--background` is what the automatic
@@ -1181,8 +1181,11 @@ Every `--json` output is versioned. An object carries its version as `"format": 
 `stats --all`) cannot, and its elements are of format 1 (`stats` without `--all` is an object
 without the key, as before). The version changes only when a key is removed or changes meaning;
 new keys may be added to any format. Times are ISO 8601 UTC (`2026-11-30T00:54:25Z`); a path is
-`path` (and `path_hex` for a name that is not UTF-8), and a file's state is the object described
-under [`log --json`](#output-of-rewind-log---json).
+`path` (and `path_hex` for a name that is not UTF-8), a file's state is the object described
+under [`log --json`](#output-of-rewind-log---json), and an entry is named by `turn` (its number
+in its session) and `id`. A few outputs also carry `number`, equal to `turn`: the name they
+first used, kept for format 1 (`show --path --json`'s entry, `push --dry-run --json`'s entries,
+the `version` of a version's restore plan).
 
 | Command | Prints |
 | --- | --- |
@@ -1233,7 +1236,7 @@ The plan of `restore --dry-run --json` (and `undo --dry-run --json`):
 | `conflict` | `true` when writing it would overwrite a change rewind did not record. |
 | `reason` | Why it conflicts or is skipped, as the text says it, or `null`. |
 | `before`, `after` | The file's state now and the state the restore would give it. |
-| `version` | Only for `restore --path P --version V`: `{"version": "ID^", "entry", "session", "number", "kind", "side": "before" or "after", "path", "state"}`, the version brought back. |
+| `version` | Only for `restore --path P --version V`: the version brought back, with the keys of a version in `history --json` (`{"version": "ID^", "entry", "side": "before" or "after", "session", "turn", "kind", ...}`) plus `number`. |
 | `hunks`, `diff` | Only for `restore --hunks`: in each file, the hunks put back (as `--hunks` writes them, `1,2:1-3`) and the unified diff from the file now to what it would hold. |
 
 `history PATH --json`, newest first:
@@ -1313,7 +1316,7 @@ The plan of `restore --dry-run --json` (and `undo --dry-run --json`):
 | `lines` | How many lines the file has now; the runs cover them all, in order. |
 | `start`, `count` | The run's first line (from 1) and its length. |
 | `status` | `recorded`; `before-record` (in the oldest version whose content rewind holds); `outside` (changed outside rewind's record). |
-| `origin` | The version the lines came from (keys as in `history --json`), or `null` for `before-record` lines and for lines that differ from the newest recorded version. An `outside` run with an origin names the `ENTRYID^` version that first showed them. |
+| `origin` | The version the lines came from (keys as in `history --json`; `added` and `removed` are `null`: blame does not count them), or `null` for `before-record` lines and for lines that differ from the newest recorded version. An `outside` run with an origin names the `ENTRYID^` version that first showed them. |
 """
 
 

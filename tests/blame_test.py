@@ -59,6 +59,7 @@ def test_lines_before_the_record_by_prompt_and_changed_by_hand(project: Path) ->
     assert origin == {
         "version": shout,
         "entry": shout,
+        "side": "after",
         "session": SESSION_A,
         "turn": 1,
         "kind": "turn",
@@ -67,7 +68,16 @@ def test_lines_before_the_record_by_prompt_and_changed_by_hand(project: Path) ->
         "source": "edit",
         "time": origin["time"],
         "path": "app.py",
+        "moved_from": None,
+        "state": origin["state"],
+        "added": None,  # blame does not count lines against the version before
+        "removed": None,
+        "binary": False,
     }
+    # The same record as the version in 'rewind history --json' (one shape for a version).
+    versions = json.loads(ok("history", "app.py", "--json").stdout)["versions"]
+    [same] = [version for version in versions if version["version"] == shout]
+    assert {**same, "added": None, "removed": None} == origin
 
     lines = ok("blame", "app.py").stdout.splitlines()
     assert lines[0] == "app.py: 5 lines, by the prompt that last changed each"

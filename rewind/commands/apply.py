@@ -8,9 +8,9 @@ import sys
 
 from rewind.commands.output.asking import asked_yes
 from rewind.commands.output.json_output import FORMAT, print_json, refuse_json_without_dry_run
+from rewind.commands.output.records_json import entry_key_json, path_json
 from rewind.commands.output.render import paint, use_colour
 from rewind.errors import ConflictError, ExitCode, UserError
-from rewind.history.insight.summary import path_json
 from rewind.history.recording.turns import closed_head
 from rewind.history.remote.fetched import open_fetched
 from rewind.history.restoring.apply import (
@@ -196,8 +196,8 @@ def _plan_json(store: Store, plan: ApplyPlan) -> dict[str, object]:
         "from": plan.source.name,
         "remote": plan.source.remote,
         "session": plan.source.head.session_id,
-        "first": {"turn": first.number, "id": first.id},
-        "last": {"turn": last.number, "id": last.id},
+        "first": entry_key_json(first),
+        "last": entry_key_json(last),
         "into": plan.session,
         "counts": counts,
         "files": files,

@@ -6,11 +6,11 @@ from __future__ import annotations
 import sys
 
 from rewind.commands.output.json_output import FORMAT, print_json
+from rewind.commands.output.records_json import path_json, version_json
 from rewind.commands.output.render import local_time, paint, use_colour
 from rewind.history.entry import TURN, first_line
 from rewind.history.insight.blame import BEFORE_RECORD, Blame, Run, blame_file
 from rewind.history.insight.file_history import OUTSIDE, Version
-from rewind.history.insight.summary import iso_time, path_json
 from rewind.history.restoring.opening import open_current_store
 
 AGENT_WIDTH = 12
@@ -27,22 +27,6 @@ def run(*, path: str, as_json: bool = False) -> int:
     return 0
 
 
-def origin_json(version: Version) -> dict[str, object]:
-    entry = version.entry
-    return {
-        "version": version.id,
-        "entry": entry.id,
-        "session": entry.session,
-        "turn": entry.number,
-        "kind": entry.kind,
-        "agent": entry.agent,
-        "prompt": entry.prompt,
-        "source": version.source,
-        "time": iso_time(version.at),
-        **path_json(version.path),
-    }
-
-
 def blame_json(blame: Blame) -> dict[str, object]:
     """The shape of ``rewind blame --json`` (documented in docs/cli.md)."""
     return {
@@ -54,7 +38,7 @@ def blame_json(blame: Blame) -> dict[str, object]:
                 "start": run.start,
                 "count": run.count,
                 "status": run.status,
-                "origin": origin_json(run.version) if run.version is not None else None,
+                "origin": version_json(run.version) if run.version is not None else None,
             }
             for run in blame.runs
         ],

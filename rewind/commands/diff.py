@@ -1,12 +1,12 @@
 from __future__ import annotations
 
 from rewind.commands.output.json_output import FORMAT, print_json
+from rewind.commands.output.records_json import diff_json, entry_key_json
 from rewind.commands.output.render import colour_diff, use_colour
 from rewind.commands.parsing.reading import print_fetched_safely, session_to_read
 from rewind.history.checkpoint import states_between
 from rewind.history.entry import Entry
 from rewind.history.insight.diffs import FileDiff, diff_states, diff_to_disk
-from rewind.history.insight.summary import diff_json
 from rewind.history.lookup import entries_between, find
 from rewind.history.session import require_existing
 from rewind.history.sessions import refuse_damaged
@@ -70,7 +70,7 @@ def run(
 
 def _checkpoint(entry: Entry) -> dict[str, object]:
     """The checkpoint before ``entry``, named by it."""
-    return {"turn": entry.number, "id": entry.id}
+    return entry_key_json(entry)
 
 
 def _print(store: Store, diffs: list[FileDiff]) -> None:

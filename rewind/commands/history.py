@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 
 from rewind.commands.output.json_output import FORMAT, print_json, recorded_store
+from rewind.commands.output.records_json import path_json, version_json
 from rewind.commands.output.render import local_time, paint, use_colour
 from rewind.history.entry import TURN, first_line
 from rewind.history.filestate import ABSENT, FILE, LINK, TOO_LARGE
 from rewind.history.insight.file_history import OUTSIDE, Version, file_versions
-from rewind.history.insight.summary import iso_time, path_json
 from rewind.history.restoring.opening import open_current_store
 from rewind.store.repository import Store
 
@@ -46,30 +46,6 @@ def run(*, path: str, as_json: bool = False, max_count: int | None = None) -> in
         return 0
     _print_text(store, name, versions)
     return 0
-
-
-def version_json(version: Version) -> dict[str, object]:
-    """One element of ``rewind history --json``'s versions (documented in docs/cli.md)."""
-    entry = version.entry
-    item: dict[str, object] = {
-        "version": version.id,
-        "entry": entry.id,
-        "side": "after" if version.after else "before",
-        "session": entry.session,
-        "turn": entry.number,
-        "kind": entry.kind,
-        "agent": entry.agent,
-        "prompt": entry.prompt,
-        "source": version.source,
-        "time": iso_time(version.at),
-        **path_json(version.path),
-        "moved_from": path_json(version.moved_from)["path"] if version.moved_from else None,
-        "state": version.state.to_json(),
-        "added": version.added if version.compared else None,
-        "removed": version.removed if version.compared else None,
-        "binary": version.binary,
-    }
-    return item
 
 
 def describe_state(version: Version) -> str:

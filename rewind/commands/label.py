@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 from rewind.commands.output.json_output import FORMAT, print_json
+from rewind.commands.output.records_json import entry_json
+from rewind.history.insight.diffs import entry_diffs
 from rewind.history.insight.labels import add_label, remove_label
-from rewind.history.insight.summary import entry_diffs, entry_json
 from rewind.history.restoring.opening import open_current_store
 from rewind.history.sessions import all_labels, labels_of, resolve_session
 

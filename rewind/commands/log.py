@@ -5,6 +5,7 @@ import sys
 from collections.abc import Iterable
 
 from rewind.commands.output.json_output import has_session, recorded_store
+from rewind.commands.output.records_json import entry_json
 from rewind.commands.output.render import PROMPT_WIDTH, file_summary, local_time, paint, use_colour
 from rewind.commands.parsing.reading import local_session, print_fetched_safely, session_to_read
 from rewind.commands.parsing.when import parse_since
@@ -12,7 +13,6 @@ from rewind.errors import UserError
 from rewind.history.entry import TURN, WATCH_AGENT, Entry, first_line
 from rewind.history.index import EntryIndex
 from rewind.history.insight.line_counts import LineCounts
-from rewind.history.insight.summary import entry_json
 from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import require_existing
 from rewind.history.sessions import all_labels, labels_of

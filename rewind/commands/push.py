@@ -6,6 +6,7 @@ import sys
 
 from rewind.commands.output.asking import asked_yes
 from rewind.commands.output.json_output import FORMAT, print_json
+from rewind.commands.output.records_json import entry_key_json
 from rewind.errors import UserError
 from rewind.history.entry import first_line
 from rewind.history.remote.backup import note_backup, run_backup
@@ -139,8 +140,8 @@ def _print_dry_run(store: Store, plan: PushPlan, as_json: bool) -> None:
                         "labels": sorted(p.labels),
                         "entries": [
                             {
-                                "number": entry.number,
-                                "id": entry.id,
+                                **entry_key_json(entry),
+                                "number": entry.number,  # the name format 1 first used
                                 "kind": entry.kind,
                                 "prompt": entry.prompt,
                                 "files": [

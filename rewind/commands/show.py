@@ -2,11 +2,12 @@ from __future__ import annotations
 
 from rewind.commands.output.hunk_text import hunk_json, hunk_text
 from rewind.commands.output.json_output import FORMAT, print_json
+from rewind.commands.output.records_json import entry_json, entry_key_json, path_json
 from rewind.commands.output.render import PROMPT_WIDTH, colour_diff, local_time, paint, use_colour
 from rewind.commands.parsing.reading import print_fetched_safely, session_to_read
 from rewind.errors import StoreError
 from rewind.history.entry import Entry, first_line
-from rewind.history.insight.summary import entry_diffs, entry_json, path_json
+from rewind.history.insight.diffs import entry_diffs
 from rewind.history.lookup import find
 from rewind.history.restoring.partial import turn_hunks
 from rewind.history.session import require_existing
@@ -72,8 +73,8 @@ def _show_hunks(store: Store, entry: Entry, path: bytes, as_json: bool) -> int:
             {
                 "format": FORMAT,
                 "entry": {
-                    "id": entry.id,
-                    "number": entry.number,
+                    **entry_key_json(entry),
+                    "number": entry.number,  # the name format 1 first used
                     "session": entry.session,
                     "kind": entry.kind,
                 },

@@ -10,10 +10,10 @@ import json
 import time
 
 from rewind.commands.output.backup_text import backup_json, backup_line
+from rewind.commands.output.records_json import iso_time
 from rewind.commands.output.stats_text import print_projects
 from rewind.commands.stats_figures import ProjectFigures
 from rewind.errors import UserError
-from rewind.history.insight.summary import iso_time
 from rewind.history.insight.tally import Tally, tally
 from rewind.history.restoring.opening import open_current_store, open_store
 from rewind.history.restoring.restore_events import RestoreCounts, restore_counts

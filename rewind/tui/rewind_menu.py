@@ -14,8 +14,7 @@ from textual.widgets.option_list import Option
 
 from rewind.errors import UserError
 from rewind.history.entry import TURN, Entry, first_line
-from rewind.history.insight.diffs import ADDED, DELETED, MODIFIED, PENDING
-from rewind.history.insight.summary import entry_diffs
+from rewind.history.insight.diffs import ADDED, DELETED, MODIFIED, PENDING, entry_diffs
 from rewind.history.restoring.restore_plan import RestorePlan
 from rewind.history.session import load_head
 from rewind.history.sessions import read_entries

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from rewind.commands.output.records_json import iso_time
 from rewind.commands.output.render import local_time
-from rewind.history.insight.summary import iso_time
 from rewind.history.remote.backup import backup_state, pending_since
 from rewind.store.backup_trigger import pusher_running
 from rewind.store.repository import Store

@@ -4,11 +4,11 @@ docs/cli.md)."""
 from __future__ import annotations
 
 from rewind.commands.output.json_output import FORMAT
-from rewind.history.insight.summary import path_json
+from rewind.commands.output.records_json import entry_key_json, path_json, version_json
 from rewind.history.restoring.hunks import describe_selection
 from rewind.history.restoring.partial import PartialPlan
 from rewind.history.restoring.restore_plan import CANNOT, PlannedFile, RestorePlan
-from rewind.history.restoring.versions import VersionPlan, version_json
+from rewind.history.restoring.versions import VersionPlan
 
 
 def plan_json(plan: RestorePlan) -> dict[str, object]:
@@ -19,14 +19,15 @@ def plan_json(plan: RestorePlan) -> dict[str, object]:
         "format": FORMAT,
         "kind": plan.kind,
         "session": plan.session,
-        "target": {"turn": subject.number, "id": subject.id, "kind": subject.kind},
+        "target": {**entry_key_json(subject), "kind": subject.kind},
         "changes": len(plan.changes),
         "conflicts": len(plan.conflicts),
         "skipped": len(plan.blocked),
         "files": [_planned_json(planned) for planned in plan.files],
     }
     if isinstance(plan, VersionPlan):
-        shape["version"] = version_json(plan.version)
+        # "number" as well: the name this key first used (format 1).
+        shape["version"] = {**version_json(plan.version), "number": plan.version.entry.number}
     if isinstance(plan, PartialPlan):
         files = shape["files"]
         assert isinstance(files, list)

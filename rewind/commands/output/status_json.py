@@ -7,7 +7,7 @@ import os
 
 from rewind.commands.output.backup_text import backup_json
 from rewind.commands.output.json_output import FORMAT, print_json
-from rewind.history.insight.summary import iso_time
+from rewind.commands.output.records_json import entry_key_json, iso_time
 from rewind.history.session import load_head, recent_session
 from rewind.store.event_log import STATS_DIR
 from rewind.store.failure_log import problem_logs, recent_problems
@@ -74,8 +74,7 @@ def _session(store: Store | None) -> dict[str, object]:
     return {
         "session": session_id,
         "turn": {
-            "turn": entry.number,
-            "id": entry.id,
+            **entry_key_json(entry),
             "kind": entry.kind,
             "open": entry.is_open,
             "files": len(entry.files),

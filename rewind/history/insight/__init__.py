@@ -1,3 +1,3 @@
-"""Reading the record: diffs, line counts, a file's story and blame, summaries, tallies and labels.
+"""Reading the record: diffs, line counts, a file's story and blame, tallies and labels.
 Writes nothing to the work tree; imports only the history's core.
 """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from rewind.history.entry import Entry
 from rewind.history.filestate import (
     ABSENT,
     FILE,
@@ -118,3 +119,11 @@ def diff_to_disk(store: Store, path: bytes, old: FileState) -> FileDiff:
     elif now.kind == LINK:
         data = os.readlink(absolute)
     return diff_states(store, path, old, now, new_data=data)
+
+
+def entry_diffs(store: Store, entry: Entry, with_text: bool = False) -> list[FileDiff]:
+    """What each file of ``entry`` changed, in the entry's order."""
+    return [
+        diff_states(store, change.path, change.before, change.after, with_text=with_text)
+        for change in entry.files
+    ]

@@ -41,20 +41,6 @@ def describe(version: Version) -> str:
     return f"{side} {entry.kind} {entry.number} of session {entry.session}"
 
 
-def version_json(version: Version) -> dict[str, object]:
-    """The ``version`` key of ``rewind restore --version ... --dry-run --json``."""
-    return {
-        "version": version.id,
-        "entry": version.entry.id,
-        "session": version.entry.session,
-        "number": version.entry.number,
-        "kind": version.entry.kind,
-        "side": "after" if version.after else "before",
-        "path": os.fsdecode(version.path),
-        "state": version.state.to_json(),
-    }
-
-
 def parse_version(text: str) -> tuple[str, bool]:
     """``ID`` or ``ID^`` as (the id or prefix, whether it names the before-state)."""
     match = _VERSION.fullmatch(text.strip())
