@@ -24,8 +24,21 @@ for d in range(50):
 
 
 def test_a_50000_file_burst_is_summarised_and_a_following_edit_is_recorded(
-    committed: Path, watching: Watch
+    committed: Path,
 ) -> None:
+    # One burst is events less than max(1 s, 2 x watch_quiet_ms) apart. On a loaded machine
+    # (the suite runs in parallel) the writer can stall for over a second, which would rightly
+    # start a second burst with a cap of its own: a 3 s gap keeps this burst one.
+    (committed / "rewind.toml").write_text("watch_quiet_ms = 1500\n")
+    watching = Watch(committed, "--session", SESSION)
+    try:
+        _burst_then_edit(committed)
+    finally:
+        if watching.process.poll() is None:
+            watching.stop()
+
+
+def _burst_then_edit(committed: Path) -> None:
     writer = subprocess.Popen([sys.executable, "-c", WRITER], cwd=committed)
     # Meanwhile the agent's hooks still record promptly: the watcher holds the store lock
     # only for the bookkeeping of one batch at a time.
