@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes docs/cli.md from the real ``--help`` output of every rewind command.
 
-Run it after changing the command line (rewind/commands/parsing/parser.py, rewind/commands/parsing/quick_parser.py)::
+Run it after changing the command line (the modules of rewind/commands/parsing/)::
 
     python scripts/cli_reference.py
 

@@ -12,8 +12,8 @@ import pytest
 
 from rewind.errors import UserError
 from rewind.installers import Context, get_target
-from rewind.installers.json_settings import is_rewind_hook
 from rewind.installers.jsonc import JsoncError, parse
+from rewind.installers.rewind_hooks import is_rewind_hook
 from rewind.installers.text_edits import Document
 from tests.conftest import ok
 

@@ -23,7 +23,7 @@ from rewind.installers import (
     targets,
 )
 from rewind.installers import _registry as registry
-from rewind.installers.json_settings import is_rewind_hook
+from rewind.installers.rewind_hooks import is_rewind_hook
 from tests.conftest import error_line, ok, run_rewind
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,12 +18,8 @@ from __future__ import annotations
 import os
 
 from rewind.installers import Context, Inspection, Probe, ProbeStep, register
-from rewind.installers.json_settings import (
-    JsonHooksTarget,
-    JsonObject,
-    SettingsFile,
-    command_groups,
-)
+from rewind.installers.json_settings import JsonHooksTarget, command_groups
+from rewind.installers.settings_file import JsonObject, SettingsFile
 
 # Anchored, so that old versions (unanchored regex) and new ones (exact lists) match the same.
 MATCHER = "^(Edit|Write|MultiEdit|NotebookEdit|Bash|PowerShell)$"

@@ -30,7 +30,7 @@ from rewind.installers import (
     record,
     register,
 )
-from rewind.installers.json_settings import is_rewind_hook
+from rewind.installers.rewind_hooks import is_rewind_hook
 from rewind.store.atomic import replace_file
 
 AGENT = "cline"

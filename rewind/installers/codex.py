@@ -4,7 +4,7 @@ only ``description`` and ``hooks`` at the top level, so nothing else is added).
 Codex runs a hook only once someone has trusted it, and reads a project's ``.codex/`` only in
 a trusted project (rewind.installers.codex_trust): install says what to accept, doctor says
 what is accepted. Trust is recorded by the hook's position, so install appends rewind's groups
-after the others (json_settings), never before them.
+after the others (hook_blocks), never before them.
 
 SessionStart records nothing, so it is not subscribed (each hook is a process Codex waits for;
 earlier versions subscribed to it, and installing again takes that hook out).
@@ -15,13 +15,9 @@ from __future__ import annotations
 import os
 
 from rewind.installers import Change, Context, Inspection, Probe, ProbeStep, codex_trust, register
-from rewind.installers.json_settings import (
-    JsonHooksTarget,
-    JsonObject,
-    SettingsFile,
-    command_groups,
-    is_rewind_hook,
-)
+from rewind.installers.json_settings import JsonHooksTarget, command_groups
+from rewind.installers.rewind_hooks import is_rewind_hook
+from rewind.installers.settings_file import JsonObject, SettingsFile
 
 MATCHER = "^(apply_patch|Edit|Write|shell|Bash|local_shell|exec_command)$"
 EVENTS = (

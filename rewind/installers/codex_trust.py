@@ -27,7 +27,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rewind.installers.json_settings import SettingsFile, is_rewind_hook
+from rewind.installers.rewind_hooks import is_rewind_hook
+from rewind.installers.settings_file import SettingsFile
 
 # The events whose groups' matchers Codex keeps (events/common.rs: matcher_pattern_for_event).
 MATCHED_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PostToolUse", "SessionStart"})

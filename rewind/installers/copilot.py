@@ -16,7 +16,8 @@ import json
 import os
 
 from rewind.installers import Change, Context, Inspection, Probe, ProbeStep, register
-from rewind.installers.json_settings import JsonHooksTarget, JsonObject, SettingsFile
+from rewind.installers.json_settings import JsonHooksTarget
+from rewind.installers.settings_file import JsonObject, SettingsFile
 
 EVENT_VARIABLE = "REWIND_COPILOT_EVENT"
 # Copilot matches a tool hook's regex against the whole tool name.

@@ -8,7 +8,8 @@ still sends ``afterFileEdit``, from which rewind rebuilds pre-images (rewind.hoo
 from __future__ import annotations
 
 from rewind.installers import Probe, ProbeStep, register
-from rewind.installers.json_settings import JsonHooksTarget, JsonObject
+from rewind.installers.json_settings import JsonHooksTarget
+from rewind.installers.settings_file import JsonObject
 
 # Cursor's tool names of the Write and Delete tools (cursor.com/docs/hooks.md: matchers are
 # matched against the tool's name); shell commands have their own events.

@@ -15,12 +15,8 @@ import os
 
 from rewind.errors import UserError
 from rewind.installers import Context, Probe, ProbeStep, register
-from rewind.installers.json_settings import (
-    JsonHooksTarget,
-    JsonObject,
-    SettingsFile,
-    command_groups,
-)
+from rewind.installers.json_settings import JsonHooksTarget, command_groups
+from rewind.installers.settings_file import JsonObject, SettingsFile
 
 MATCHER = "write_file|replace|run_shell_command"
 TIMEOUT_MS = 30_000

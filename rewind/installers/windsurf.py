@@ -6,7 +6,8 @@ that rewind leaves alone, and merges all three. The shapes are Windsurf's docume
 from __future__ import annotations
 
 from rewind.installers import Probe, ProbeStep, register
-from rewind.installers.json_settings import JsonHooksTarget, JsonObject
+from rewind.installers.json_settings import JsonHooksTarget
+from rewind.installers.settings_file import JsonObject
 
 EVENTS = (
     "pre_user_prompt",

@@ -3,9 +3,9 @@
 ``begin``, ``track`` and ``end`` run once per agent tool call; argparse (with the ``shutil``,
 ``gettext`` and ``locale`` it pulls in, and building every sub-parser) costs several
 milliseconds of each call. Their grammar is declared once here, in :data:`HOOK_COMMANDS`;
-:mod:`rewind.commands.parsing.parser` builds the argparse sub-parsers from the same table, and
-anything this parser does not understand (``--help``, a typo, a missing value) is handed to
-argparse, which gives the usual messages.
+:mod:`rewind.commands.parsing.hook_commands` builds the argparse sub-parsers from the same
+table, and anything this parser does not understand (``--help``, a typo, a missing value) is
+handed to argparse, which gives the usual messages.
 """
 
 from __future__ import annotations

@@ -1,0 +1,140 @@
+"""The commands that put files back or bring them out of the history: restore, undo, apply,
+extract."""
+
+from __future__ import annotations
+
+from rewind.commands.parsing.shared import (
+    Commands,
+    confirm_options,
+    json_option,
+    remote_session_option,
+    session_option,
+    turn,
+)
+
+
+def add_restoring_commands(commands: Commands) -> None:
+    _add_restore(commands)
+    _add_undo(commands)
+    _add_apply(commands)
+    _add_extract(commands)
+
+
+def _add_restore(commands: Commands) -> None:
+    restore = commands.add_parser(
+        "restore",
+        help="put files back as they were before a turn, or one file to one version, or "
+        "some hunks of a turn",
+    )
+    session_option(restore)
+    restore.add_argument(
+        "turn",
+        metavar="TURN",
+        nargs="?",
+        type=turn,
+        help="turn number or id (not with --version)",
+    )
+    restore.add_argument(
+        "--path",
+        dest="paths",
+        action="append",
+        metavar="P",
+        help="restore only this file (repeatable)",
+    )
+    restore.add_argument(
+        "--version",
+        metavar="VERSION",
+        help="bring the one --path back to a version: ENTRYID as that entry left it, ENTRYID^ "
+        "as it was just before (an id from any session)",
+    )
+    restore.add_argument(
+        "--hunks",
+        action="append",
+        metavar="LIST",
+        help="put back only these hunks of TURN's diff of the one --path: 1,3 or 2-4, or "
+        "lines of a hunk, 2:1-3 ('rewind show TURN --path P' numbers them; repeatable)",
+    )
+    restore.add_argument(
+        "--patch",
+        "-p",
+        action="store_true",
+        help="go through TURN's hunks of each --path and ask which to put back",
+    )
+    confirm_options(restore)
+    json_option(restore, "the plan (with --dry-run only)")
+
+
+def _add_undo(commands: Commands) -> None:
+    undo = commands.add_parser("undo", help="undo the last restore, exactly")
+    session_option(undo)
+    confirm_options(undo)
+    json_option(undo, "the plan (with --dry-run only)")
+
+
+def _add_apply(commands: Commands) -> None:
+    apply = commands.add_parser(
+        "apply",
+        help="bring the changes some turns of another session (a fetched one too) made into "
+        "this work tree, merged with it; 'rewind undo' takes them back",
+    )
+    apply.add_argument(
+        "--remote",
+        metavar="NAME",
+        help="SESSION is fetched from remote NAME ('rewind fetch NAME'): MACHINE/SESSION, or "
+        "SESSION when one machine has it",
+    )
+    apply.add_argument("source_session", metavar="SESSION", help="the session to apply from")
+    apply.add_argument(
+        "turns",
+        metavar="TURN[..TURN2]",
+        type=turn,
+        help="the turn (number or id), or the turns TURN to TURN2 (inclusive), to apply",
+    )
+    apply.add_argument(
+        "--path",
+        dest="paths",
+        action="append",
+        metavar="P",
+        help="apply only this file (repeatable)",
+    )
+    apply.add_argument(
+        "--into",
+        metavar="ID",
+        help="the local session that records the apply (default: $REWIND_SESSION, else the "
+        "most recent one, else a new one)",
+    )
+    apply.add_argument(
+        "--skip-conflicts",
+        action="store_true",
+        help="apply the files that can be, leave those that conflict or are refused (exit 2)",
+    )
+    confirm_options(apply)
+    json_option(apply, "the plan (with --dry-run only)")
+
+
+def _add_extract(commands: Commands) -> None:
+    extract = commands.add_parser(
+        "extract",
+        help="write the files a turn touched, as it left them (or found them), into a new "
+        "folder, for inspection",
+    )
+    session_option(extract)
+    remote_session_option(extract)
+    extract.add_argument("turn", metavar="TURN", type=turn, help="turn number or id")
+    extract.add_argument("folder", metavar="DIR", help="where to write them: a new or empty folder")
+    side = extract.add_mutually_exclusive_group()
+    side.add_argument(
+        "--after",
+        action="store_true",
+        help="the files as the turn left them (the default)",
+    )
+    side.add_argument(
+        "--before", action="store_true", help="the files as they were before the turn"
+    )
+    extract.add_argument(
+        "--path",
+        dest="paths",
+        action="append",
+        metavar="P",
+        help="only this file (repeatable)",
+    )

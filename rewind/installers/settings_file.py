@@ -1,0 +1,133 @@
+"""An agent's JSON settings file as rewind reads and writes it: read as JSONC (comments,
+trailing commas), kept as text so that an edit (:mod:`rewind.installers.text_edits`) changes
+only the bytes it adds or takes out, a byte order mark kept, and written back atomically with
+the file's permissions; and whether someone committed it (then install leaves rewind's hooks
+there as they are).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import subprocess
+from dataclasses import dataclass
+
+from rewind.errors import UserError
+from rewind.installers import jsonc, text_edits
+from rewind.store.atomic import replace_file
+
+JsonObject = dict[str, object]
+# The top-level key every agent keeps its hooks under.
+HOOKS = "hooks"
+BOM = "\ufeff"
+
+
+@dataclass
+class SettingsFile:
+    """A settings file as read: its text (comments and all), its data, and the tree of where
+    each value sits in the text, which edits splice into."""
+
+    path: str
+    data: JsonObject
+    exists: bool
+    text: str = ""
+    indent: str = "  "
+    mode: int | None = None
+
+    @classmethod
+    def read(cls, path: str) -> SettingsFile:
+        """The file's content (an empty object when it is missing or empty); a file that is not
+        a JSON object (comments and trailing commas allowed) is refused."""
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read()
+            text = raw.decode("utf-8")
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except FileNotFoundError:
+            return cls(path, {}, exists=False)
+        except (OSError, UnicodeDecodeError) as error:
+            reason = getattr(error, "strerror", None) or str(error)
+            raise UserError(f"{path} could not be read ({reason}); fix it and run again.") from None
+        body = text[1:] if text.startswith(BOM) else text
+        if not body.strip():
+            return cls(path, {}, exists=True, text=text, mode=mode)
+        try:
+            root = jsonc.parse(body)
+        except jsonc.JsoncError as error:
+            raise UserError(
+                f"{path} is not valid JSON ({error.message} at line {error.line} column "
+                f"{error.column}); fix it, then run the command again."
+            ) from None
+        if not isinstance(root.value, dict):
+            raise UserError(f"{path} does not hold a JSON object; fix it, then run again.")
+        indent = re.search(r"^([ \t]+)[\"}\]]", body, re.MULTILINE)
+        return cls(
+            path,
+            root.value,
+            exists=True,
+            text=text,
+            indent=indent.group(1) if indent else "  ",
+            mode=mode,
+        )
+
+    def document(self) -> text_edits.Document:
+        """The text to edit: ``{}`` when the file is missing or blank."""
+        body = self.text[1:] if self.text.startswith(BOM) else self.text
+        if not body.strip():
+            return text_edits.Document("{}\n", self.indent)
+        return text_edits.Document(body, self.indent)
+
+    def take(self, edited: text_edits.Document) -> None:
+        """Makes the edited document this file's content."""
+        self.text = (BOM if self.text.startswith(BOM) else "") + edited.text
+        value = edited.root.value
+        assert isinstance(value, dict)
+        self.data = value
+
+    def write(self) -> list[str]:
+        """Replaces the file atomically, with its permissions (the real file, through a link);
+        returns the directories it had to create, outermost first."""
+        target = os.path.realpath(self.path)
+        created = _missing_directories(os.path.dirname(target))
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        mode = self.mode if self.mode is not None else 0o666 & ~_umask()
+        replace_file(os.fsencode(target), self.text.encode("utf-8"), mode)
+        return created
+
+    def hooks_object(self, create: bool) -> JsonObject | None:
+        hooks = self.data.get(HOOKS)
+        if hooks is not None and not isinstance(hooks, dict):
+            raise UserError(f'"hooks" in {self.path} is not a JSON object; fix it and run again.')
+        return hooks
+
+
+def _missing_directories(directory: str) -> list[str]:
+    missing: list[str] = []
+    while directory and not os.path.exists(directory):
+        missing.insert(0, directory)
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return missing
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def tracked_by_git(project: str, path: str) -> bool:
+    """Whether git tracks ``path`` in the project's repository (someone committed it)."""
+    try:
+        done = subprocess.run(
+            ["git", "--literal-pathspecs", "ls-files", "--error-unmatch", "--", path],
+            cwd=project,
+            capture_output=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
