@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 import rewind
-from rewind.history.index import EntryIndex, index_path
+from rewind.history.index.database import index_path
+from rewind.history.index.queries import EntryIndex
 from rewind.history.lookup import changes_by_other_sessions, entries_from, entries_to_undo, find
 from rewind.history.session import load_head
 from rewind.store.objects import ObjectReader

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import rewind
-from rewind.history.index import EntryIndex
+from rewind.history.index.queries import EntryIndex
 from rewind.history.session import load_head
 from rewind.history.upkeep import retention
 from rewind.history.upkeep.collection import reachable_objects

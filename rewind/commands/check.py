@@ -6,7 +6,7 @@ import sys
 from rewind.errors import UserError
 from rewind.history import commits
 from rewind.history.entry import Entry
-from rewind.history.index import EntryIndex
+from rewind.history.index.queries import EntryIndex
 from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import SessionHead, damaged_ref_hint
 from rewind.history.sessions import list_sessions, read_entries_with_commits

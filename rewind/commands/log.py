@@ -11,7 +11,7 @@ from rewind.commands.parsing.reading import local_session, print_fetched_safely,
 from rewind.commands.parsing.when import parse_since
 from rewind.errors import UserError
 from rewind.history.entry import TURN, WATCH_AGENT, Entry, first_line
-from rewind.history.index import EntryIndex
+from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.line_counts import LineCounts
 from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import require_existing

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rewind.errors import UserError
 from rewind.history.entry import Entry, FileChange
-from rewind.history.index import EntryIndex, newest_change_by_others
+from rewind.history.index.queries import EntryIndex, newest_change_by_others
 from rewind.history.session import SessionHead, load_head
 from rewind.store.repository import Store
 

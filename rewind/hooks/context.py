@@ -1,10 +1,10 @@
 """What an adapter works with: the event's payload, the project's store, and the actions that
-map events onto turns, all tolerant of events that arrive out of order."""
+map events onto turns, all tolerant of events that arrive out of order. A shell call's before-
+and after-event find each other through :mod:`rewind.hooks.pending_shell_calls`."""
 
 from __future__ import annotations
 
 import os
-import time
 
 from rewind.errors import UserError
 from rewind.history.entry import EDIT, SHELL, valid_text
@@ -19,12 +19,12 @@ from rewind.history.recording.turns import (
 from rewind.history.restoring.opening import open_store
 from rewind.history.session import load_head
 from rewind.history.sessions import resolve_session
+from rewind.hooks import pending_shell_calls
 from rewind.hooks.project import project_root
 from rewind.store import hook_calls
-from rewind.store.atomic import write_text_atomically
 from rewind.store.event_log import STATS_DIR
 from rewind.store.failure_log import STORE_LOG, describe_hook_failure, log_hook_problem
-from rewind.store.fastjson import dumps, load_list, load_object
+from rewind.store.fastjson import load_object
 from rewind.store.repository import Store, StoreBusy
 
 TYPE_CHECKING = False
@@ -126,7 +126,7 @@ class HookContext:
         or run by two agents) starts nothing."""
         assert self.store is not None
         begin(self.store, session, prompt=prompt, agent=self.agent, merge_copies=True)
-        _remove_stale_pending(self.store.state_path("pending"))
+        pending_shell_calls.remove_stale(self.store)
 
     def name_turn(self, session: str, entry_id: str, prompt: str) -> None:
         """Names the open turn ``entry_id``, if it is still open and has no prompt yet."""
@@ -188,10 +188,11 @@ class HookContext:
         pairing: str = "",
     ) -> None:
         """Records every file ``command`` may create, overwrite or delete (the quicksave), and
-        remembers them for the matching after-event: under ``call``, the tool call's id, or,
-        for an agent that sends none, in a queue under ``pairing`` (the tool's name and input:
-        :func:`pairing_key`), so that each after-event takes the oldest before-event of the
-        same call. ``powershell``: the command is PowerShell (rewind.quicksave.powershell)."""
+        leaves them for the matching after-event (:mod:`rewind.hooks.pending_shell_calls`):
+        under ``call``, the tool call's id, or, for an agent that sends none, in a queue under
+        ``pairing`` (the tool's name and input: its ``pairing_key``), so that each after-event
+        takes the oldest before-event of the same call. ``powershell``: the command is
+        PowerShell (rewind.quicksave.powershell)."""
         from rewind.quicksave import limits_from, paths_at_risk
 
         assert self.store is not None
@@ -211,10 +212,7 @@ class HookContext:
             session, names, source=SHELL, moves=self.stored_moves(plan.moves, directory, names)
         )
         if call or pairing:
-            name = _file_name(call) if call else _queued_name(pairing)
-            pending = self.store.state_path("pending", name)
-            os.makedirs(os.path.dirname(pending), exist_ok=True)
-            write_text_atomically(pending, dumps([os.fsdecode(name) for name in names]))
+            pending_shell_calls.leave_for_after_event(self.store, names, call, pairing)
 
     def after_shell(self, session: str, call: str, pairing: str = "") -> None:
         """Records the after-states of what :meth:`before_shell` saved for ``call`` (or for
@@ -224,22 +222,11 @@ class HookContext:
         if not call and not pairing:
             self.after_change(session)
             return
-        if call:
-            pending: str | None = self.store.state_path("pending", _file_name(call))
-        else:
-            pending = _take_oldest(self.store.state_path("pending"), _queue_prefix(pairing))
-        if pending is None:
+        claimed = pending_shell_calls.claim(self.store, call, pairing)
+        if claimed is None:
             return  # the command needed no quicksave
-        try:
-            with open(pending, encoding="utf-8") as handle:
-                names = [os.fsencode(str(name)) for name in load_list(handle.read())]
-        except FileNotFoundError:
-            return  # the command needed no quicksave
-        self.after_change(session, names)
-        try:
-            os.unlink(pending)
-        except FileNotFoundError:
-            pass  # the same after-event delivered twice at once: the other copy removed it
+        self.after_change(session, claimed.names)
+        claimed.release()
 
     def after_change(
         self,
@@ -318,76 +305,3 @@ def _shortened(command: str) -> str:
         return repr(command)
     rest = len(command) - LOGGED_COMMAND_LENGTH
     return f"{command[:LOGGED_COMMAND_LENGTH]!r} (and {rest} more characters)"
-
-
-# A shell command's saved paths wait this long for the command's after-event; past it, the
-# after-event is taken as lost (the turn's end records every file's after-state anyway).
-PENDING_MAX_AGE = 6 * 60 * 60
-
-
-def _remove_stale_pending(folder: str) -> None:
-    """Removes what before-events of shell commands left for after-events that never came."""
-    cutoff = time.time() - PENDING_MAX_AGE
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(folder, name)
-        try:
-            if os.lstat(path).st_mtime < cutoff:
-                os.unlink(path)
-        except OSError:
-            pass
-
-
-def pairing_key(session: str, tool: str, tool_input: dict[str, object]) -> str:
-    """What pairs the before- and after-event of a tool call when the agent sends no call id:
-    the session, the tool's name and its input (keys sorted at every level), as a short
-    digest."""
-    import zlib
-
-    text = dumps([session, tool, _sorted(tool_input)]).encode("utf-8", "surrogatepass")
-    return f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}{len(text):x}"
-
-
-def _sorted(value: object) -> object:
-    if isinstance(value, dict):
-        return {key: _sorted(value[key]) for key in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(item) for item in value]
-    return value
-
-
-def _queue_prefix(pairing: str) -> str:
-    return f"queued-{pairing}-"
-
-
-def _queued_name(pairing: str) -> str:
-    """A new place in the queue of ``pairing``: names sort in the order they were made."""
-    return f"{_queue_prefix(pairing)}{time.time_ns():020d}-{os.getpid()}.json"
-
-
-def _take_oldest(folder: str, prefix: str) -> str | None:
-    """Claims the oldest file of a queue (renamed, so that two after-events running at once
-    never take the same one); its new path, or None when the queue is empty."""
-    try:
-        waiting = sorted(
-            n for n in os.listdir(folder) if n.startswith(prefix) and n.endswith(".json")
-        )
-    except FileNotFoundError:
-        return None
-    for name in waiting:
-        taken = os.path.join(folder, name[: -len(".json")] + ".taken")
-        try:
-            os.rename(os.path.join(folder, name), taken)
-        except FileNotFoundError:
-            continue  # another after-event took it first
-        return taken
-    return None
-
-
-def _file_name(call: str) -> str:
-    """A tool call id as a file name (ids are agent-made: keep only safe characters)."""
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in call)[:100]
-    return safe.lstrip(".") + ".json"

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 
-from rewind.hooks.context import HookContext, pairing_key
+from rewind.hooks.context import HookContext
+from rewind.hooks.pending_shell_calls import pairing_key
 
 EDIT_TOOLS = frozenset({"write_file", "replace"})
 SHELL_TOOLS = frozenset({"run_shell_command"})

@@ -24,7 +24,7 @@ from rewind.history.entry import (
     first_line,
 )
 from rewind.history.filestate import TOO_LARGE, UNREADABLE, FileState
-from rewind.history.index import EntryIndex
+from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.diffs import (
     NO_PRE_IMAGE,
     PENDING,

@@ -187,7 +187,7 @@ def _forget_kept_blames(box: Sandbox, project: Path) -> None:
     """Empties the index's ``blames`` table, as before the first blame of the file."""
     code = (
         "import sqlite3, sys\n"
-        "from rewind.history.index import index_path\n"
+        "from rewind.history.index.database import index_path\n"
         "from rewind.history.restoring.opening import open_current_store\n"
         "db = sqlite3.connect(index_path(open_current_store()))\n"
         "db.execute('DELETE FROM blames'); db.commit()\n"

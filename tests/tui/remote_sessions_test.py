@@ -21,7 +21,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 import rewind.history.recording.turns
-from rewind.history.index import INDEX_FILE
+from rewind.history.index.database import INDEX_FILE
 from rewind.history.remote.fetched import machine_views
 from rewind.history.restoring.opening import open_current_store
 from rewind.tui.app import RewindApp

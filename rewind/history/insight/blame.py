@@ -28,7 +28,7 @@ from array import array
 
 from rewind.errors import UserError
 from rewind.history.filestate import ABSENT, FILE, RecordedFingerprints
-from rewind.history.index import EntryIndex
+from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.file_history import OUTSIDE, Version, file_versions
 from rewind.store.packed import Hunk, LineDiffer
 from rewind.store.repository import Store

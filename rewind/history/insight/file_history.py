@@ -33,7 +33,7 @@ from itertools import pairwise
 
 from rewind.history.entry import EXTERNAL, RESTORE, UNDO, Entry, FileChange
 from rewind.history.filestate import ABSENT, FILE, LINK, UNKNOWN, FileState
-from rewind.history.index import EntryIndex
+from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.line_counts import LineCounts
 from rewind.store.repository import Store
 

@@ -2,15 +2,15 @@
 
 Counting a change means reading both contents and diffing them; ``log`` shows counts for every
 file of every entry it prints, so they are looked up by the pair of contents
-(:meth:`rewind.history.index.EntryIndex.diffstat`) and counted only the first time any reader
-needs them. The hook path never counts (it would need pygit2).
+(:meth:`rewind.history.index.caches.IndexCaches.diffstat`) and counted only the first time any
+reader needs them. The hook path never counts (it would need pygit2).
 """
 
 from __future__ import annotations
 
 from rewind.history.entry import Entry
 from rewind.history.filestate import ABSENT, FILE, LINK, FileState, RecordedFingerprints
-from rewind.history.index import EntryIndex
+from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.diffs import ADDED, DELETED, MODE, MODIFIED, FileDiff, diff_states
 from rewind.store.packed import LineDiffer
 from rewind.store.repository import Store

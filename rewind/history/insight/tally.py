@@ -11,7 +11,7 @@ afford; nothing on a hot path calls it.
 from __future__ import annotations
 
 from rewind.history.entry import DAMAGED, RESTORE, TURN, UNDO
-from rewind.history.index import EntryIndex
+from rewind.history.index.queries import EntryIndex
 from rewind.history.sessions import list_sessions
 from rewind.store.repository import DamagedRef, Store
 

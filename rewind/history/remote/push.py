@@ -23,7 +23,7 @@ from collections.abc import Callable
 from rewind.errors import StoreError, UserError
 from rewind.history import commits
 from rewind.history.entry import Entry
-from rewind.history.index import EntryIndex
+from rewind.history.index.queries import EntryIndex
 from rewind.history.remote.export import Exporter
 from rewind.history.remote.identity import machine_id, project_id
 from rewind.history.remote.privacy import SharingPolicy

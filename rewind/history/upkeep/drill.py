@@ -224,7 +224,7 @@ def _sampled_entries(
 ) -> list[tuple[SessionDrill, Entry, str]]:
     """``sample`` kept entries drawn at random, through the index (gc's drill reads only
     those, not every history)."""
-    from rewind.history.index import EntryIndex
+    from rewind.history.index.queries import EntryIndex
 
     with EntryIndex(store) as index:
         index.sync_all()

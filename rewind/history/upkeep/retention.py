@@ -18,7 +18,8 @@ import os
 import time
 
 from rewind.history.entry import Entry
-from rewind.history.index import COLUMNS, EntryIndex, entries_of_rows
+from rewind.history.index.queries import EntryIndex
+from rewind.history.index.rows import COLUMNS, entries_of_rows
 from rewind.history.session import SessionHead, load_head, ref_name
 from rewind.history.sessions import labels_of, list_sessions
 from rewind.store import garbage
