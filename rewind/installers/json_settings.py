@@ -18,7 +18,6 @@ import os
 import re
 import shutil
 import stat
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -35,6 +34,7 @@ from rewind.installers import (
     text_edits,
 )
 from rewind.store.atomic import replace_file
+from rewind.store.git_program import GitFailed, run_git
 
 JsonObject = dict[str, object]
 HOOKS = "hooks"
@@ -190,13 +190,20 @@ def _umask() -> int:
 def tracked_by_git(project: str, path: str) -> bool:
     """Whether git tracks ``path`` in the project's repository (someone committed it)."""
     try:
-        done = subprocess.run(
-            ["git", "--literal-pathspecs", "ls-files", "--error-unmatch", "--", path],
+        done = run_git(
+            None,
+            "--literal-pathspecs",
+            "ls-files",
+            "--error-unmatch",
+            "--",
+            path,
+            what="asking git whether it tracks a file",
             cwd=project,
-            capture_output=True,
             timeout=60,
+            check=False,
+            repository_from_environment=True,
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except GitFailed:
         return False
     return done.returncode == 0
 
