@@ -21,6 +21,7 @@ import uuid
 from typing import Any
 
 from rewind.errors import UserError
+from rewind.store.git_program import GitMissing, run_git
 
 Payload = dict[str, Any]
 
@@ -210,15 +211,9 @@ def make_project(base: str) -> str:
     for name, content in INITIAL_FILES.items():
         with open(os.path.join(project, name), "wb") as handle:
             handle.write(content)
-    git = shutil.which("git")
-    if git:
-        subprocess.run(
-            [git, "init", "-q", project],
-            check=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-    else:  # the project root is the top of a git work tree: a bare .git marks it
+    try:
+        run_git(None, "init", "-q", project, what="making the demo's project")
+    except GitMissing:  # the project root is the top of a git work tree: a bare .git marks it
         os.mkdir(os.path.join(project, ".git"))
     return project
 

@@ -122,7 +122,7 @@ def fingerprint(data: bytes | memoryview) -> str:
 class RecordedFingerprints:
     """The fingerprints recorded with file states, by blob: walks that read many versions
     (blame, line counts) read them without libgit2's SHA-1 re-hash and check each content
-    against what was recorded with it instead (``rewind.store.packed.LineDiffer``)."""
+    against what was recorded with it instead (``rewind.store.line_diffs.LineDiffer``)."""
 
     def __init__(self) -> None:
         self.by_oid: dict[str, str] = {}

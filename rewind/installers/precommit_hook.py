@@ -15,10 +15,10 @@ litter what the team commits; :mod:`rewind.installers.precommit_private` install
 from __future__ import annotations
 
 import os
-import subprocess
 from typing import NamedTuple
 
 from rewind.errors import UserError
+from rewind.store.git_program import GitFailed, run_git
 
 MARKER = "# rewind-git-hook v"
 VERSION = 1
@@ -117,7 +117,7 @@ def installed_interpreter(path: str) -> str:
 def hooks_directory(directory: str) -> tuple[str, str]:
     """The top of the work tree that holds ``directory`` and the directory git runs its hooks
     from (``core.hooksPath`` honoured), both absolute."""
-    done = run_git(directory, "rev-parse", "--show-toplevel", "--git-path", "hooks")
+    done = run_git_in(directory, "rev-parse", "--show-toplevel", "--git-path", "hooks")
     lines = done.stdout.splitlines()
     if done.returncode != 0 or len(lines) != 2:
         message = done.stderr.strip().splitlines()
@@ -194,8 +194,8 @@ def tracked_files(hooks: str) -> list[str]:
     if not os.path.isdir(hooks):
         return []
     # In .git/hooks (no work tree) ls-files would list the whole index.
-    inside = run_git(hooks, "rev-parse", "--is-inside-work-tree").stdout.strip()
-    done = run_git(hooks, "--literal-pathspecs", "ls-files", "-z", "--", ".")
+    inside = run_git_in(hooks, "rev-parse", "--is-inside-work-tree").stdout.strip()
+    done = run_git_in(hooks, "--literal-pathspecs", "ls-files", "-z", "--", ".")
     if inside != "true" or done.returncode != 0:
         return []
     return [name for name in done.stdout.split("\0") if name]
@@ -218,7 +218,7 @@ def _tracked_message(top: str, hooks: str, ours: bool) -> str:
 
 def _committable(top: str, path: str) -> bool:
     """Whether ``path`` is an untracked file of this work tree that no ignore rule covers."""
-    done = run_git(
+    done = run_git_in(
         top, "--literal-pathspecs", "ls-files", "-z", "--others", "--exclude-standard", "--", path
     )
     return done.returncode == 0 and bool(done.stdout)
@@ -260,7 +260,7 @@ def describe(outcome: Outcome, installing: bool) -> list[str]:
 
 def _configured_path_note(top: str, hooks: str) -> list[str]:
     """A word on where the hook went when ``core.hooksPath`` chose the place."""
-    configured = run_git(top, "config", "--get", "core.hooksPath").stdout.strip()
+    configured = run_git_in(top, "config", "--get", "core.hooksPath").stdout.strip()
     if not configured:
         return []
     note = f"core.hooksPath is set ({configured}): git runs hooks from {hooks}, so it is there."
@@ -277,13 +277,30 @@ def _inside(path: str, directory: str) -> bool:
     return real == top or real.startswith(top.rstrip("/") + "/")
 
 
-def run_git(directory: str, *arguments: str) -> subprocess.CompletedProcess[str]:
+class GitAnswer(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_git_in(directory: str, *arguments: str) -> GitAnswer:
+    """git in ``directory``, on the repository the user's git finds there (their ``GIT_DIR``
+    and ``GIT_WORK_TREE`` count), whatever its exit status."""
     try:
-        return subprocess.run(
-            ["git", *arguments], cwd=directory, capture_output=True, text=True, timeout=60
+        done = run_git(
+            None,
+            *arguments,
+            what="git",
+            cwd=directory,
+            timeout=60,
+            check=False,
+            repository_from_environment=True,
         )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise UserError(f"git could not run in {directory} ({error}); is git installed?") from None
+    except GitFailed as error:
+        raise UserError(
+            f"git could not run in {directory} ({error.cause}); is git installed?"
+        ) from None
+    return GitAnswer(done.returncode, os.fsdecode(done.stdout), os.fsdecode(done.stderr))
 
 
 def read_text(path: str) -> str:

@@ -32,7 +32,7 @@ from rewind.installers.precommit_hook import (
     installed_version,
     quoted,
     read_text,
-    run_git,
+    run_git_in,
     write_hook,
 )
 
@@ -85,7 +85,7 @@ class Place(NamedTuple):
 
 def place(directory: str) -> Place:
     top, _ = hooks_directory(directory)
-    common = run_git(top, "rev-parse", "--git-common-dir").stdout.strip()
+    common = run_git_in(top, "rev-parse", "--git-common-dir").stdout.strip()
     return Place(top, os.path.join(os.path.normpath(os.path.join(top, common)), PRIVATE))
 
 
@@ -152,7 +152,7 @@ def uninstall(directory: str) -> Outcome | None:
 
 def local_values(top: str) -> list[str]:
     """The values of ``core.hooksPath`` written in ``.git/config`` itself, in order."""
-    done = run_git(top, "config", "--local", "-z", "--get-all", KEY)
+    done = run_git_in(top, "config", "--local", "-z", "--get-all", KEY)
     if done.returncode == 1:  # not set
         return []
     if done.returncode != 0:
@@ -176,7 +176,7 @@ def team_directory(top: str, private: str, previous: list[str]) -> str:
     had it, else as the global or system config has it, else the repository's own hooks."""
     if previous:
         return os.path.expanduser(previous[-1])
-    done = run_git(top, "config", "--show-scope", "--type=path", "-z", "--get-all", KEY)
+    done = run_git_in(top, "config", "--show-scope", "--type=path", "-z", "--get-all", KEY)
     fields = done.stdout.split("\0")[:-1] if done.returncode == 0 else []
     for scope, value in reversed(list(zip(fields[::2], fields[1::2], strict=True))):
         if scope in ("system", "global"):
@@ -219,7 +219,7 @@ def _restore_config(top: str, values: list[str]) -> None:
 
 
 def _git_config(top: str, *arguments: str) -> None:
-    done = run_git(top, "config", "--local", *arguments)
+    done = run_git_in(top, "config", "--local", *arguments)
     if done.returncode != 0:
         detail = (done.stderr.strip().splitlines() or ["git config failed"])[-1]
         raise UserError(f".git/config could not be written ({detail}); fix it and run this again.")
@@ -234,7 +234,7 @@ def _check_in_force(top: str, private: str, before: list[str], created: bool) ->
     _restore_config(top, before)
     if created:
         _remove(private)
-    done = run_git(top, "config", "--show-origin", "--get", KEY)
+    done = run_git_in(top, "config", "--show-origin", "--get", KEY)
     origin = done.stdout.split("\t", 1)[0].removeprefix("file:") or "another config file"
     raise UserError(
         f"{KEY} is also set in {origin}, which git reads after .git/config, so git would not "

@@ -18,6 +18,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 from rewind.installers import Target
+from rewind.store.git_program import GitFailed, run_git
 
 STEP_TIMEOUT = 15.0  # seconds; the agents give a hook 10 to 60
 SLOW = 1.0  # seconds for one event: a hook runs on every tool call
@@ -177,9 +178,9 @@ def _last_logged(*folders: str) -> str:
 def _init_git(project: str) -> None:
     """A git work tree, so the throwaway project is its own root."""
     try:
-        subprocess.run(["git", "init", "-q", project], capture_output=True, timeout=30)
-    except OSError:
-        os.mkdir(os.path.join(project, ".git"))
+        run_git(None, "init", "-q", project, what="making the probe's project", timeout=30)
+    except GitFailed:
+        os.makedirs(os.path.join(project, ".git"), exist_ok=True)
 
 
 def _write(path: str, text: str) -> None:

@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 import re
 import stat
-import subprocess
 from dataclasses import dataclass
 
 from rewind.errors import UserError
 from rewind.installers import jsonc, text_edits
 from rewind.store.atomic import replace_file
+from rewind.store.git_program import GitFailed, run_git
 
 JsonObject = dict[str, object]
 # The top-level key every agent keeps its hooks under.
@@ -122,12 +122,19 @@ def _umask() -> int:
 def tracked_by_git(project: str, path: str) -> bool:
     """Whether git tracks ``path`` in the project's repository (someone committed it)."""
     try:
-        done = subprocess.run(
-            ["git", "--literal-pathspecs", "ls-files", "--error-unmatch", "--", path],
+        done = run_git(
+            None,
+            "--literal-pathspecs",
+            "ls-files",
+            "--error-unmatch",
+            "--",
+            path,
+            what="asking git whether it tracks a file",
             cwd=project,
-            capture_output=True,
             timeout=60,
+            check=False,
+            repository_from_environment=True,
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except GitFailed:
         return False
     return done.returncode == 0

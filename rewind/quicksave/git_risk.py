@@ -1,7 +1,8 @@
 """What a git command may overwrite, as git lists it: the files it reports changed, the files
 that differ from a commit or make up a stash, the ignored files; within pathspecs and the limits.
 
-``subprocess`` (and ``rewind.store.git_status``) are imported only once git is asked.
+git is asked through :mod:`rewind.store.git_program`, imported (with ``rewind.store.git_status``
+and ``subprocess``) only once git is asked.
 """
 
 from __future__ import annotations
@@ -134,18 +135,19 @@ def _null_separated(output: bytes | None) -> list[str]:
 
 def _git_output(top: str, arguments: list[str]) -> bytes | None:
     """What ``git ARGUMENTS`` prints in ``top``, asked read-only; None if it fails."""
-    import subprocess
+    from rewind.store.git_program import GitFailed, run_git
 
-    environment = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
     try:
-        completed = subprocess.run(
-            ["git", "--no-optional-locks", *arguments],
+        completed = run_git(
+            None,
+            "--no-optional-locks",
+            *arguments,
+            what="asking git what a command may overwrite",
             cwd=top,
-            env=environment,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
             timeout=60,
+            check=False,
+            repository_from_environment=True,  # the repository the command itself will use
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except GitFailed:
         return None
     return completed.stdout if completed.returncode == 0 else None

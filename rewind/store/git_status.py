@@ -16,30 +16,28 @@ from rewind.errors import UserError
 def changed_paths(worktree: bytes) -> list[bytes]:
     """Every path git reports modified, staged, added, deleted, renamed (both names) or
     untracked and not ignored, relative to the top of ``worktree``'s repository."""
-    import subprocess  # only here: a shell command or a commit attempt, never an edit hook
+    from rewind.store.git_program import GitFailed, run_git  # a shell command or a commit
 
-    environment = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
-    arguments = [
-        b"git",
-        b"-C",
-        worktree,
-        b"--no-optional-locks",
-        b"status",
-        b"--porcelain=v1",
-        b"-z",
-        b"--untracked-files=all",
-        b"--ignore-submodules=all",
-    ]
     try:
-        completed = subprocess.run(
-            arguments,
-            env=environment,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
+        completed = run_git(
+            None,
+            b"-C",
+            worktree,
+            b"--no-optional-locks",
+            b"status",
+            b"--porcelain=v1",
+            b"-z",
+            b"--untracked-files=all",
+            b"--ignore-submodules=all",
+            what="git status",
             timeout=60,
+            check=False,
+            repository_from_environment=True,  # a pre-commit hook's GIT_DIR, GIT_WORK_TREE
         )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise UserError(f"git status could not run in {os.fsdecode(worktree)} ({error}).") from None
+    except GitFailed as error:
+        raise UserError(
+            f"git status could not run in {os.fsdecode(worktree)} ({error.cause})."
+        ) from None
     if completed.returncode != 0:
         message = completed.stderr.decode("utf-8", "replace").strip().splitlines()
         raise UserError(

@@ -12,5 +12,6 @@ session's open turn as an *external* change. The modules, one reason to change e
 - :mod:`rewind.watch.pidfile`: one watcher per project, ``--detach``, ``--stop``, ``--status``.
 
 Only :mod:`rewind.watch.pidfile` is imported by the hooks (to start or stop a detached
-watcher); it imports nothing heavy. The others may import watchdog and pygit2.
+watcher); it imports nothing heavy. The others may import watchdog; they read the project's git
+repository through :mod:`rewind.store.project_repository` (pygit2).
 """

@@ -1,8 +1,8 @@
 """Which changed paths watch mode leaves out: ``.git``, rewind's own files, the exclude globs
 and what the project's ignore rules (``.gitignore`` and the like) exclude.
 
-The ignore rules are read through pygit2, read-only: libgit2 reads ``.gitignore`` files,
-``.git/info/exclude`` and ``core.excludesFile`` and writes nothing.
+The ignore rules are read through libgit2 (:mod:`rewind.store.project_repository`), read-only:
+it reads ``.gitignore`` files, ``.git/info/exclude`` and ``core.excludesFile`` and writes nothing.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from rewind.store.root import GIT_DIR_NAME
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import pygit2
+    from rewind.store.project_repository import ProjectRepository
 
 
 class IgnoreRules:
@@ -26,7 +26,7 @@ class IgnoreRules:
         root: bytes,
         own_directories: list[str],
         globs: tuple[str, ...],
-        repository: pygit2.Repository | None,
+        repository: ProjectRepository | None,
     ) -> None:
         self.root = root
         # rewind's home (its stores, its logs) when it lies under the root.
@@ -44,7 +44,7 @@ class IgnoreRules:
         ]
         self.name_globs = re.compile("|".join(names)) if names else None
         self.path_globs = re.compile("|".join(paths)) if paths else None
-        self.repository = repository  # a pygit2.Repository, or None outside git
+        self.repository = repository  # None outside git
 
     def ignored(self, relative: bytes) -> bool:
         parts = relative.split(b"/")
@@ -65,6 +65,6 @@ class IgnoreRules:
         if self.repository is None:
             return False
         try:
-            return bool(self.repository.path_is_ignored(text))
+            return self.repository.is_ignored(text)
         except (UnicodeError, ValueError):  # a name libgit2 cannot take: record it
             return False

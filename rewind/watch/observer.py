@@ -31,6 +31,7 @@ from watchdog.events import (
 from watchdog.observers import Observer
 
 from rewind.store.home import rewind_home
+from rewind.store.project_repository import ProjectRepository
 from rewind.store.repository import Store
 from rewind.watch.bursts import Coalescer, Storms
 from rewind.watch.ignore import IgnoreRules
@@ -91,18 +92,11 @@ class Watcher:
         session: str | None,
         report: Callable[[str], None] | None = None,
     ) -> None:
-        import pygit2
-
         self.store = store
         self.report = report
         config = store.config
         root = store.root.path
-        try:
-            repository: pygit2.Repository | None = pygit2.Repository(os.fsdecode(root))
-            if repository is not None and repository.is_bare:
-                repository = None
-        except (pygit2.GitError, KeyError):
-            repository = None
+        repository = ProjectRepository.open(root)
         self.ignore = IgnoreRules(
             root, [rewind_home(), store.git_dir], config.watch_exclude, repository
         )

@@ -16,7 +16,8 @@ In order:
 4. otherwise nothing: ``unknown``, shown as not rewindable.
 
 The user's repository is only read: the index is read once into memory at start,
-``git status`` runs with ``--no-optional-locks``, and blobs are read with pygit2.
+``git status`` runs with ``--no-optional-locks``, and blobs are read with libgit2
+(:mod:`rewind.store.project_repository`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from rewind.store.repository import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import pygit2
+    from rewind.store.project_repository import ProjectRepository
 
 GITLINK = 0o160000
 
@@ -38,15 +39,13 @@ GITLINK = 0o160000
 class GitBaseline:
     """What the repository's index and ``git status`` said when the watcher started."""
 
-    def __init__(self, repository: pygit2.Repository, root: bytes) -> None:
-        import pygit2
-
+    def __init__(self, repository: ProjectRepository, root: bytes) -> None:
         from rewind.store.git_status import changed_paths
 
         self.repository = repository
         # Read into memory now: later changes to the index (git add, a checkout) must not
         # change what the start-up state was.
-        self.index = pygit2.Index(os.path.join(repository.path, "index"))
+        self.index = repository.read_index()
         dirty = changed_paths(root)
         self.dirty = {path for path in dirty if not path.endswith(b"/")}
         self.dirty_prefixes = tuple(path for path in dirty if path.endswith(b"/"))
@@ -68,19 +67,20 @@ class GitBaseline:
         name = os.fsdecode(path)
         parts = name.split("/")
         for depth in range(1, len(parts)):  # inside a submodule: git status did not look
-            parent = "/".join(parts[:depth])
-            if parent in self.index and self.index[parent].mode == GITLINK:
+            parent = self.index.entry("/".join(parts[:depth]))
+            if parent is not None and parent[0] == GITLINK:
                 return None
-        if name not in self.index:
+        entry = self.index.entry(name)
+        if entry is None:
             return ("absent", 0, "")
-        entry = self.index[name]
-        if entry.mode == GITLINK:
+        mode, oid = entry
+        if mode == GITLINK:
             return None
-        return ("blob", entry.mode, str(entry.id))
+        return ("blob", mode, oid)
 
 
 class PreImages:
-    def __init__(self, store: Store, repository: pygit2.Repository | None) -> None:
+    def __init__(self, store: Store, repository: ProjectRepository | None) -> None:
         self.store = store
         self.git: GitBaseline | None = None
         self.seen: set[bytes] = set()  # changed since start without being recorded
@@ -147,7 +147,7 @@ class PreImages:
     def _from_blob(self, path: bytes, mode: int, oid: str) -> FileState:
         assert self.git is not None
         try:
-            data = self.git.repository[oid].read_raw()
+            data = self.git.repository.read_blob(oid)
         except (KeyError, ValueError) as error:
             self.store.log_problem(
                 f"watch: the index's blob of {self.store.root.display(path)} cannot be read "

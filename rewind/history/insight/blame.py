@@ -3,7 +3,7 @@
 The walk goes through the file's versions
 (:func:`rewind.history.insight.file_history.file_versions`)
 oldest first, then to the file on disk. Each step is one line diff made by libgit2 between two
-blobs of the store (:class:`rewind.store.packed.LineDiffer`, no context lines); only its hunks
+blobs of the store (:class:`rewind.store.line_diffs.LineDiffer`, no context lines); only its hunks
 are looked at from Python. Where each line of the current version came from is an ``array`` of
 codes spliced by slices (C-speed copies), never one object per line. What the walk knows of the
 newest version is kept in the index, so the next blame starts from there: after one more turn it
@@ -30,7 +30,7 @@ from rewind.errors import UserError
 from rewind.history.filestate import ABSENT, FILE, RecordedFingerprints
 from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.file_history import OUTSIDE, Version, file_versions
-from rewind.store.packed import Hunk, LineDiffer
+from rewind.store.line_diffs import Hunk, LineDiffer
 from rewind.store.repository import Store
 
 RECORDED = "recorded"

@@ -1,4 +1,5 @@
-"""Unified diffs and +/- line counts between recorded states, made by pygit2 (libgit2)."""
+"""Unified diffs and +/- line counts between recorded states (made by libgit2, through
+:mod:`rewind.store.line_diffs`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from rewind.history.filestate import (
     FileState,
     capture,
 )
+from rewind.store.line_diffs import unified_diff
 from rewind.store.repository import Store
 
 ADDED = "added"
@@ -77,21 +79,16 @@ def diff_states(
     new_data: bytes | None = None,
 ) -> FileDiff:
     """Line counts (and, with ``with_text``, the unified diff) from ``old`` to ``new``."""
-    import pygit2
-
     result = FileDiff(path, old, new)
     if result.status in (UNCHANGED, PENDING, NO_PRE_IMAGE, NOT_SHARED_DIFF):
         return result
     name = path.decode("utf-8", "backslashreplace")  # pygit2 cannot encode lone surrogates
     before = _content(store, old)
     after = new_data if new_data is not None else _content(store, new)
-    patch = pygit2.Patch.create_from(
-        before, after, old_as_path=name, new_as_path=name, context_lines=3
-    )
-    _, result.added, result.removed = patch.line_stats
-    result.binary = bool(patch.delta.is_binary)
+    diff = unified_diff(before, after, name, with_text)
+    result.added, result.removed, result.binary = diff.added, diff.removed, diff.binary
     if with_text:
-        result.text = _with_modes(name, patch.text or "", old, new)
+        result.text = _with_modes(name, diff.text, old, new)
     return result
 
 

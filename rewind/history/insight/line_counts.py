@@ -12,7 +12,7 @@ from rewind.history.entry import Entry
 from rewind.history.filestate import ABSENT, FILE, LINK, FileState, RecordedFingerprints
 from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.diffs import ADDED, DELETED, MODE, MODIFIED, FileDiff, diff_states
-from rewind.store.packed import LineDiffer
+from rewind.store.line_diffs import LineDiffer
 from rewind.store.repository import Store
 
 COUNTED = frozenset({ADDED, DELETED, MODIFIED, MODE})

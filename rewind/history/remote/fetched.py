@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import subprocess
 import time
 
 from rewind.errors import UserError
@@ -31,10 +29,14 @@ from rewind.history.sessions import SessionSummary, list_sessions
 from rewind.store import mirrors
 from rewind.store.atomic import write_text_atomically
 from rewind.store.config import Config, usable_id
-from rewind.store.git_program import GitFailed, git_command, git_environment, last_error_line
+from rewind.store.git_program import GitFailed, last_error_line, run_git, start_git, stop_git
 from rewind.store.remotes import REMOTE_NAMESPACE, list_remotes, mirror_dir, remote_url
 from rewind.store.repository import GIT_CONFIG, Store
 from rewind.store.root import Root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
 
 MACHINES_PREFIX = "refs/rewind/machines/"
 VIEWS_DIR = "machines"
@@ -129,7 +131,7 @@ def _run_fetch(
 ) -> None:
     """``git fetch`` into the mirror, stopped (and its pack removed) past ``limit`` bytes, or
     when this process is interrupted."""
-    command = git_command(
+    process = start_git(
         mirror,
         "-c",
         "fetch.unpackLimit=1",  # always one pack, whose growth can be watched
@@ -140,27 +142,16 @@ def _run_fetch(
         "--quiet",
         url,
         f"+{REMOTE_NAMESPACE}{project}/*:{MACHINES_PREFIX}*",
+        what="fetching",
+        interactive=interactive,
     )
     pack_dir = os.path.join(mirror, "objects", "pack")
-    try:
-        process = subprocess.Popen(
-            command,
-            env=git_environment(interactive),
-            stdin=None if interactive else subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            start_new_session=not interactive,
-        )
-    except FileNotFoundError:
-        raise GitFailed(
-            "fetching needs the git program, which is not on PATH; install git and try again."
-        ) from None
     assert process.stderr is not None
     try:
         mirrors.note_git(mirror, process.pid)
-        too_big, errors = _watch(process, pack_dir, limit)
+        too_big, errors = _watch(process, pack_dir, limit, interactive)
     except BaseException:  # Ctrl-C, or another signal Python raises for: git goes too
-        _stop(process)
+        stop_git(process, interactive)
         _remove_incoming(pack_dir)
         raise
     finally:
@@ -174,7 +165,9 @@ def _run_fetch(
         raise GitFailed(f"fetching from {remote} ({url}) failed: {last_error_line(errors)}")
 
 
-def _watch(process: subprocess.Popen[bytes], pack_dir: str, limit: int) -> tuple[bool, bytes]:
+def _watch(
+    process: subprocess.Popen[bytes], pack_dir: str, limit: int, interactive: bool
+) -> tuple[bool, bytes]:
     """Waits for git, stopping it past ``limit``: whether it was stopped, and what it said."""
     assert process.stderr is not None
     os.set_blocking(process.stderr.fileno(), False)
@@ -183,7 +176,7 @@ def _watch(process: subprocess.Popen[bytes], pack_dir: str, limit: int) -> tuple
         time.sleep(0.05)
         errors += process.stderr.read() or b""
         if _incoming_size(pack_dir) > limit:
-            _stop(process)
+            stop_git(process, interactive)
             return True, errors
     return False, errors + (process.stderr.read() or b"")
 
@@ -214,12 +207,12 @@ def _undo(mirror: str, packs: set[str], before: dict[str, str], after: dict[str,
     commands = [f"delete {ref}\n" for ref in after if ref not in before]
     commands += [f"update {ref} {tip}\n" for ref, tip in before.items() if after.get(ref) != tip]
     if commands:
-        subprocess.run(
-            git_command(mirror, "update-ref", "--stdin"),
+        run_git(
+            mirror,
+            "update-ref",
+            "--stdin",
             input="".join(commands).encode(),
-            env=git_environment(False),
-            capture_output=True,
-            check=True,
+            what="putting the mirror's refs back",
         )
     folder = os.path.join(mirror, "objects", "pack")
     for name in _packs(mirror) - packs:
@@ -241,16 +234,6 @@ def _incoming_size(pack_dir: str) -> int:
     except FileNotFoundError:
         pass
     return total
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Kills git and what it started (its process group, when it has one of its own), and
-    waits for it."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        process.kill()
-    process.wait()
 
 
 def _remove_incoming(pack_dir: str) -> None:

@@ -224,21 +224,20 @@ def _git(root: bytes, arguments: list[str], given: bytes, fine: tuple[int, ...])
     """What ``git ARGUMENTS`` prints in ``root``; None when it could not run or exited with
     another status than ``fine`` (for check-ignore, 0: some are ignored, 1: none is; 128: a
     path beyond a symlink, no repository after all...)."""
-    import subprocess
+    from rewind.store.git_program import GitFailed, run_git
 
-    from rewind.store.git_program import git_environment
-
-    environment = git_environment(False)
-    for name in _PATHSPEC_VARIABLES:
-        environment.pop(name, None)
     try:
-        completed = subprocess.run(
-            ["git", "-C", os.fsdecode(root), *arguments],
+        completed = run_git(
+            None,
+            "-C",
+            root,
+            *arguments,
+            what="asking git which paths it ignores or tracks",
             input=given,
-            capture_output=True,
-            env=environment,
             timeout=120,
+            check=False,
+            variables=dict.fromkeys(_PATHSPEC_VARIABLES),
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except GitFailed:
         return None
     return completed.stdout if completed.returncode in fine else None

@@ -17,7 +17,7 @@ edits elsewhere in the file survive.
 Everything here works on bytes, line by line (a line keeps its newline), with no store: the
 callers read the contents (:mod:`rewind.history.restoring.partial`). The diffs themselves, B -> A
 and A ->
-C, are libgit2's (:func:`rewind.store.packed.line_hunks`, as ``git diff`` and ``rewind blame``
+C, are libgit2's (:func:`rewind.store.line_diffs.line_hunks`, as ``git diff`` and ``rewind blame``
 make them): near linear, where a longest-common-run matcher is cubic on files with many
 repeated lines.
 
@@ -30,7 +30,7 @@ whatever numbers it holds.
 from __future__ import annotations
 
 from rewind.errors import UserError
-from rewind.store.packed import line_hunks
+from rewind.store.line_diffs import line_hunks
 
 # Unchanged lines shown around a hunk (for people; the merge checks one on each side).
 CONTEXT_LINES = 3

@@ -154,17 +154,10 @@ class PartialPlan(RestorePlan):
 
     def resulting_diff(self, planned: PlannedFile) -> str:
         """The unified diff from the file as it is now to what the rewind writes."""
-        import pygit2
+        from rewind.store.line_diffs import unified_diff
 
         name = planned.path.decode("utf-8", "backslashreplace")
-        patch = pygit2.Patch.create_from(
-            self.now[planned.path],
-            planned.content,
-            old_as_path=name,
-            new_as_path=name,
-            context_lines=3,
-        )
-        return patch.text or ""
+        return unified_diff(self.now[planned.path], planned.content, name).text
 
     def title(self) -> str:
         return (

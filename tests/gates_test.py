@@ -1,0 +1,186 @@
+"""One gate to the git program, and pygit2 in the store only.
+
+Every run of git goes through :mod:`rewind.store.git_program` (one recipe: the environment, a
+process group killed on timeout, standard input closed); pygit2 is imported only by the store's
+modules that wrap it: :mod:`rewind.store.packed` (the store's objects),
+:mod:`rewind.store.line_diffs` (every diff) and :mod:`rewind.store.project_repository` (the
+user's repository, for watch mode). The sources are read with ``ast``, as tests/layers_test.py
+reads them: an import inside a function, or under ``if TYPE_CHECKING:``, counts.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "rewind"
+GIT_GATE = "rewind/store/git_program.py"
+PYGIT2_GATES = (
+    "rewind/store/packed.py",
+    "rewind/store/line_diffs.py",
+    "rewind/store/project_repository.py",
+)
+# What the git gate may import: the quicksave and the pre-commit hook go through it.
+GIT_GATE_IMPORTS = {"__future__", "collections.abc", "os", "signal", "subprocess", "rewind.errors"}
+# What the other modules use of it.
+GIT_GATE_API = {"run_git", "start_git", "stop_git", "GitFailed", "GitMissing", "last_error_line"}
+# Calls that start a program without the subprocess module.
+_STARTERS = ("system", "popen", "exec", "spawn", "posix_spawn", "create_subprocess", "startfile")
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.Name)
+        and node.test.id == "TYPE_CHECKING"
+    )
+
+
+def imported_modules(tree: ast.AST, at_run_time: bool = False) -> set[str]:
+    """Every module ``tree`` imports, wherever the import is (with ``at_run_time``, not those
+    under ``if TYPE_CHECKING:``, which only name types)."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if at_run_time and _is_type_checking(node):
+            assert isinstance(node, ast.If)
+            for branch in node.orelse:
+                visit(branch)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def imports_pygit2(tree: ast.AST) -> bool:
+    return any(name == "pygit2" or name.startswith("pygit2.") for name in imported_modules(tree))
+
+
+def starts_programs(tree: ast.AST) -> bool:
+    """Whether ``tree`` can start another program: it imports subprocess (or pty), or calls
+    ``os.system``, ``os.exec*``, ``os.spawn*``, ``asyncio.create_subprocess_*``..."""
+    if imported_modules(tree, at_run_time=True) & {"subprocess", "pty"}:
+        return True
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr.startswith(_STARTERS)
+        for node in ast.walk(tree)
+    )
+
+
+def names_git(tree: ast.AST) -> bool:
+    """Whether ``tree`` names the git program: ``"git"`` (or ``b"git"``) on its own, or a shell
+    command line that starts with it."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
+            text = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
+            if text == "git" or text.startswith("git "):
+                return True
+    return False
+
+
+def runs_git(tree: ast.AST) -> bool:
+    return starts_programs(tree) and names_git(tree)
+
+
+def gate_internals_used(tree: ast.AST) -> set[str]:
+    """The names of the git gate ``tree`` uses beyond its API (a command line or an
+    environment to start git with elsewhere)."""
+    used: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "rewind.store.git_program":
+            used.update(alias.name for alias in node.names)
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "git_program"
+        ):
+            used.add(node.attr)
+    return used - GIT_GATE_API
+
+
+def _sources() -> dict[str, ast.AST]:
+    return {
+        path.relative_to(PACKAGE.parent).as_posix(): ast.parse(path.read_text(encoding="utf-8"))
+        for path in sorted(PACKAGE.rglob("*.py"))
+    }
+
+
+SOURCES = _sources()
+
+
+@pytest.mark.parametrize("module", sorted(name for name in SOURCES if name != GIT_GATE))
+def test_git_is_started_only_through_the_gate(module: str) -> None:
+    assert not runs_git(SOURCES[module]), (
+        f"{module} starts git itself; go through rewind.store.git_program (run_git, start_git)"
+    )
+
+
+@pytest.mark.parametrize("module", sorted(name for name in SOURCES if name != GIT_GATE))
+def test_only_the_gate_knows_how_git_is_started(module: str) -> None:
+    internals = sorted(gate_internals_used(SOURCES[module]))
+    assert not internals, f"{module} uses {internals} of rewind.store.git_program, not its API"
+
+
+@pytest.mark.parametrize("module", sorted(name for name in SOURCES if name not in PYGIT2_GATES))
+def test_pygit2_is_imported_only_by_the_store_gates(module: str) -> None:
+    assert not imports_pygit2(SOURCES[module]), (
+        f"{module} imports pygit2; use rewind.store.packed, rewind.store.line_diffs or "
+        "rewind.store.project_repository"
+    )
+
+
+def test_the_git_gate_imports_only_the_standard_library() -> None:
+    # The quicksave and the pre-commit safety net run on the hook path through this gate.
+    assert imported_modules(SOURCES[GIT_GATE]) <= GIT_GATE_IMPORTS
+
+
+def test_the_gates_are_there() -> None:
+    # A rule about modules that do not exist holds for nothing.
+    assert runs_git(SOURCES[GIT_GATE])
+    assert all(imports_pygit2(SOURCES[gate]) for gate in PYGIT2_GATES)
+
+
+OLD_GIT_STATUS = """
+def changed_paths(worktree):
+    import subprocess
+    return subprocess.run([b"git", b"-C", worktree, b"status"], capture_output=True)
+"""
+OLD_FETCH = """
+import subprocess
+from rewind.store.git_program import GitFailed, git_command, git_environment
+def run(mirror):
+    return subprocess.Popen(git_command(mirror, "fetch"), env=git_environment(False))
+"""
+OLD_WATCH = """
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import pygit2
+def repository(root):
+    from pygit2 import Repository
+    return Repository(root)
+"""
+
+
+def test_the_rules_see_what_they_judge() -> None:
+    # A test that cannot fail is a defect: each rule must catch the code it was written against.
+    assert runs_git(ast.parse(OLD_GIT_STATUS))
+    assert gate_internals_used(ast.parse(OLD_FETCH)) == {"git_command", "git_environment"}
+    assert runs_git(ast.parse('import os\nos.system("git status")\n'))
+    assert runs_git(ast.parse('import os\nos.execvp("git", ["git", "status"])\n'))
+    assert not runs_git(ast.parse('import subprocess\nsubprocess.run(["less"])\nAGENT = "cline"\n'))
+    assert not runs_git(ast.parse('SESSION = "git"\n'))  # naming git is not running it
+    type_only = 'if TYPE_CHECKING:\n    import subprocess\nSESSION = "git"\n'
+    assert not runs_git(ast.parse(type_only))
+    assert imports_pygit2(ast.parse(OLD_WATCH))
+    assert imports_pygit2(ast.parse("import pygit2.enums\n"))
+    assert not imports_pygit2(ast.parse("from rewind.store.packed import open_repository\n"))
