@@ -1,6 +1,8 @@
 # Entry points: `make demo` (the main job on a throwaway project), `make test`, and `make faults`
 # (the fault suite in its long mode: hundreds of kill -9, 16 x 500 hook events).
 PYTHON ?= python3
+# Test workers: one per core (pytest-xdist); JOBS=0 runs the suite in this one process.
+JOBS ?= auto
 VENV := .venv
 BIN := $(VENV)/bin
 
@@ -16,7 +18,7 @@ demo: $(VENV)/.installed
 	$(BIN)/rewind demo
 
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadscope
 	$(BIN)/ruff check rewind tests setup.py
 	$(BIN)/ruff format --check rewind tests setup.py
 	$(BIN)/mypy

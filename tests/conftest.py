@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.installed_wheel import Installed, install_wheel
+from tests.installed_wheel import Installed, install_wheel_once
 
 
 @pytest.fixture(autouse=True)
@@ -44,8 +44,11 @@ def isolated_home(
 
 @pytest.fixture(scope="session")
 def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    """rewind as users have it: the wheel, built once per test run, in a fresh venv."""
-    return install_wheel(tmp_path_factory.mktemp("wheel"))
+    """rewind as users have it: the wheel, built once per test run, in a fresh venv (once for
+    all the parallel workers: their temporary folders share a parent)."""
+    own = tmp_path_factory.getbasetemp()
+    shared = own.parent if os.environ.get("PYTEST_XDIST_WORKER") else own
+    return install_wheel_once(shared / "installed-wheel", own / "wheel-home")
 
 
 @pytest.fixture

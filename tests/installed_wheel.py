@@ -4,6 +4,8 @@ test run)."""
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import shutil
 import subprocess
@@ -106,3 +108,21 @@ def install_wheel(base: Path) -> Installed:
     )
     env.pop("XDG_DATA_HOME", None)
     return Installed(wheel=wheel, venv=venv, home=home, env=env)
+
+
+def install_wheel_once(shared: Path, home: Path) -> Installed:
+    """The wheel installed once for every process of a test run (the parallel workers share
+    ``shared``, their common temporary folder), run with ``home`` of the caller's own."""
+    shared.mkdir(parents=True, exist_ok=True)
+    record = shared / "installed.json"
+    with open(shared / "installed.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the first worker builds; the others wait, then reuse
+        if not record.exists():
+            built = install_wheel(shared / "wheel")
+            fields = {"wheel": str(built.wheel), "venv": str(built.venv), "home": str(built.home)}
+            record.write_text(json.dumps({**fields, "env": built.env}))
+        data = json.loads(record.read_text())
+    installed = Installed(Path(data["wheel"]), Path(data["venv"]), Path(data["home"]), data["env"])
+    home.mkdir(parents=True, exist_ok=True)
+    return installed.with_home(home)
+
