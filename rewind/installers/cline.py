@@ -31,6 +31,7 @@ from rewind.installers import (
     register,
 )
 from rewind.installers.rewind_hooks import is_rewind_hook
+from rewind.installers.settings_file import missing_directories
 from rewind.store.atomic import replace_file
 
 AGENT = "cline"
@@ -113,7 +114,7 @@ class ClineHooks(Target):
                 plan.append((event, "updated"))
         if os.path.exists(directory) and not os.path.isdir(directory):
             raise UserError(f"{directory} is not a directory; move it away and run again.")
-        created = _missing_directories(directory)
+        created = missing_directories(directory)
         change = Change(directory, created=bool(created))
         if plan:
             os.makedirs(directory, exist_ok=True)
@@ -240,17 +241,6 @@ def _on_path() -> bool:
     import shutil
 
     return shutil.which("rewind") is not None
-
-
-def _missing_directories(directory: str) -> list[str]:
-    missing: list[str] = []
-    while directory and not os.path.exists(directory):
-        missing.insert(0, directory)
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            break
-        directory = parent
-    return missing
 
 
 register(ClineHooks())

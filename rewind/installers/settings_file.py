@@ -89,7 +89,7 @@ class SettingsFile:
         """Replaces the file atomically, with its permissions (the real file, through a link);
         returns the directories it had to create, outermost first."""
         target = os.path.realpath(self.path)
-        created = _missing_directories(os.path.dirname(target))
+        created = missing_directories(os.path.dirname(target))
         os.makedirs(os.path.dirname(target), exist_ok=True)
         mode = self.mode if self.mode is not None else 0o666 & ~_umask()
         replace_file(os.fsencode(target), self.text.encode("utf-8"), mode)
@@ -102,7 +102,9 @@ class SettingsFile:
         return hooks
 
 
-def _missing_directories(directory: str) -> list[str]:
+def missing_directories(directory: str) -> list[str]:
+    """The folders of ``directory`` that do not exist yet, outermost first (an install creates
+    them, and an uninstall removes those it created)."""
     missing: list[str] = []
     while directory and not os.path.exists(directory):
         missing.insert(0, directory)

@@ -33,7 +33,7 @@ from rewind.store.repository import Store
 from rewind.tui.diff_view import DiffView
 from rewind.tui.origin import NO_BLAME_NOTICE, refused
 from rewind.tui.timeline_data import SOURCE_TAGS, DiffText, diff_text_of
-from rewind.tui.turn_table import KIND_STYLES, fitted, short_number, short_time
+from rewind.tui.turn_table import KIND_STYLES, fitted, selected_key, short_number, short_time
 
 ID_WIDTH = 8  # 7 characters of the entry id, and ^ for a before-state
 TIME_WIDTH = 11
@@ -147,13 +147,7 @@ class VersionTable(DataTable[Text | str]):
         return True
 
     def selected_id(self) -> str | None:
-        if not self.row_count:
-            return None
-        try:
-            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
-        except Exception:  # the cursor is past the rows (they were just cleared)
-            return None
-        return None if key.value is None else str(key.value)
+        return selected_key(self)
 
 
 class FileHistoryScreen(Screen[None]):

@@ -7,7 +7,7 @@ from textual.widgets import DataTable
 
 from rewind.history.insight.diffs import ADDED, DELETED, MODE, MODIFIED, NO_PRE_IMAGE, PENDING
 from rewind.tui.timeline_data import SOURCE_TAGS, FileRow
-from rewind.tui.turn_table import KIND_STYLES
+from rewind.tui.turn_table import KIND_STYLES, selected_key
 
 STATUS = {
     ADDED: ("A", "green"),
@@ -65,10 +65,5 @@ class FileList(DataTable[Text | str]):
             self.move_cursor(row=keys.index(selected) if selected in keys else 0)
 
     def selected_path(self) -> bytes | None:
-        if not self.row_count:
-            return None
-        try:
-            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
-        except Exception:  # the cursor is past the rows (they were just cleared)
-            return None
-        return self.paths.get(str(key.value))
+        key = selected_key(self)
+        return None if key is None else self.paths.get(key)

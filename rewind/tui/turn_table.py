@@ -90,6 +90,18 @@ def labels_text(labels: tuple[str, ...]) -> Text:
     return fitted(Text(", ".join(labels), style="cyan"), LABELS_WIDTH)
 
 
+def selected_key(table: DataTable[Text | str]) -> str | None:
+    """The key of the row under a table's cursor, or None when it has no rows (or the cursor is
+    past them: they were just cleared)."""
+    if not table.row_count:
+        return None
+    try:
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+    except Exception:  # the cursor is past the rows
+        return None
+    return None if key.value is None else str(key.value)
+
+
 class TurnTable(DataTable[Text | str]):
     """Rows keyed by entry id, so a refresh keeps the cursor on the same entry."""
 
@@ -134,13 +146,7 @@ class TurnTable(DataTable[Text | str]):
         return rows[top : top + max(self.size.height, 1)]
 
     def selected_id(self) -> str | None:
-        if not self.row_count:
-            return None
-        try:
-            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
-        except Exception:  # the cursor is past the rows (they were just cleared)
-            return None
-        return key.value
+        return selected_key(self)
 
     def show_mark(self, entry_id: str, number: int, marked: bool) -> None:
         try:
