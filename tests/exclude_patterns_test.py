@@ -1,6 +1,5 @@
 """The private-file patterns (rewind.history.remote.exclude_patterns) match what git's own ignore
-rules
-match: each pattern is written into the ``.gitignore`` of a folder of its own, and one
+rules match: each pattern is written into the ``.gitignore`` of a folder of its own, and one
 ``git check-ignore --no-index`` says which paths below each folder it ignores, case by case
 (``core.ignorecase=false``) and in any case (``true``, as on macOS and Windows)."""
 

@@ -125,4 +125,3 @@ def install_wheel_once(shared: Path, home: Path) -> Installed:
     installed = Installed(Path(data["wheel"]), Path(data["venv"]), Path(data["home"]), data["env"])
     home.mkdir(parents=True, exist_ok=True)
     return installed.with_home(home)
-

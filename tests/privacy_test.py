@@ -1,6 +1,5 @@
 """What stays on the machine (rewind.history.remote.privacy): git's answers asked for names git
-could
-misread, held back when git cannot answer, and kept so that a changed answer starts a new
+could misread, held back when git cannot answer, and kept so that a changed answer starts a new
 generation of exports. Real repositories, real git."""
 
 from __future__ import annotations

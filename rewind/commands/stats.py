@@ -1,8 +1,7 @@
 """``rewind stats``: what rewind has recorded for a project (or, with ``--all``, every project)
 and what it cost: counts, bytes recorded against bytes on disk, the hooks' latency and failures,
 restores, the last gc. The figures come from the history (rewind.history.insight.tally), a walk of
-the
-store for its size, and the stats files under ``<store>/rewind/stats/`` (docs/store.md)."""
+the store for its size, and the stats files under ``<store>/rewind/stats/`` (docs/store.md)."""
 
 from __future__ import annotations
 

@@ -14,8 +14,7 @@ rewind can outlive it, and while it runs, the mirror is left to it (a fetch says
 passes it over).
 
 gc (rewind.history.upkeep.collection) collects a mirror that a fetch changed since the last gc with
-``git
-gc --prune=now`` through the git program, under the same lock and with the same settings as a
+``git gc --prune=now`` through the git program, under the same lock and with the same settings as a
 fetch: its packs rolled into one, and the objects of sessions the remote deleted removed.
 """
 

@@ -1,12 +1,11 @@
 """One file's whole story: its versions newest first (above) and a diff (below).
 
 The versions are :func:`rewind.history.insight.file_history.file_versions`'s, as ``rewind history
-P``
-lists them, renames followed. The diff is, by default, between the selected version and the one
-before it; ``m`` marks a version and ``c`` shows the diff from the marked one to the selected
-one; ``n`` shows the selected version against the file as it is now. From here ``r`` restores
-the selected version at the file's name now (``rewind restore --path P --version ID``), ``p``
-puts back hunks of the step that made it, and ``b`` opens the blame of the file.
+P`` lists them, renames followed. The diff is, by default, between the selected version and the one
+before it; ``m`` marks a version and ``c`` shows the diff from the marked one to the selected one;
+``n`` shows the selected version against the file as it is now. From here ``r`` restores the
+selected version at the file's name now (``rewind restore --path P --version ID``), ``p`` puts back
+hunks of the step that made it, and ``b`` opens the blame of the file.
 
 The versions (with their +/- counts, a diff each the first time) are read in a worker, off the
 UI thread; a diff is made when its version is selected, as the timeline makes its diffs.

@@ -2,8 +2,8 @@
 
 A name the entry does not have yet is added (as ``rewind label TURN NAME`` would); a name it
 already has is removed (``rewind label --remove``). The engine (``rewind.history.insight.labels``)
-does the
-work and its refusals (an open turn, a name taken by another entry) are shown in the dialog.
+does the work and its refusals (an open turn, a name taken by another entry) are shown in the
+dialog.
 """
 
 from __future__ import annotations

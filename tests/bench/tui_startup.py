@@ -2,9 +2,8 @@
 
 The workspace (untimed set-up) is a git work tree with a session recorded through the engine
 (``rewind.history.recording.turns``: ``begin``, ``track``, the edits, ``record_after``) in one
-process:
-1,000 turns of 5 files each out of 50 (5,000 file versions), the last of which also changes every
-third line of a 10,000-line Python file (so its diff is syntax highlighted).
+process: 1,000 turns of 5 files each out of 50 (5,000 file versions), the last of which also
+changes every third line of a 10,000-line Python file (so its diff is syntax highlighted).
 
 Each timed process is a small Python driver that opens ``rewind.tui.app.RewindApp`` on the
 project, as ``rewind tui`` does, but headless (``App.run_test(size=(100, 30))``), and leaves with

@@ -46,8 +46,7 @@ FILES_PER_STREAM = 5
 # Hook processes per stream (a PreToolUse and a PostToolUse per edit).
 HOOK_EVENTS = 500 if LONG else 8
 # Events per stream driven through rewind.history.recording.turns from 16 processes (cheap: no
-# interpreter
-# start-up per event), in the sample too.
+# interpreter start-up per event), in the sample too.
 RECORDING_EVENTS = 500
 
 

@@ -13,8 +13,7 @@ What cannot be known is said, not guessed:
 
 - lines that differ between the newest recorded version and the file now, and lines an
   :data:`~rewind.history.insight.file_history.OUTSIDE` version brought (a before-state that no
-  recorded
-  after-state explains), are :data:`OUTSIDE_RECORD`;
+  recorded after-state explains), are :data:`OUTSIDE_RECORD`;
 - lines already in the oldest version whose content rewind holds (the file as rewind first saw
   it, or the first version after one whose content was not kept: too large, unreadable, a link)
   are :data:`BEFORE_RECORD`.

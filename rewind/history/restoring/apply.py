@@ -11,22 +11,19 @@ as a three-way merge against the states that session recorded:
 Ours already equal to theirs: nothing to do. Ours equal to base: theirs is written (content,
 mode, symlink, or a deletion). Both changed: text files are merged line by line (the diff base
 -> theirs put into ours, rewind.history.restoring.hunks); changes that overlap, binary files and
-any other
-pair of differing changes are a **conflict**. A state whose content the session does not hold
-(not shared by the machine that pushed it, too large, unknown...) is **refused**.
+any other pair of differing changes are a **conflict**. A state whose content the session does not
+hold (not shared by the machine that pushed it, too large, unknown...) is **refused**.
 
 The result is written by the restore engine (rewind.history.restoring.restore) as a ``restore``
-entry of
-a local session: its files' before-states are the files as they were here, its after-states the
-contents applied, copied into the local store. So ``rewind undo`` takes it back exactly, the
-store lock, the conflict check against what rewind last recorded of each file, the atomic
-writes and the crash journal are the restore's own, and the log, the TUI and the stats show it
-without knowing about apply. The entry's ``target`` says what was applied.
+entry of a local session: its files' before-states are the files as they were here, its after-states
+the contents applied, copied into the local store. So ``rewind undo`` takes it back exactly, the
+store lock, the conflict check against what rewind last recorded of each file, the atomic writes and
+the crash journal are the restore's own, and the log, the TUI and the stats show it without knowing
+about apply. The entry's ``target`` says what was applied.
 
 Paths and contents from a fetched session are hostile input: paths are checked
 (rewind.history.restoring.safe_paths), each content is checked against the size and fingerprint
-recorded
-with it, and no content larger than ``max_file_size`` is written.
+recorded with it, and no content larger than ``max_file_size`` is written.
 """
 
 from __future__ import annotations

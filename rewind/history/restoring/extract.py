@@ -9,8 +9,7 @@ not written; a state without content (not shared, too large...) is listed with w
 The paths come from the session (hostile when fetched: rewind.history.restoring.safe_paths) and each
 content is checked against its recorded size and fingerprint before it is written
 (rewind.history.restoring.apply.verified_content). Files are created with ``O_EXCL | O_NOFOLLOW``
-and
-folders one level at a time, each checked with ``lstat``: nothing is written outside DIR.
+and folders one level at a time, each checked with ``lstat``: nothing is written outside DIR.
 """
 
 from __future__ import annotations

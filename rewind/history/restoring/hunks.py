@@ -16,9 +16,8 @@ edits elsewhere in the file survive.
 
 Everything here works on bytes, line by line (a line keeps its newline), with no store: the
 callers read the contents (:mod:`rewind.history.restoring.partial`). The diffs themselves, B -> A
-and A ->
-C, are libgit2's (:func:`rewind.store.line_diffs.line_hunks`, as ``git diff`` and ``rewind blame``
-make them): near linear, where a longest-common-run matcher is cubic on files with many
+and A -> C, are libgit2's (:func:`rewind.store.line_diffs.line_hunks`, as ``git diff`` and ``rewind
+blame`` make them): near linear, where a longest-common-run matcher is cubic on files with many
 repeated lines.
 
 A choice written as ``--hunks`` takes it (``1-3,5:2``) is parsed into ranges

@@ -2,11 +2,10 @@
 
 The hunks are those of the diff from the file's recorded before-state to its after-state for
 the turn (:mod:`rewind.history.restoring.hunks`); the chosen ones are put back into the file as it
-is
-now by a three-way merge, so later edits elsewhere in the file survive, and a hunk that no
-longer applies refuses the whole rewind. The result is written by the restore engine as a
-restore entry, so ``rewind undo`` gives back the exact bytes. The file is re-checked under the
-store lock: if it changed after the merge was computed, nothing is written.
+is now by a three-way merge, so later edits elsewhere in the file survive, and a hunk that no longer
+applies refuses the whole rewind. The result is written by the restore engine as a restore entry, so
+``rewind undo`` gives back the exact bytes. The file is re-checked under the store lock: if it
+changed after the merge was computed, nothing is written.
 
     hunks = turn_hunks(store, entry, path)           # what to show, numbered 1..n
     plan = plan_partial(store, session, entry, {path: {1: None, 2: frozenset({1, 2})}})

@@ -119,8 +119,7 @@ class PlannedFile:
 class RestorePlan:
     """What a restore (or undo) will write, file by file. The engine
     (:func:`rewind.history.restoring.restore.apply_plan`) takes any plan: the kinds of restore
-    differ only
-    in how their targets are chosen (:mod:`rewind.history.restoring.versions` and
+    differ only in how their targets are chosen (:mod:`rewind.history.restoring.versions` and
     :mod:`rewind.history.restoring.partial` subclass it) and in how the entry describes them."""
 
     __slots__ = ("files", "kind", "session", "subject")

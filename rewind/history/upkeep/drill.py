@@ -3,12 +3,11 @@
 ``rewind check`` reads each stored object. The drill goes as far as a restore would: in a scratch
 directory under the store (never the work tree; removed afterwards) each content is written
 through the writer restores use (:func:`rewind.history.restoring.restore.write_content`: a file
-with its
-mode bits, or a symlink), captured again as a recording would capture it
-(:func:`rewind.history.filestate.capture`), and compared with what was recorded: kind, mode
-bits, size and fingerprint. An absence needs no content and is restorable as recorded. States
-that were never restorable by design (no pre-image, too large, unreadable, a directory, a
-special file) are counted as such, not as failures.
+with its mode bits, or a symlink), captured again as a recording would capture it
+(:func:`rewind.history.filestate.capture`), and compared with what was recorded: kind, mode bits,
+size and fingerprint. An absence needs no content and is restorable as recorded. States that were
+never restorable by design (no pre-image, too large, unreadable, a directory, a special file) are
+counted as such, not as failures.
 
 Many states share a content: each distinct object is read once, and rebuilt once for each way
 it is recorded (as a link, or as a file with given mode bits), so the drill's cost grows with
