@@ -17,12 +17,29 @@ import pytest
 from tests.installed_wheel import Installed, install_wheel_once
 
 
+@pytest.fixture(scope="session")
+def bytecode_cache(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    """Where the processes the tests start keep the modules they compiled, when the tests run
+    under PYTHONDONTWRITEBYTECODE (None: they keep them as usual). Under it, every ``rewind``
+    process would compile each module it imports, a tenth of a second of each of the thousands
+    the suite starts; an installed rewind has them compiled. In the run's temporary directory,
+    so the checkout stays as that setting keeps it."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return None
+    return tmp_path_factory.mktemp("bytecode")
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    bytecode_cache: Path | None,
 ) -> Iterator[Path]:
     """No test reads or writes the real home directory or the real rewind store."""
     home = tmp_path_factory.mktemp("home")
+    if bytecode_cache is not None:
+        monkeypatch.delenv("PYTHONDONTWRITEBYTECODE")
+        monkeypatch.setenv("PYTHONPYCACHEPREFIX", str(bytecode_cache))
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("REWIND_HOME", str(home / "rewind-home"))
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)

@@ -1,26 +1,38 @@
 """``rewind doctor``: whether hooks can write the project's store, the problems they logged
 lately, which agents run rewind's hooks, whether those agents will run them here (the folder
 or the hooks trusted), whether the ``rewind`` they call is there, and whether each agent's hook
-records a turn when fed the events that agent would send."""
+records a turn when fed the events that agent would send.
+
+The live runs are most of its time (each starts a few processes and waits on them), so they run
+side by side, as many at once as there are processors; the findings still come out in the
+order of the targets, as when they ran one after the other."""
 
 from __future__ import annotations
 
 import os
 import shlex
 import shutil
-from dataclasses import dataclass
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from rewind.commands.output.json_output import FORMAT, print_json
 from rewind.commands.output.render import human_size
 from rewind.errors import UserError
 from rewind.installers import Context, Inspection, Target, path_advice, targets
-from rewind.installers.probe import SLOW, run_probe
+from rewind.installers.probe import SLOW, ProbeResult, run_probe
 from rewind.store.config import CONFIG_NAME, load_config
 from rewind.store.failure_log import problem_logs, recent_problems
 from rewind.store.home import rewind_home, store_dir_for
 from rewind.store.storage_check import check_store_directory
 
 RECENT_SHOWN = 3  # lines of each log
+
+
+class Findings(Protocol):
+    """Where a check adds what it found: the report itself, or lines kept for later."""
+
+    def add(self, level: str, target: str, where: str, message: str) -> None: ...
 
 
 class Report:
@@ -61,15 +73,14 @@ def _diagnose(context: Context, report: Report) -> int:
     _check_config(context.project, store_dir, report)
     _check_backup(context.project, store_dir, report)
     _report_recent_problems(store_dir, report)
-    active = []
-    for target in targets().values():
-        commands = _check_files(target, context, report)
-        if commands is not None:
-            active.append(target.name)
-            for level, text in target.trust(context):
-                report.add(level, target.name, "trust", text)
-        _check_hook(target, context, commands, access, report)
-    if not active:
+    checked = [_check_target(target, context) for target in targets().values()]
+    with _ProbePool(sum(1 for found in checked if found.target.hook_agent)) as pool:
+        probes = [pool.start(found, context, access) for found in checked]
+        for found, probe in zip(checked, probes, strict=True):
+            found.lines.report_to(report)
+            if probe is not None:
+                _report_hook(found, probe.result(), access, report)
+    if not any(found.commands is not None for found in checked):
         names = ", ".join(name for name, t in targets().items() if t.hook_agent)
         report.add(
             "fail",
@@ -78,6 +89,79 @@ def _diagnose(context: Context, report: Report) -> int:
             f"no agent runs rewind's hooks; run 'rewind install AGENT' (one of {names}).",
         )
     return 1 if report.failed else 0
+
+
+class KeptLines:
+    """Findings kept to be reported later, in the order they were found."""
+
+    def __init__(self) -> None:
+        self.kept: list[tuple[str, str, str, str]] = []
+
+    def add(self, level: str, target: str, where: str, message: str) -> None:
+        self.kept.append((level, target, where, message))
+
+    def report_to(self, report: Report) -> None:
+        for finding in self.kept:
+            report.add(*finding)
+
+
+@dataclass
+class TargetCheck:
+    """What the files of one target say: the lines for its files and trust, and the hook
+    commands found (None: nothing installed)."""
+
+    target: Target
+    commands: list[str] | None
+    lines: KeptLines = field(default_factory=KeptLines)
+
+
+def _check_target(target: Target, context: Context) -> TargetCheck:
+    """The target's files and, when it runs rewind's hooks, whether its agent trusts them here."""
+    lines = KeptLines()
+    commands = _check_files(target, context, lines)
+    if commands is not None:
+        for level, text in target.trust(context):
+            lines.add(level, target.name, "trust", text)
+    return TargetCheck(target, commands, lines)
+
+
+class _ProbePool:
+    """Runs the targets' live checks side by side: each waits on the processes of its hook,
+    so one thread each, as many at once as there are processors (more would only make each
+    event slower, and an event's time is a finding)."""
+
+    def __init__(self, probes: int) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=max(1, min(probes, _processors())))
+
+    def __enter__(self) -> _ProbePool:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def start(
+        self, found: TargetCheck, context: Context, access: StoreAccess
+    ) -> Future[tuple[str, ProbeResult | None]] | None:
+        """The running probe of ``found``'s target, to the command its hooks run (else the one
+        'rewind install' would write); None when it has no hook to try."""
+        target = found.target
+        if not target.hook_agent:
+            return None
+        commands = found.commands
+        command = commands[0] if commands else context.hook_command(target.hook_agent)
+        return self.pool.submit(_probe, command, target, access.probe_home)
+
+
+def _probe(command: str, target: Target, probe_home: str | None) -> tuple[str, ProbeResult | None]:
+    return command, run_probe(command, target, probe_home)
+
+
+def _processors() -> int:
+    """The processors this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every system
+        return os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
@@ -188,7 +272,7 @@ def _report_recent_problems(store_dir: str, report: Report) -> None:
             report.add("warn", "rewind", "log", line)
 
 
-def _check_files(target: Target, context: Context, report: Report) -> list[str] | None:
+def _check_files(target: Target, context: Context, report: Findings) -> list[str] | None:
     """Reports each scope's file; returns the hook commands found (None: nothing installed)."""
     commands: dict[str, str] = {}
     active = False
@@ -205,7 +289,7 @@ def _check_files(target: Target, context: Context, report: Report) -> list[str] 
     return list(commands) if active else None
 
 
-def _report_file(target: Target, scope: str, found: Inspection, report: Report) -> None:
+def _report_file(target: Target, scope: str, found: Inspection, report: Findings) -> None:
     name = target.name
     again = f"run 'rewind install {name} --{scope}'"
     if found.problem:
@@ -230,7 +314,7 @@ def _report_file(target: Target, scope: str, found: Inspection, report: Report) 
         report.add(level, name, scope, text)
 
 
-def _check_command(target: Target, scope: str, command: str, report: Report) -> None:
+def _check_command(target: Target, scope: str, command: str, report: Findings) -> None:
     """Whether the ``rewind`` a hook command runs is there, executable, the one on PATH."""
     name = target.name
     again = f"run 'rewind install {name} --{scope}' again"
@@ -275,22 +359,19 @@ def _check_command(target: Target, scope: str, command: str, report: Report) -> 
         )
 
 
-def _check_hook(
-    target: Target,
-    context: Context,
-    commands: list[str] | None,
+def _report_hook(
+    found: TargetCheck,
+    probe: tuple[str, ProbeResult | None],
     access: StoreAccess,
     report: Report,
 ) -> None:
-    """Feeds the target's synthetic events to its hook; failures count when it is installed."""
-    if not target.hook_agent:
-        return
-    command = commands[0] if commands else context.hook_command(target.hook_agent)
-    result = run_probe(command, target, access.probe_home)
+    """What the target's hook did with the synthetic events; failures count when it is
+    installed."""
+    command, result = probe
     if result is None:
         return
-    name = target.name
-    level = "fail" if commands is not None else "warn"
+    name = found.target.name
+    level = "fail" if found.commands is not None else "warn"
     if result.failure:
         report.add(level, name, "hook", f"{command}: {result.failure}")
         return
