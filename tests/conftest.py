@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.installed_wheel import Installed, install_wheel
+from tests.support.installed_wheel import Installed, install_wheel
 
 
 @pytest.fixture(autouse=True)

@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 import importlib.util
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from rewind.commands.parsing.parser import build_parser
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "cli_reference.py"
 REFERENCE = ROOT / "docs" / "cli.md"
 REGENERATE = "docs/cli.md is out of date: run `python scripts/cli_reference.py`"

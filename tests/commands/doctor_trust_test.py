@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from rewind.installers.codex_trust import trusted_hash
+from tests.commands.doctor_test import doctor
 from tests.conftest import ok
-from tests.doctor_test import doctor
 
 # The hashes Codex 0.171.0 itself computed ('codex app-server', hooks/list: currentHash) for the
 # hooks 'rewind install codex' writes in a project's .codex/hooks.json.

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from rewind.commands.parsing.parser import build_parser
 from tests.conftest import error_line, ok, run_rewind
+from tests.support.paths import ROOT
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = ROOT / "docs"
 
 
 def commands() -> list[str]:

@@ -21,8 +21,8 @@ from rewind.commands.output.render import human_size as size_text
 from rewind.errors import ConflictError
 from rewind.store.event_log import OLD_SUFFIX, ROTATE_AT, read_events
 from rewind.store.hook_calls import HookWindow, write_hook_call
-from tests.agent_payloads import ClaudeCode, Payload
 from tests.conftest import error_line, ok, run_rewind, store_dir
+from tests.support.agent_payloads import ClaudeCode, Payload
 
 MAX_FILE_SIZE = 100
 

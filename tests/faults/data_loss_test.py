@@ -12,8 +12,8 @@ from pathlib import Path
 
 from rewind.store.home import store_dir_for
 from rewind.store.objects import ObjectReader, ObjectWriter
-from tests.agent_payloads import ClaudeCode, Payload
 from tests.conftest import error_line, log_json, ok, run_rewind, store_dir
+from tests.support.agent_payloads import ClaudeCode, Payload
 
 SESSION = "s1"
 THREE_HOURS = 3 * 60 * 60

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import RewindResult, error_line, snapshot
-from tests.remote_servers import Machine, bare_repository, git, new_project, sh
+from tests.support.remote_servers import Machine, bare_repository, git, new_project, sh
 
 PROJECT = "calc"
 

@@ -24,7 +24,14 @@ import pytest
 
 from tests.conftest import error_line
 from tests.faults.hostile_remote_test import PROJECT, Forge, change, git_blob_id, record
-from tests.remote_servers import Machine, bare_repository, git, http_backend, new_project, sh
+from tests.support.remote_servers import (
+    Machine,
+    bare_repository,
+    git,
+    http_backend,
+    new_project,
+    sh,
+)
 
 BIG = 3 << 20  # the size of the content of the session 'big': incompressible
 PAUSE = 0.04  # seconds between two chunks of 64 KiB: about 2 s for the whole pack

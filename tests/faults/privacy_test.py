@@ -18,7 +18,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.two_machines import REMOTE, Machine, git, two_machines
+from tests.support.two_machines import REMOTE, Machine, git, two_machines
 
 DIARY = b"diary: the launch slips to May, tell nobody 7f3a\n"
 

@@ -26,7 +26,7 @@ import pytest
 from rewind.history.remote import backup
 from rewind.history.restoring.opening import open_current_store
 from tests.conftest import error_line, ok, snapshot
-from tests.two_machines import (
+from tests.support.two_machines import (
     REMOTE,
     TwoMachines,
     craft_session,

@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 
 from rewind.history.filestate import fingerprint
-from tests.agent_payloads import ClaudeCode
 from tests.conftest import error_line, hook, log_json, ok, run_rewind, snapshot, store_dir
 from tests.faults.fault_support import make_deep, remove_tree
-from tests.two_machines import REMOTE, craft_session, everything_under, state, two_machines
+from tests.support.agent_payloads import ClaudeCode
+from tests.support.two_machines import REMOTE, craft_session, everything_under, state, two_machines
 
 DEEP = 1100  # folders: past Python's recursion limit, well within the system's path length
 

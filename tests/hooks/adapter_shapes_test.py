@@ -1,6 +1,6 @@
 """The shapes the real clients send (Codex 0.171.0, Gemini CLI 0.61.0, Claude Code 2.1.332; see
-tests/agent_payloads.py), replayed through real ``rewind hook AGENT`` processes, then rewound to
-every turn and compared byte for byte."""
+tests/support/agent_payloads.py), replayed through real ``rewind hook AGENT`` processes, then
+rewound to every turn and compared byte for byte."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent_payloads import ClaudeCode, Codex, Gemini, Payload
 from tests.conftest import files_by_path, hook, log_json, run_rewind, snapshot
-from tests.hooks_replay_test import hooks_in_parallel, replace_in
+from tests.hooks.hooks_replay_test import hooks_in_parallel, replace_in
+from tests.support.agent_payloads import ClaudeCode, Codex, Gemini, Payload
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Cline and Windsurf beyond the shared replay (tests/hooks_replay_test.py): the shapes only
+"""Cline and Windsurf beyond the shared replay (tests/hooks/hooks_replay_test.py): the shapes only
 they have (Cline's TaskStart prompt, patch and multi-command tools, the extension's string
 parameters; Windsurf's post-only edits), hostile payloads, and their installs: Cline's hook
 files, Windsurf's hooks.json, byte for byte, and doctor's check of both."""
@@ -16,9 +16,10 @@ import pytest
 
 from rewind.history.entry import DRIFT_PROMPT
 from rewind.installers import Context, get_target
-from tests.agent_payloads import Cline, ClineExtension, Payload, Windsurf
 from tests.conftest import hook, log_json, ok, run_rewind, snapshot
-from tests.exact_install_test import everything_under, rewind_commands
+from tests.installers.exact_install_test import everything_under, rewind_commands
+from tests.support.agent_payloads import Cline, ClineExtension, Payload, Windsurf
+from tests.support.paths import ROOT
 
 # The hook files Cline 3.0.65 runs that rewind needs (rewind.installers.cline is not imported
 # here: importing a target module registers it, and the agents' order of registration counts).
@@ -444,13 +445,13 @@ def test_windsurf_install_into_nothing_then_uninstall_leaves_nothing(
 def test_the_ready_made_windsurf_file_is_what_install_writes(project: Path) -> None:
     ok("install", "windsurf")
     installed = (project / ".windsurf" / "hooks.json").read_text()
-    ready = Path(__file__).parent.parent / "rewind" / "agent_configs" / "windsurf" / "hooks.json"
+    ready = ROOT / "rewind" / "agent_configs" / "windsurf" / "hooks.json"
     assert json.loads(ready.read_text()) == json.loads(installed)
 
 
 def test_the_ready_made_cline_scripts_are_what_install_writes(project: Path) -> None:
     ok("install", "cline")
-    ready = Path(__file__).parent.parent / "rewind" / "agent_configs" / "cline" / "hooks"
+    ready = ROOT / "rewind" / "agent_configs" / "cline" / "hooks"
     installed = project / ".clinerules" / "hooks"
     assert sorted(p.name for p in ready.iterdir()) == sorted(CLINE_EVENTS)
     for path in ready.iterdir():

@@ -17,10 +17,10 @@ import pytest
 
 from rewind.installers.copilot import EVENT_VARIABLE, document
 from rewind.store.digest import sha1_hex
-from tests.agent_payloads import Copilot, Payload
 from tests.conftest import ok, run_rewind, snapshot
+from tests.support.agent_payloads import Copilot, Payload
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 READY_MADE = ROOT / "rewind" / "agent_configs" / "copilot" / "rewind.json"
 INSTALLED_EVENTS = [
     "userPromptSubmitted",

@@ -1,9 +1,9 @@
 """Cursor with its tool hooks (preToolUse/postToolUse of Write and Delete), replayed through real
 ``rewind hook cursor`` processes as Cursor sends them, then rewound to every turn byte for byte.
 
-The payloads are tests.agent_payloads.CursorToolHooks (cursor.com/docs/hooks.md, read
-2026-12-01); a Cursor without tool hooks is tests.agent_payloads.Cursor, replayed in
-tests/hooks_replay_test.py.
+The payloads are tests.support.agent_payloads.CursorToolHooks (cursor.com/docs/hooks.md, read
+2026-12-01); a Cursor without tool hooks is tests.support.agent_payloads.Cursor, replayed in
+tests/hooks/hooks_replay_test.py.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent_payloads import CursorToolHooks, Payload, each
 from tests.conftest import files_by_path, hook, log_json, run_rewind, snapshot, store_dir
-from tests.hooks_replay_test import hooks_in_parallel, replace_in
+from tests.hooks.hooks_replay_test import hooks_in_parallel, replace_in
+from tests.support.agent_payloads import CursorToolHooks, Payload, each
 
 ORIGINAL = "def add(a, b):\n    return a + b\n"
 

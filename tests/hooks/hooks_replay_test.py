@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent_payloads import AGENTS, ClaudeCode, Codex, Payload
 from tests.conftest import hook, run_rewind, snapshot
+from tests.support.agent_payloads import AGENTS, ClaudeCode, Codex, Payload
 
 Agent = type[ClaudeCode] | type[Codex]
 

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import error_line, log_json, ok, run_rewind
+from tests.support.paths import ROOT
 
 SESSION = "git"
 
@@ -678,8 +679,6 @@ def test_git_dir_and_work_tree_from_the_environment(tmp_path: Path) -> None:
 
 
 # the pre-commit framework -----------------------------------------------------------------------
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")

@@ -25,8 +25,8 @@ from rewind.installers import (
 from rewind.installers import _registry as registry
 from rewind.installers.rewind_hooks import is_rewind_hook
 from tests.conftest import error_line, ok, run_rewind
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 AGENTS = ("claude-code", "codex", "gemini", "cursor")
 PROJECT_FILES = {
     "claude-code": ".claude/settings.json",

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from rewind.installers import rewind_executable
+from tests.commands.doctor_test import findings
 from tests.conftest import ok, run_rewind
-from tests.doctor_test import findings
 
 PROJECT_FILES = {
     "claude-code": ".claude/settings.json",

@@ -16,9 +16,8 @@ import pytest
 
 from rewind.hooks.codex import shell_command
 from rewind.quicksave.patch_commands import MAX_PATCH_FILES
-from tests.agent_payloads import ClaudeCode, Codex, Gemini
 from tests.conftest import files_by_path, hook, log_json, ok, snapshot, store_dir
-from tests.quicksave_test import (
+from tests.quicksave.quicksave_test import (
     assert_restored,
     at_risk,
     commit_all,
@@ -27,6 +26,7 @@ from tests.quicksave_test import (
     relative,
     write,
 )
+from tests.support.agent_payloads import ClaudeCode, Codex, Gemini
 
 PATCH = """*** Begin Patch
 *** Add File: added.txt

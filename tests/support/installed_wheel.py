@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 LOCAL_ONLY = (".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache", "wt-*")
 LEAKS = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PIP_PYTHON")
 UNREACHABLE = ("No matching distribution found", "Could not find a version that satisfies")

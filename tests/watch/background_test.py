@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent_payloads import ClaudeCode
 from tests.conftest import ok, run_rewind, store_dir
+from tests.support.agent_payloads import ClaudeCode
 from tests.watch.conftest import SESSION, entries, recorded_with, wait_for
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import rewind
 from rewind.history.restoring.opening import open_current_store
 from tests.conftest import error_line, log_json, ok, run_rewind, store_dir
-from tests.file_history_test import SESSION_A, SESSION_B, Agent, entry_ids
+from tests.history.insight.file_history_test import SESSION_A, SESSION_B, Agent, entry_ids
 
 
 def blame(path: str) -> dict[str, Any]:

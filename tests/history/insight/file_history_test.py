@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from rewind.history.entry import DRIFT_PROMPT
-from tests.agent_payloads import ClaudeCode, Payload
 from tests.conftest import error_line, log_json, ok, run_rewind
 from tests.conftest import hook as send_hook
+from tests.support.agent_payloads import ClaudeCode, Payload
 
 SESSION_A = "aaaaaaaa-0000-4000-8000-000000000001"
 SESSION_B = "bbbbbbbb-0000-4000-8000-000000000002"
@@ -254,7 +254,7 @@ def test_a_move_and_an_edit_in_one_turn_are_followed_through_the_recorded_move(
 
 
 def test_a_codex_patch_that_moves_a_file_is_followed(project: Path) -> None:
-    from tests.agent_payloads import Codex
+    from tests.support.agent_payloads import Codex
 
     (project / "a.txt").write_text("one\n")
     codex = Codex(project, SESSION_B)

@@ -13,7 +13,7 @@ from rewind.history.session import load_head
 from rewind.history.sessions import labels_of
 from rewind.history.upkeep.collection import reachable_objects
 from tests.conftest import run_rewind
-from tests.packing_test import age_all_loose_objects, loose_objects, store_path
+from tests.store.packing_test import age_all_loose_objects, loose_objects, store_path
 
 
 def ok(*args: str) -> str:

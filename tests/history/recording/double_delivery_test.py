@@ -18,9 +18,9 @@ import pytest
 from rewind.history.recording.turns import COPY_WINDOW, begin, is_copy_of_open_turn
 from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import load_head
-from tests.agent_payloads import ClaudeCode, Cursor, CursorToolHooks, Payload, each
 from tests.conftest import hook, run_rewind, snapshot, store_dir
-from tests.hooks_replay_test import hooks_in_parallel, replace_in
+from tests.hooks.hooks_replay_test import hooks_in_parallel, replace_in
+from tests.support.agent_payloads import ClaudeCode, Cursor, CursorToolHooks, Payload, each
 
 
 def twice(agent: str, payload: Payload | None, at_once: bool) -> None:

@@ -29,8 +29,8 @@ from textual.pilot import Pilot
 
 from rewind.tui.app import RewindApp
 from rewind.tui.file_list import FileList
-from tests.agent_payloads import ClaudeCode, Payload
 from tests.conftest import error_line, ok, run_rewind, snapshot
+from tests.support.agent_payloads import ClaudeCode, Payload
 from tests.tui.app_test import SIZE, diff_shown, prompts
 
 PROJECT_ID = "calc-recipe"

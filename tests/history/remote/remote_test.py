@@ -1,6 +1,6 @@
 """Sessions through real git remotes (docs/remote.md): a bare repository as a path, a ``file://``
-URL, ``git daemon`` and ``git http-backend`` on localhost (tests/remote_servers.py), between two
-"machines", each its own ``REWIND_HOME`` and ``HOME`` and its own clone of the project.
+URL, ``git daemon`` and ``git http-backend`` on localhost (tests/support/remote_servers.py), between
+two "machines", each its own ``REWIND_HOME`` and ``HOME`` and its own clone of the project.
 
 Everything is the real thing: rewind as a process, git's transport, the remote's own objects
 searched for what must never reach it.
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import error_line
-from tests.remote_servers import (
+from tests.support.remote_servers import (
     KINDS,
     REMOTE_NAME,
     Machine,
@@ -428,7 +428,7 @@ def store_state(machine: Machine) -> dict[str, bytes]:
 def test_a_push_to_an_unreachable_remote_fails_in_one_sentence_and_changes_nothing(
     tmp_path: Path, a: Machine, kind: str
 ) -> None:
-    from tests.remote_servers import free_port
+    from tests.support.remote_servers import free_port
 
     url = (
         str(tmp_path / "nowhere.git")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import error_line, snapshot
-from tests.two_machines import (
+from tests.support.two_machines import (
     REMOTE,
     TwoMachines,
     craft_session,

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from tests.conftest import error_line, snapshot
-from tests.two_machines import REMOTE, two_machines
+from tests.support.two_machines import REMOTE, two_machines
 
 
 def test_a_fetched_turn_after_and_before(project: Path, tmp_path: Path) -> None:

@@ -17,9 +17,9 @@ from rewind.errors import ConflictError, UserError
 from rewind.history.restoring.hunks import Selection, hunks_between, put_back_hunks
 from rewind.history.restoring.partial import PartialRefused
 from rewind.history.restoring.restore import apply_plan
-from tests.agent_payloads import ClaudeCode, Payload
 from tests.conftest import error_line, log_json, ok, run_rewind
 from tests.conftest import hook as send_hook
+from tests.support.agent_payloads import ClaudeCode, Payload
 
 BEFORE = b"".join(f"line {n}\n".encode() for n in range(1, 21))
 # The agent's turn: three separate changes (hunks 1, 2, 3).

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from rewind.errors import ConflictError, UserError
-from tests.agent_payloads import ClaudeCode, Payload
 from tests.conftest import error_line, log_json, ok, run_rewind
 from tests.conftest import hook as send_hook
+from tests.support.agent_payloads import ClaudeCode, Payload
 
 SESSION = "s"
 
