@@ -23,6 +23,7 @@ from rewind.store.event_log import OLD_SUFFIX, ROTATE_AT, read_events
 from rewind.store.hook_calls import HookWindow, write_hook_call
 from tests.conftest import error_line, ok, run_rewind, store_dir
 from tests.support.agent_payloads import ClaudeCode, Payload
+from tests.support.git import git
 
 MAX_FILE_SIZE = 100
 
@@ -56,20 +57,11 @@ class Hooks:
 
 def git_entries(store: Path) -> list[dict[str, Any]]:
     """Every entry of every session, as git reads the store's commits (not rewind)."""
-
-    def git(*arguments: str) -> str:
-        return subprocess.run(
-            ["git", f"--git-dir={store}", *arguments],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-
     entries = []
-    refs = git("for-each-ref", "--format=%(refname)", "refs/rewind/sessions/").split()
-    for ref in refs:
-        for commit in git("rev-list", ref).split():
-            entries.append(json.loads(git("show", f"{commit}:turn.json")))
+    refs = git("for-each-ref", "--format=%(refname)", "refs/rewind/sessions/", git_dir=store)
+    for ref in refs.split():
+        for commit in git("rev-list", ref, git_dir=store).split():
+            entries.append(json.loads(git("show", f"{commit}:turn.json", git_dir=store)))
     return entries
 
 

@@ -20,22 +20,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import error_line, log_json, ok, run_rewind
+from tests.support.git import git
 from tests.support.paths import ROOT
 
 SESSION = "git"
-
-
-def git(*arguments: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
-    done = subprocess.run(
-        ["git", *arguments],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=60,
-    )
-    assert done.returncode == 0, done
-    return done.stdout
 
 
 def commit(

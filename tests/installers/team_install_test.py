@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 from rewind.installers import rewind_executable
 from tests.commands.doctor_test import findings
 from tests.conftest import ok, run_rewind
+from tests.support.git import git
 
 PROJECT_FILES = {
     "claude-code": ".claude/settings.json",
@@ -39,10 +39,6 @@ def commands_in(data: object) -> list[str]:
         for value in data:
             found.extend(commands_in(value))
     return found
-
-
-def git(project: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=project, check=True, capture_output=True)
 
 
 @pytest.mark.parametrize("agent", list(PROJECT_FILES))
@@ -133,8 +129,8 @@ def test_a_committed_setup_is_not_rewritten(project: Path) -> None:
         }
     }
     settings.write_text(json.dumps(theirs, indent=2) + "\n")
-    git(project, "add", ".claude/settings.json")
-    git(project, "commit", "-q", "-m", "team settings")
+    git("add", ".claude/settings.json", cwd=project)
+    git("commit", "-q", "-m", "team settings", cwd=project)
     result = ok("install", "claude-code")
     data = json.loads(settings.read_text())
     assert data["hooks"]["Stop"] == theirs["hooks"]["Stop"]
@@ -145,7 +141,7 @@ def test_a_committed_setup_is_not_rewritten(project: Path) -> None:
         "install again."
     ) in result.stdout.splitlines()
     # The same file untracked is brought up to date: it is nobody else's setup yet.
-    git(project, "rm", "-q", "--cached", ".claude/settings.json")
+    git("rm", "-q", "--cached", ".claude/settings.json", cwd=project)
     assert "  updated  Stop" in ok("install", "claude-code").stdout.splitlines()
     assert set(commands_in(json.loads(settings.read_text()))) == {"rewind hook claude-code"}
 

@@ -20,6 +20,7 @@ from rewind.history.restoring.opening import open_store
 from rewind.quicksave import QuicksaveLimits, QuicksavePlan, limits_from, paths_at_risk
 from rewind.store.config import load_config
 from tests.conftest import ok, snapshot
+from tests.support.git import git
 
 SESSION = "s"
 BASH = "/bin/bash"
@@ -36,13 +37,9 @@ def write(root: Path, *names: str, content: str | None = None) -> None:
         path.write_text(name + "\n" if content is None else content)
 
 
-def git(project: Path, *arguments: str) -> None:
-    subprocess.run(["git", *arguments], cwd=project, check=True, capture_output=True)
-
-
 def commit_all(project: Path, message: str = "commit") -> None:
-    git(project, "add", "-A")
-    git(project, "commit", "-qm", message)
+    git("add", "-A", cwd=project)
+    git("commit", "-qm", message, cwd=project)
 
 
 def plan_of(command: str, cwd: Path, limits: QuicksaveLimits | None = None) -> QuicksavePlan:
@@ -483,7 +480,7 @@ def repository(project: Path) -> Path:
     commit_all(project, "two")
     write(project, "src/b.py", content="local change\n")
     write(project, "staged.txt")
-    git(project, "add", "staged.txt")
+    git("add", "staged.txt", cwd=project)
     write(project, "untracked.txt", "src/new.py", "debug.log", "build/out.o")
     return project
 
@@ -525,7 +522,7 @@ def test_git_checkout_and_restore_of_paths(repository: Path) -> None:
 
 
 def test_git_checkout_of_a_branch_only_with_force(repository: Path) -> None:
-    git(repository, "branch", "other", "HEAD~1")
+    git("branch", "other", "HEAD~1", cwd=repository)
     assert at_risk("git checkout other", repository) == set()
     assert at_risk("git checkout -b feature", repository) == set()
     assert at_risk("git switch other", repository) == set()
@@ -556,7 +553,7 @@ def test_git_stash(repository: Path) -> None:
 
 
 def test_git_stash_pop_records_the_stashed_files(repository: Path) -> None:
-    git(repository, "stash", "push", "-u")
+    git("stash", "push", "-u", cwd=repository)
     assert at_risk("git stash pop", repository) == {
         "src/b.py",
         "staged.txt",
@@ -604,7 +601,7 @@ def test_git_pathspecs_from_a_directory_reached_through_a_symlink(
 def test_plans_hold_no_directories(repository: Path) -> None:
     """git reports an untracked nested repository as a directory: it is not a path to record."""
     write(repository, "nested/file")
-    git(repository / "nested", "init", "-q")
+    git("init", "-q", cwd=repository / "nested")
     write(repository, "dir/x")
     paths = at_risk("git clean -fd && mv -T untracked.txt dir", repository)
     assert paths == CHANGED | {"dir/x"}  # not nested/, not dir

@@ -3,26 +3,22 @@
 from __future__ import annotations
 
 import hashlib
-import subprocess
 from pathlib import Path
 
 from rewind.store.git_status import changed_paths, parse_porcelain
-
-
-def git(project: Path, *arguments: str) -> None:
-    subprocess.run(["git", *arguments], cwd=project, check=True, capture_output=True)
+from tests.support.git import git
 
 
 def test_reports_every_kind_of_change_but_ignored_files(project: Path) -> None:
     for name in ("modified", "renamed", "deleted", "staged"):
         (project / name).write_text(name)
-    git(project, "add", ".")
-    git(project, "commit", "-qm", "initial")
+    git("add", ".", cwd=project)
+    git("commit", "-qm", "initial", cwd=project)
     (project / "modified").write_text("changed")
-    git(project, "mv", "renamed", "renamed-to")
+    git("mv", "renamed", "renamed-to", cwd=project)
     (project / "deleted").unlink()
     (project / "staged").write_text("staged change")
-    git(project, "add", "staged")
+    git("add", "staged", cwd=project)
     (project / "sub").mkdir()
     (project / "sub" / "untracked").write_text("new")
     (project / ".gitignore").write_text("*.log\n")
@@ -43,8 +39,8 @@ def test_reports_every_kind_of_change_but_ignored_files(project: Path) -> None:
 
 def test_does_not_write_the_users_index(project: Path) -> None:
     (project / "a").write_text("a")
-    git(project, "add", "a")
-    git(project, "commit", "-qm", "initial")
+    git("add", "a", cwd=project)
+    git("commit", "-qm", "initial", cwd=project)
     (project / "a").write_text("touched so that a plain git status would refresh the index")
     index = project / ".git" / "index"
     before = (hashlib.sha256(index.read_bytes()).hexdigest(), index.stat().st_mtime_ns)

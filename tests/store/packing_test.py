@@ -20,6 +20,7 @@ from rewind.store.pack_index import PackIndex
 from rewind.store.packing import GRACE_SECONDS
 from rewind.store.packs import to_roll_up
 from tests.conftest import ok, run_rewind
+from tests.support.git import git, git_outcome
 
 LINES = [f"line {i} of a long file that changes one line per turn" for i in range(2000)]
 
@@ -67,14 +68,8 @@ def age_all_loose_objects(store: Path) -> None:
         os.utime(path, (old, old))
 
 
-def git(store: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", f"--git-dir={store}", *arguments], capture_output=True, text=True, check=False
-    )
-
-
 def stored(store: Path, oid: str) -> bool:
-    return git(store, "cat-file", "-e", oid).returncode == 0
+    return git_outcome("cat-file", "-e", oid, git_dir=store).returncode == 0
 
 
 def every_turn_restorable(project: Path, session: str) -> None:
@@ -104,7 +99,7 @@ def test_gc_packs_history_small_and_restores_still_work(project: Path) -> None:
     assert run_rewind("check").returncode == 0
     assert run_rewind("restore", "1", "--yes", "--session", "s").returncode == 0
     assert (project / "big.txt").read_text() == original
-    fsck = git(store, "fsck", "--no-dangling")
+    fsck = git_outcome("fsck", "--no-dangling", git_dir=store)
     assert fsck.returncode == 0, fsck.stderr
 
 
@@ -117,13 +112,13 @@ def test_superseded_turn_commits_are_gone_right_after_gc(project: Path) -> None:
     superseded = []
     for number in range(1, 6):
         turn = api.turn(f"turn {number}")
-        begun = git(store, "rev-parse", "refs/rewind/sessions/s").stdout.strip()
+        begun = git("rev-parse", "refs/rewind/sessions/s", git_dir=store).strip()
         turn.edit("big.txt", f"line {number} of", f"line {number} (changed) of")
         turn.end()
         superseded.append(begun)
     assert (store / "rewind" / "superseded").read_text().split() == superseded
-    own = {git(store, "rev-parse", f"{commit}^{{tree}}").stdout.strip() for commit in superseded}
-    own |= {git(store, "rev-parse", f"{commit}:turn.json").stdout.strip() for commit in superseded}
+    own = {git("rev-parse", f"{commit}^{{tree}}", git_dir=store).strip() for commit in superseded}
+    own |= {git("rev-parse", f"{commit}:turn.json", git_dir=store).strip() for commit in superseded}
     assert all(stored(store, oid) for oid in set(superseded) | own)
     data = {entry["oid"] for entry in _file_states(api)}
 
@@ -239,7 +234,7 @@ def test_gc_full_drops_what_the_packs_hold_that_nothing_needs(project: Path) -> 
     (project / "big.txt").write_text("\n".join(LINES) + "\n")
     edit_turns(project, "s", 2)
     turn = api.turn("open while gc runs")
-    begun = git(store_path(), "rev-parse", "refs/rewind/sessions/s").stdout.strip()
+    begun = git("rev-parse", "refs/rewind/sessions/s", git_dir=store_path()).strip()
     ok("gc")
     turn.edit("big.txt", "line 10 of", "line ten of")
     turn.end()

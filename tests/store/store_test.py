@@ -6,20 +6,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 from pathlib import Path
 
 from tests.conftest import error_line, log_json, ok, run_rewind, snapshot, store_dir
+from tests.support.git import git, git_bytes, git_outcome
 
 SESSION = "s"
-
-
-def git(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
-
-
-def store_git(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return git(f"--git-dir={store_dir(project)}", *args)
 
 
 def full_cycle(project: Path) -> None:
@@ -46,19 +38,18 @@ def test_store_lives_under_rewind_home_outside_the_work_tree(
     assert store.is_relative_to(isolated_home / "rewind-home")
     assert not store.is_relative_to(project)
     status = git("status", "--porcelain", "--untracked-files=all", cwd=project)
-    assert status.stdout.splitlines() == ["?? a.txt", "?? new/b.txt"]
+    assert status.splitlines() == ["?? a.txt", "?? new/b.txt"]
 
 
 def test_real_git_reads_the_history_and_finds_it_sound(project: Path) -> None:
     full_cycle(project)
-    history = store_git(project, "log", "--all", "--format=%s")
-    assert history.returncode == 0, history.stderr
-    assert history.stdout.splitlines() == [
+    history = git("log", "--all", "--format=%s", git_dir=store_dir(project))
+    assert history.splitlines() == [
         "undo 3: undo restore 2",
         "restore 2: restore to before turn 1",
         "turn 1: first",
     ]
-    fsck = store_git(project, "fsck", "--full", "--strict")
+    fsck = git_outcome("fsck", "--full", "--strict", git_dir=store_dir(project))
     assert fsck.returncode == 0, fsck.stderr
     assert not any(word in fsck.stdout + fsck.stderr for word in ("error", "missing", "broken"))
 
@@ -69,13 +60,11 @@ def test_stored_versions_are_plain_git_blobs(project: Path) -> None:
     ok("begin", "--session", SESSION)
     ok("track", "--session", SESSION, "bin", "link")
     files = log_json("--session", SESSION)[0]["files"]
-    done = subprocess.run(
-        ["git", f"--git-dir={store_dir(project)}", "cat-file", "blob", files[0]["before"]["oid"]],
-        capture_output=True,
-        check=True,
+    store = store_dir(project)
+    assert git_bytes("cat-file", "blob", files[0]["before"]["oid"], git_dir=store) == bytes(
+        range(256)
     )
-    assert done.stdout == bytes(range(256))
-    assert store_git(project, "cat-file", "blob", files[1]["before"]["oid"]).stdout == "bin"
+    assert git("cat-file", "blob", files[1]["before"]["oid"], git_dir=store) == "bin"
 
 
 def hash_tree(directory: Path) -> dict[str, tuple[int, str]]:
@@ -97,8 +86,8 @@ def hash_tree(directory: Path) -> dict[str, tuple[int, str]]:
 
 def test_project_git_directory_is_byte_identical_after_a_full_cycle(project: Path) -> None:
     (project / "a.txt").write_bytes(b"committed\n")
-    assert git("add", "a.txt", cwd=project).returncode == 0
-    assert git("commit", "-q", "-m", "initial", cwd=project).returncode == 0
+    git("add", "a.txt", cwd=project)
+    git("commit", "-q", "-m", "initial", cwd=project)
     before = hash_tree(project / ".git")
     full_cycle(project)
     for command in (["log"], ["show", "1"], ["diff", "1"], ["status"], ["check"], ["sessions"]):
@@ -148,7 +137,7 @@ def test_corrupted_object_makes_show_point_at_rewind_check(project: Path) -> Non
 def test_each_project_has_its_own_store(project: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
-    assert git("init", "-q", str(other)).returncode == 0
+    git("init", "-q", str(other))
     ok("begin", "--session", "here", cwd=project)
     ok("begin", "--session", "there", cwd=other)
     assert store_dir(project) != store_dir(other)
@@ -157,8 +146,7 @@ def test_each_project_has_its_own_store(project: Path, tmp_path: Path) -> None:
 
 def test_store_packed_by_git_gc_still_restores(project: Path) -> None:
     full_cycle(project)
-    gc = store_git(project, "gc", "--quiet", "--prune=now")
-    assert gc.returncode == 0, gc.stderr
+    git("gc", "--quiet", "--prune=now", git_dir=store_dir(project))
     assert not list((store_dir(project) / "objects").glob("??/*"))  # everything is packed
     ok("undo", "--session", SESSION, "--yes")  # reads packed blobs
     assert (project / "a.txt").read_bytes() == b"a0\n"

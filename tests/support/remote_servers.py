@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from tests.conftest import RewindResult, run_rewind
+from tests.support.git import git
 
 GIT_DAEMON = "/usr/lib/git-core/git-daemon"
 REMOTE_NAME = "remote.git"
@@ -30,16 +31,8 @@ REMOTE_NAME = "remote.git"
 def bare_repository(path: Path) -> Path:
     """An empty bare repository that accepts pushes over every transport."""
     subprocess.run(["git", "init", "-q", "--bare", str(path)], check=True)
-    git(path, "config", "http.receivepack", "true")
+    git("config", "http.receivepack", "true", git_dir=path)
     return path
-
-
-def git(bare: Path, *arguments: str, input: bytes | None = None) -> bytes:
-    """``git --git-dir=BARE ARGUMENTS``; its standard output."""
-    done = subprocess.run(
-        ["git", f"--git-dir={bare}", *arguments], input=input, capture_output=True, check=True
-    )
-    return done.stdout
 
 
 def free_port() -> int:

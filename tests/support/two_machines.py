@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rewind.history.filestate import fingerprint
 from tests.conftest import RewindResult, ok, run_rewind
+from tests.support.git import git
 
 REMOTE = "backup"
 
@@ -62,12 +62,12 @@ def two_machines(project: Path, tmp_path: Path, files: dict[str, bytes]) -> TwoM
         path = project / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-    git(project, "add", "-A")
-    git(project, "commit", "-q", "-m", "start")
+    git("add", "-A", cwd=project)
+    git("commit", "-q", "-m", "start", cwd=project)
     remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git("init", "-q", "--bare", str(remote), cwd=tmp_path)
     clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(project), str(clone))
+    git("clone", "-q", str(project), str(clone), cwd=tmp_path)
     home_b = tmp_path / "home-b"
     home_b.mkdir()
     a = Machine(project, {"REWIND_MACHINE": "laptop"})
@@ -80,20 +80,13 @@ def two_machines(project: Path, tmp_path: Path, files: dict[str, bytes]) -> TwoM
     return TwoMachines(a, b, remote)
 
 
-def git(cwd: Path, *args: str, data: bytes | None = None) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=cwd, input=data, capture_output=True, check=True, timeout=60
-    )
-    return done.stdout.decode().strip()
-
-
 def state(
     remote: Path, kind: str, data: bytes | None = None, mode: int = 0o644
 ) -> dict[str, object]:
     """A recorded state for a hand-made entry, its content (if any) written into ``remote``."""
     if data is None:
         return {"kind": kind}
-    oid = git(remote, "hash-object", "-w", "--stdin", data=data)
+    oid = git("hash-object", "-w", "--stdin", input=data, cwd=remote).strip()
     found: dict[str, object] = {
         "kind": kind,
         "oid": oid,
@@ -113,7 +106,7 @@ def craft_session(
 ) -> None:
     """Writes a one-turn session straight into ``remote`` (as a hostile remote could), under the
     project's namespace there: ``files`` are (path, before, after) as turn.json holds them."""
-    refs = git(remote, "for-each-ref", "--format=%(refname)", "refs/rewind/").splitlines()
+    refs = git("for-each-ref", "--format=%(refname)", "refs/rewind/", cwd=remote).splitlines()
     project = refs[0].split("/")[2]
     entry = {
         "format": 1,
@@ -137,12 +130,18 @@ def craft_session(
         for side, recorded in (("before", before), ("after", after)):
             if "oid" in recorded:
                 contents.append(f"100644 blob {recorded['oid']}\t{index}.{side}")
-    folder = git(remote, "mktree", data="".join(line + "\n" for line in contents).encode())
-    record = git(remote, "hash-object", "-w", "--stdin", data=json.dumps(entry).encode())
+    folder = git(
+        "mktree", input="".join(line + "\n" for line in contents).encode(), cwd=remote
+    ).strip()
+    record = git(
+        "hash-object", "-w", "--stdin", input=json.dumps(entry).encode(), cwd=remote
+    ).strip()
     top = f"040000 tree {folder}\tfiles\n100644 blob {record}\tturn.json\n"
-    tree = git(remote, "mktree", data=top.encode())
-    commit = git(remote, "commit-tree", tree, "-m", f"turn 1: hostile\n\nsession: {session}\n")
-    git(remote, "update-ref", f"refs/rewind/{project}/{machine}/sessions/{session}", commit)
+    tree = git("mktree", input=top.encode(), cwd=remote).strip()
+    commit = git(
+        "commit-tree", tree, "-m", f"turn 1: hostile\n\nsession: {session}\n", cwd=remote
+    ).strip()
+    git("update-ref", f"refs/rewind/{project}/{machine}/sessions/{session}", commit, cwd=remote)
 
 
 def everything_under(directory: Path) -> set[str]:

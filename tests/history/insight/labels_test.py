@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 from rewind.history.insight.labels import add_label, remove_label
@@ -14,6 +13,7 @@ from rewind.history.sessions import labels_of
 from rewind.history.upkeep.collection import reachable_objects
 from tests.conftest import run_rewind
 from tests.store.packing_test import age_all_loose_objects, loose_objects, store_path
+from tests.support.git import git, git_outcome
 
 
 def ok(*args: str) -> str:
@@ -43,10 +43,6 @@ def log_labels(session: str = "s") -> list[list[str]]:
     return [entry["labels"] for entry in json.loads(ok("log", "--json", "--session", session))]
 
 
-def git(store: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "--git-dir", str(store), *args], capture_output=True, text=True)
-
-
 def test_label_is_shown_by_log_and_removed(project: Path) -> None:
     two_turns(project)
     assert "labelled turn 1" in ok("label", "1", "before-refactor")
@@ -58,8 +54,8 @@ def test_label_is_shown_by_log_and_removed(project: Path) -> None:
     assert "one [from-begin, before-refactor, v1.2]" in ok("show", "1").splitlines()[0]
 
     store = store_path()
-    commit = git(store, "rev-parse", "refs/rewind/labels/s/before-refactor").stdout.strip()
-    first = git(store, "rev-parse", "refs/rewind/sessions/s~1").stdout.strip()
+    commit = git("rev-parse", "refs/rewind/labels/s/before-refactor", git_dir=store).strip()
+    first = git("rev-parse", "refs/rewind/sessions/s~1", git_dir=store).strip()
     assert commit == first
 
     assert "removed label v1.2 from turn 1" in ok("label", "--remove", "1", "v1.2")
@@ -90,13 +86,13 @@ def test_gc_keeps_what_a_label_reaches(project: Path) -> None:
     ok("end", "--session", "s")
     ok("label", "1", "keep")
     store = store_path()
-    assert git(store, "update-ref", "-d", "refs/rewind/sessions/s").returncode == 0
+    git("update-ref", "-d", "refs/rewind/sessions/s", git_dir=store)
     age_all_loose_objects(store)
     ok("gc")
     assert loose_objects(store) == []
-    assert git(store, "show", "refs/rewind/labels/s/keep:files/0.before").stdout == "first\n"
-    assert git(store, "show", "refs/rewind/labels/s/keep:files/0.after").stdout == "second\n"
-    fsck = git(store, "fsck", "--no-dangling")
+    assert git("show", "refs/rewind/labels/s/keep:files/0.before", git_dir=store) == "first\n"
+    assert git("show", "refs/rewind/labels/s/keep:files/0.after", git_dir=store) == "second\n"
+    fsck = git_outcome("fsck", "--no-dangling", git_dir=store)
     assert fsck.returncode == 0, fsck.stderr
 
 

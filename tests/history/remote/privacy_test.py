@@ -5,7 +5,6 @@ generation of exports. Real repositories, real git."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,12 +12,9 @@ import pytest
 from rewind.history.remote.privacy import PRIVACY_RECORD, SharingPolicy, ignored_by_git
 from rewind.history.restoring.opening import open_current_store
 from tests.conftest import ok
+from tests.support.git import git
 
 ODD_NAMES = [b":memo", b":(top)x", b":/y", b"-v", b"*", b"a\nb", b"sp ace", b"\xc3\xbc\xcc\x88"]
-
-
-def git(project: Path, *arguments: str) -> None:
-    subprocess.run(["git", *arguments], cwd=project, check=True, capture_output=True)
 
 
 def test_names_git_could_read_as_pathspec_magic_or_globs_are_asked_plainly(
@@ -32,7 +28,7 @@ def test_names_git_could_read_as_pathspec_magic_or_globs_are_asked_plainly(
     (project / "app" / "s").mkdir(parents=True)
     for tracked in ("tracked.log", "app/s/debug.log"):
         (project / tracked).write_text("tracked, so never ignored\n")
-        git(project, "add", "-f", tracked)
+        git("add", "-f", tracked, cwd=project)
     wanted = {*ODD_NAMES, b"app/[slug]/debug.log", b"app/*/x.log", b"new.log"}
     # git's global pathspec settings would make check-ignore refuse every path: not asked so
     monkeypatch.setenv("GIT_ICASE_PATHSPECS", "1")

@@ -31,6 +31,7 @@ from rewind.tui.app import RewindApp
 from rewind.tui.file_list import FileList
 from tests.conftest import error_line, ok, run_rewind, snapshot
 from tests.support.agent_payloads import ClaudeCode, Payload
+from tests.support.git import git
 from tests.tui.app_test import SIZE, diff_shown, prompts
 
 PROJECT_ID = "calc-recipe"
@@ -57,16 +58,8 @@ class Machine:
         }
 
     def git(self, *arguments: str, cwd: Path | None = None) -> str:
-        done = subprocess.run(
-            ["git", *arguments],
-            cwd=cwd,
-            env={**os.environ, **self.env},
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=60,
-        )
-        return done.stdout
+        """git as this machine runs it: with its HOME and its git configuration."""
+        return git(*arguments, cwd=cwd, env=self.env)
 
     def rewind(self, *arguments: str, cwd: Path) -> str:
         return ok(*arguments, cwd=cwd, env=self.env).stdout
@@ -153,18 +146,14 @@ def upstream(tmp_path: Path) -> Path:
     """The project's own repository (its origin): two commits, ``project_id`` committed."""
     root = tmp_path / "upstream" / "calc"
     root.mkdir(parents=True)
-
-    def git(*arguments: str) -> None:
-        subprocess.run(["git", *arguments], cwd=root, check=True, capture_output=True)
-
-    git("init", "-q", "-b", "main")
+    git("init", "-q", "-b", "main", cwd=root)
     (root / "calc.py").write_text(CALC)
-    git("add", ".")
-    git("commit", "-q", "-m", "calc")
+    git("add", ".", cwd=root)
+    git("commit", "-q", "-m", "calc", cwd=root)
     (root / "notes.txt").write_text("ideas: mul, div\n")
     (root / "rewind.toml").write_text(f'project_id = "{PROJECT_ID}"\n')
-    git("add", ".")
-    git("commit", "-q", "-m", "notes and rewind.toml")
+    git("add", ".", cwd=root)
+    git("commit", "-q", "-m", "notes and rewind.toml", cwd=root)
     return root
 
 

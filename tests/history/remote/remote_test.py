@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import error_line
+from tests.support.git import git, git_bytes
 from tests.support.remote_servers import (
     KINDS,
     REMOTE_NAME,
     Machine,
     clone,
-    git,
     new_project,
     served,
     sh,
@@ -61,12 +61,14 @@ def connect(url: str, *machines: Machine) -> None:
 
 def remote_objects(bare: Path) -> dict[str, bytes]:
     """Every object of the bare repository, by id: its content."""
-    listed = git(bare, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
-    return {oid: git(bare, "cat-file", "-p", oid) for oid in listed.decode().split()}
+    listed = git_bytes(
+        "cat-file", "--batch-all-objects", "--batch-check=%(objectname)", git_dir=bare
+    )
+    return {oid: git_bytes("cat-file", "-p", oid, git_dir=bare) for oid in listed.decode().split()}
 
 
 def remote_refs(bare: Path) -> dict[str, str]:
-    listed = git(bare, "for-each-ref", "--format=%(refname) %(objectname)").decode()
+    listed = git("for-each-ref", "--format=%(refname) %(objectname)", git_dir=bare)
     return {ref: oid for ref, _, oid in (line.partition(" ") for line in listed.splitlines())}
 
 
@@ -141,7 +143,7 @@ def test_a_clone_that_only_fetched_is_told_how_to_read_what_it_fetched(
 def test_a_push_after_one_more_turn_sends_that_turn_only(
     remote: str, bare: Path, a: Machine, b: Machine
 ) -> None:
-    git(bare, "config", "receive.unpackLimit", "1")  # every push keeps its pack, to be read
+    git("config", "receive.unpackLimit", "1", git_dir=bare)  # every push keeps its pack, to be read
     three_turns(a)
     connect(remote, a, b)
     a.ok("push")
@@ -159,11 +161,11 @@ def test_a_push_after_one_more_turn_sends_that_turn_only(
     # compares with the old tip's tree, not every tree of the history).
     assert sent == reachable(bare, new_tip, "--not", old_tip)
     turn = {new_tip} | {
-        line.split()[2] for line in git(bare, "ls-tree", "-r", "-t", new_tip).decode().splitlines()
+        line.split()[2] for line in git("ls-tree", "-r", "-t", new_tip, git_dir=bare).splitlines()
     }
-    turn.add(git(bare, "rev-parse", new_tip + "^{tree}").decode().strip())
+    turn.add(git("rev-parse", new_tip + "^{tree}", git_dir=bare).strip())
     assert sent <= turn
-    history_commits = set(git(bare, "rev-list", old_tip).decode().split())
+    history_commits = set(git("rev-list", old_tip, git_dir=bare).split())
     assert len(history_commits) == 3 and not sent & history_commits
     assert a.ok("push").strip().endswith("is up to date.")
     b.ok("fetch")
@@ -172,7 +174,7 @@ def test_a_push_after_one_more_turn_sends_that_turn_only(
 
 def reachable(bare: Path, *revisions: str) -> set[str]:
     """``git rev-list --objects REVISIONS``: the ids."""
-    listed = git(bare, "rev-list", "--objects", *revisions).decode()
+    listed = git("rev-list", "--objects", *revisions, git_dir=bare)
     return {line.split(" ")[0] for line in listed.splitlines()}
 
 
@@ -398,13 +400,13 @@ def test_removing_a_remote_deletes_its_mirror_and_pushed_refs(
         b.ok("fetch")
         mirror = b.store() / "rewind" / "remotes" / "backup"
         assert (mirror / "HEAD").exists()
-        pushed = git(a.store(), "for-each-ref", "refs/rewind/pushed/").decode()
+        pushed = git("for-each-ref", "refs/rewind/pushed/", git_dir=a.store())
         assert "refs/rewind/pushed/backup/sessions/s1" in pushed
         for machine in (a, b):
             assert "removed remote backup" in machine.ok("remote", "remove", "backup")
             assert machine.ok("remote").startswith("no remotes yet")
         assert not mirror.exists()
-        assert git(a.store(), "for-each-ref", "refs/rewind/pushed/") == b""
+        assert git_bytes("for-each-ref", "refs/rewind/pushed/", git_dir=a.store()) == b""
         assert not (a.store() / "rewind" / "pushed" / "backup.json").exists()
         assert session_ref_on(bare, "s1")  # the remote itself is unchanged
 
@@ -416,7 +418,7 @@ def session_ref_on(bare: Path, session: str) -> bool:
 def store_state(machine: Machine) -> dict[str, bytes]:
     """The store's refs and rewind's own files about remotes, by path."""
     store = machine.store()
-    found = {"refs": git(store, "for-each-ref")}
+    found = {"refs": git_bytes("for-each-ref", git_dir=store)}
     for folder in ("rewind/pushed", "rewind/remotes"):
         for top, _, names in os.walk(store / folder):
             for name in names:
