@@ -9,16 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from rewind.history.entry import DRIFT_PROMPT
-from tests.conftest import error_line, log_json, ok, run_rewind
-from tests.conftest import hook as send_hook
-from tests.support.agent_payloads import ClaudeCode, Payload
+from tests.conftest import error_line, hook, log_json, ok, run_rewind
+from tests.support.agent_payloads import ClaudeCode
 
 SESSION_A = "aaaaaaaa-0000-4000-8000-000000000001"
 SESSION_B = "bbbbbbbb-0000-4000-8000-000000000002"
-
-
-def hook(payload: Payload | None) -> None:
-    send_hook("claude-code", payload)
 
 
 class Agent:
@@ -30,20 +25,20 @@ class Agent:
 
     def turn(self, prompt: str, *steps: tuple[str, str, str]) -> None:
         """Steps: ("write", path, content) or ("shell", command, "")."""
-        hook(self.payloads.prompt(prompt))
+        hook("claude-code", self.payloads.prompt(prompt))
         for kind, first, second in steps:
             if kind == "write":
                 before, after = self.payloads.write(first, second)
-                hook(before)
+                hook("claude-code", before)
                 (self.root / first).parent.mkdir(parents=True, exist_ok=True)
                 (self.root / first).write_text(second)
-                hook(after)
+                hook("claude-code", after)
             else:
                 before, after = self.payloads.shell(first)
-                hook(before)
+                hook("claude-code", before)
                 subprocess.run(first, shell=True, cwd=self.root, check=True)
-                hook(after)
-        hook(self.payloads.end())
+                hook("claude-code", after)
+        hook("claude-code", self.payloads.end())
 
 
 def history(path: str, *options: str) -> dict[str, Any]:
@@ -259,13 +254,13 @@ def test_a_codex_patch_that_moves_a_file_is_followed(project: Path) -> None:
     (project / "a.txt").write_text("one\n")
     codex = Codex(project, SESSION_B)
 
-    send_hook("codex", codex.prompt("Move a to b and change it"))
+    hook("codex", codex.prompt("Move a to b and change it"))
     before, after = codex.patch("*** Update File: a.txt\n*** Move to: b.txt\n@@\n-one\n+two")
-    send_hook("codex", before)
+    hook("codex", before)
     (project / "a.txt").unlink()
     (project / "b.txt").write_text("two\n")
-    send_hook("codex", after)
-    send_hook("codex", codex.end())
+    hook("codex", after)
+    hook("codex", codex.end())
     (moved,) = entry_ids(SESSION_B)
     versions = history("b.txt")["versions"]
     assert [(v["version"], v["path"], v["moved_from"]) for v in versions] == [

@@ -17,9 +17,8 @@ from rewind.errors import ConflictError, UserError
 from rewind.history.restoring.hunks import Selection, hunks_between, put_back_hunks
 from rewind.history.restoring.partial import PartialRefused
 from rewind.history.restoring.restore import apply_plan
-from tests.conftest import error_line, log_json, ok, run_rewind
-from tests.conftest import hook as send_hook
-from tests.support.agent_payloads import ClaudeCode, Payload
+from tests.conftest import error_line, hook, log_json, ok, run_rewind
+from tests.support.agent_payloads import ClaudeCode
 
 BEFORE = b"".join(f"line {n}\n".encode() for n in range(1, 21))
 # The agent's turn: three separate changes (hunks 1, 2, 3).
@@ -30,21 +29,17 @@ AFTER = (
 )
 
 
-def hook(payload: Payload | None) -> None:
-    send_hook("claude-code", payload)
-
-
 def agent_writes(root: Path, name: str, before: bytes, after: bytes) -> None:
     """A Claude Code turn (through its real hooks) that rewrites ``name`` from ``before``."""
     (root / name).write_bytes(before)
     agent = ClaudeCode(root)
-    hook(agent.session_start())
-    hook(agent.prompt(f"rewrite {name}"))
+    hook("claude-code", agent.session_start())
+    hook("claude-code", agent.prompt(f"rewrite {name}"))
     pre, post = agent.write(name, after.decode())
-    hook(pre)
+    hook("claude-code", pre)
     (root / name).write_bytes(after)
-    hook(post)
-    hook(agent.end())
+    hook("claude-code", post)
+    hook("claude-code", agent.end())
 
 
 @pytest.fixture

@@ -10,35 +10,30 @@ from pathlib import Path
 import pytest
 
 from rewind.errors import ConflictError, UserError
-from tests.conftest import error_line, log_json, ok, run_rewind
-from tests.conftest import hook as send_hook
-from tests.support.agent_payloads import ClaudeCode, Payload
+from tests.conftest import error_line, hook, log_json, ok, run_rewind
+from tests.support.agent_payloads import ClaudeCode
 
 SESSION = "s"
 
 
-def hook(payload: Payload | None) -> None:
-    send_hook("claude-code", payload)
-
-
 def agent_deletes(agent: ClaudeCode, root: Path, name: str) -> None:
     """One turn in which the agent runs ``rm NAME`` through its shell tool."""
-    hook(agent.prompt(f"remove {name}"))
+    hook("claude-code", agent.prompt(f"remove {name}"))
     before, after = agent.shell(f"rm {name}")
-    hook(before)
+    hook("claude-code", before)
     subprocess.run(["rm", name], cwd=root, check=True)
-    hook(after)
-    hook(agent.end())
+    hook("claude-code", after)
+    hook("claude-code", agent.end())
 
 
 def agent_edits(agent: ClaudeCode, root: Path, name: str, old: str, new: str) -> None:
-    hook(agent.prompt(f"edit {name}"))
+    hook("claude-code", agent.prompt(f"edit {name}"))
     before, after = agent.edit(name, old, new)
-    hook(before)
+    hook("claude-code", before)
     path = root / name
     path.write_text(path.read_text().replace(old, new, 1))
-    hook(after)
-    hook(agent.end())
+    hook("claude-code", after)
+    hook("claude-code", agent.end())
 
 
 def entry_ids(*args: str) -> list[str]:
@@ -49,7 +44,7 @@ def test_a_file_the_agent_deleted_comes_back_as_it_was_before(project: Path) -> 
     (project / "config.yaml").write_bytes(b"port: 8080\nhost: example\n")
     (project / "other.txt").write_bytes(b"other\n")
     agent = ClaudeCode(project)
-    hook(agent.session_start())
+    hook("claude-code", agent.session_start())
     agent_edits(agent, project, "other.txt", "other", "changed")
     agent_deletes(agent, project, "config.yaml")
     assert not (project / "config.yaml").exists()
@@ -213,18 +208,18 @@ def test_the_api_restores_a_version_and_refuses_an_ambiguous_prefix(
 
 def agent_runs(agent: ClaudeCode, root: Path, command: str) -> None:
     """One turn in which the agent runs ``command`` through its shell tool."""
-    hook(agent.prompt(f"run {command}"))
+    hook("claude-code", agent.prompt(f"run {command}"))
     before, after = agent.shell(command)
-    hook(before)
+    hook("claude-code", before)
     subprocess.run(command, shell=True, cwd=root, check=True)
-    hook(after)
-    hook(agent.end())
+    hook("claude-code", after)
+    hook("claude-code", agent.end())
 
 
 def test_a_version_from_before_a_rename_is_restored_at_the_new_name(project: Path) -> None:
     (project / "old.py").write_bytes(b"x = 1\n")
     agent = ClaudeCode(project)
-    hook(agent.session_start())
+    hook("claude-code", agent.session_start())
     agent_edits(agent, project, "old.py", "x = 1", "x = 2")
     agent_runs(agent, project, "mv old.py new.py")
     agent_edits(agent, project, "new.py", "x = 2", "x = 2\ny = 3")
