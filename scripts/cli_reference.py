@@ -8,7 +8,7 @@ Run it after changing the command line (the modules of rewind/commands/parsing/)
 Each help text is captured by running ``python -m rewind [COMMAND] --help`` with
 ``COLUMNS=100``, so the reference shows exactly what people see. The hand-written notes below
 live here, next to the generator, so that regenerating never loses them.
-tests/cli_reference_test.py fails while docs/cli.md differs from what this script writes.
+tests/commands/cli_reference_test.py fails while docs/cli.md differs from what this script writes.
 """
 
 # Markdown tables cannot be wrapped, so long lines are allowed in this file.

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.installed_wheel import Installed, install_wheel_once
+from tests.support.installed_wheel import Installed, install_wheel_once
 
 
 @pytest.fixture(scope="session")
@@ -107,9 +107,17 @@ def run_rewind(
     return RewindResult(completed)
 
 
-def hook(agent: str, payload: dict[str, Any] | str | None) -> None:
+def hook(
+    agent: str,
+    payload: dict[str, Any] | str | None,
+    *,
+    cwd: Path | str | None = None,
+    env: dict[str, str] | None = None,
+) -> None:
     """One event through ``rewind hook AGENT`` as a real process, the way an agent sends it (a
-    None payload is an event the agent does not send): it must exit 0 and print nothing."""
+    None payload is an event the agent does not send): it must exit 0 and print nothing. ``cwd``
+    is the directory the agent runs its hooks in (the current one by default); ``env`` is added
+    to the environment."""
     if payload is None:
         return
     completed = subprocess.run(
@@ -117,6 +125,8 @@ def hook(agent: str, payload: dict[str, Any] | str | None) -> None:
         input=payload if isinstance(payload, str) else json.dumps(payload),
         capture_output=True,
         text=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
         timeout=60,
     )
     assert (completed.returncode, completed.stdout, completed.stderr) == (0, "", ""), completed

@@ -4,7 +4,7 @@ person runs it: ``--version``, the demo, the TUI under a real pseudo-terminal, `
 temporary home, ``doctor``.
 
 Slow (a build, a venv, an install): everything expensive happens once per run, in the
-``installed_wheel`` fixture (tests/installed_wheel.py).
+``installed_wheel`` fixture (tests/support/installed_wheel.py).
 Dependencies come from the package index or pip's cache; the test skips, saying so, only when
 pip can find neither.
 """
@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from rewind._version import __version__
-from tests.installed_wheel import Installed
+from tests.support.installed_wheel import Installed
 
 # Files that are not modules and that an installed rewind cannot work without (or without which
 # it cannot show what its docs say it has).

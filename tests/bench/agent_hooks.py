@@ -1,8 +1,8 @@
 """agent_hooks: one edit's hook call for every agent rewind supports, against a bare interpreter.
 
 What ``hook_startup`` measures for Claude Code, for each agent's own payloads (the builders of
-``tests/agent_payloads.py``, shaped as the real clients send them): in a git work tree of its own
-holding a committed 10 KB file, each round sends an untimed prompt event (a new turn), then
+``tests/support/agent_payloads.py``, shaped as the real clients send them): in a git work tree of
+its own holding a committed 10 KB file, each round sends an untimed prompt event (a new turn), then
 times the event that records the file before the edit (the agent's pre-tool event; Cursor
 without tool hooks has none, so its ``afterFileEdit`` is timed, which rebuilds the pre-image),
 makes the edit, and sends the events that record the after-state (untimed). The edit alternates
@@ -24,17 +24,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.agent_payloads import (
-    ClaudeCode,
-    Cline,
-    ClineExtension,
-    Codex,
-    Copilot,
-    Cursor,
-    CursorToolHooks,
-    Gemini,
-    Windsurf,
-)
 from tests.bench.harness import (
     PYTHON,
     BenchError,
@@ -50,6 +39,17 @@ from tests.bench.harness import (
     standalone,
 )
 from tests.bench.hook_startup import checked_turns, store_log
+from tests.support.agent_payloads import (
+    ClaudeCode,
+    Cline,
+    ClineExtension,
+    Codex,
+    Copilot,
+    Cursor,
+    CursorToolHooks,
+    Gemini,
+    Windsurf,
+)
 
 NAME = "agent_hooks"
 FILE_SIZE = 10 * 1024

@@ -28,7 +28,6 @@ import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from tests.agent_payloads import ClaudeCode
 from tests.bench.harness import (
     PYTHON,
     BenchError,
@@ -45,6 +44,7 @@ from tests.bench.harness import (
     standalone,
 )
 from tests.bench.track_startup import HEAVY, ImportTimes
+from tests.support.agent_payloads import ClaudeCode
 
 NAME = "hook_startup"
 FILE_SIZE = 10 * 1024

@@ -38,7 +38,6 @@ import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from tests.agent_payloads import ClaudeCode
 from tests.bench.harness import (
     PYTHON,
     BenchError,
@@ -57,6 +56,7 @@ from tests.bench.harness import (
 )
 from tests.bench.hook_startup import imports_of, payload, store_log
 from tests.bench.track_startup import ImportTimes
+from tests.support.agent_payloads import ClaudeCode
 
 NAME = "quicksave_git"
 FULL_FILES = 100_000

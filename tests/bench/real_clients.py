@@ -43,7 +43,7 @@ from tests.bench.harness import (
 )
 from tests.clients.scenario import Script
 from tests.clients.world import AnyClient, open_world
-from tests.installed_wheel import Installed
+from tests.support.installed_wheel import Installed
 
 NAME = "real_clients"
 WARMUP = 1

@@ -12,7 +12,7 @@ import pytest
 
 from tests.clients.scenario import Script
 from tests.clients.world import AnyClient, World, open_world
-from tests.installed_wheel import Installed
+from tests.support.installed_wheel import Installed
 
 HERE = Path(__file__).resolve().parent
 

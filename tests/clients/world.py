@@ -24,7 +24,7 @@ from tests.clients.model_server import ModelServer
 from tests.clients.npm_install import with_node
 from tests.clients.scenario import Script
 from tests.conftest import snapshot
-from tests.installed_wheel import Installed
+from tests.support.installed_wheel import Installed
 
 Tree = dict[bytes, tuple[str, bytes, int]]
 

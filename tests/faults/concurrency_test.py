@@ -30,7 +30,6 @@ from rewind.history.session import load_head
 from rewind.history.sessions import read_entries
 from rewind.store.repository import Store
 from rewind.store.root import find_root
-from tests.agent_payloads import ClaudeCode
 from tests.faults.fault_support import (
     LONG,
     give_ups,
@@ -40,6 +39,7 @@ from tests.faults.fault_support import (
     seeded_rng,
     store_log,
 )
+from tests.support.agent_payloads import ClaudeCode
 
 STREAMS = 16
 FILES_PER_STREAM = 5

@@ -12,24 +12,11 @@ from pathlib import Path
 
 from rewind.store.home import store_dir_for
 from rewind.store.objects import ObjectReader, ObjectWriter
-from tests.agent_payloads import ClaudeCode, Payload
-from tests.conftest import error_line, log_json, ok, run_rewind, store_dir
+from tests.conftest import error_line, hook, log_json, ok, run_rewind, store_dir
+from tests.support.agent_payloads import ClaudeCode, Payload
 
 SESSION = "s1"
 THREE_HOURS = 3 * 60 * 60
-
-
-def hook(payload: Payload, env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "rewind", "hook", "claude-code"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, **(env or {})},
-        cwd=cwd,
-    )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
 def age(path: Path, seconds: float) -> None:
@@ -93,18 +80,18 @@ class TestDamagedRef:
         agent = ClaudeCode(project, session=SESSION)
         Path("a.txt").write_text("one\n")
         for prompt in ("first", "second"):
-            hook(agent.prompt(prompt))
+            hook("claude-code", agent.prompt(prompt))
             before, after = agent.edit("a.txt", "one", "one")
             assert before is not None
-            hook(before)
-            hook(after)
+            hook("claude-code", before)
+            hook("claude-code", after)
         ref = store_dir(project) / "refs" / "rewind" / "sessions" / SESSION
         tip = ref.read_text().strip()
         ref.write_text("")
-        hook(agent.prompt("third"))
+        hook("claude-code", agent.prompt("third"))
         before, _ = agent.edit("a.txt", "one", "two")
         assert before is not None
-        hook(before)
+        hook("claude-code", before)
         assert ref.read_text() == ""  # never overwritten with a new history
         assert "damaged" in hook_log(project)
         assert "damaged" in error_line(run_rewind("log", "--session", SESSION))
@@ -171,13 +158,13 @@ class TestProjectRootOutsideGit:
         (root / "sub").mkdir(parents=True)
         (root / "a.py").write_text("original\n")
         agent = ClaudeCode(root, session=SESSION)
-        hook(agent.prompt("edit a.py"))  # the session starts at the root
+        hook("claude-code", agent.prompt("edit a.py"))  # the session starts at the root
         agent.root = root / "sub"  # the agent's shell moved into sub/
         before, after = agent.edit("../a.py", "original", "edited")
         assert before is not None
-        hook(before)
+        hook("claude-code", before)
         (root / "a.py").write_text("edited\n")
-        hook(after)
+        hook("claude-code", after)
         ok("restore", "1", "--session", SESSION, "--yes", cwd=root)
         assert (root / "a.py").read_text() == "original\n"
 
@@ -187,12 +174,13 @@ class TestProjectRootOutsideGit:
         (root / "a.py").write_text("original\n")
         agent = ClaudeCode(root / "sub", session=SESSION)
         env = {"CLAUDE_PROJECT_DIR": str(root)}
-        hook(agent.prompt("edit a.py"), env)  # the very first event comes from sub/
+        # the very first event comes from sub/
+        hook("claude-code", agent.prompt("edit a.py"), env=env)
         before, after = agent.edit("../a.py", "original", "edited")
         assert before is not None
-        hook(before, env)
+        hook("claude-code", before, env=env)
         (root / "a.py").write_text("edited\n")
-        hook(after, env)
+        hook("claude-code", after, env=env)
         assert os.path.isdir(store_dir_for(os.fsencode(os.path.realpath(root))))
         ok("restore", "1", "--session", SESSION, "--yes", cwd=root)
         assert (root / "a.py").read_text() == "original\n"
@@ -203,8 +191,8 @@ class TestClaudeCodeReportedOriginal:
 
     def _post_only(self, project: Path, after: Payload) -> None:
         agent = ClaudeCode(project, session=SESSION)
-        hook(agent.prompt("go"))
-        hook(after)
+        hook("claude-code", agent.prompt("go"))
+        hook("claude-code", after)
         ok("end", "--session", SESSION)
 
     def test_a_write_over_a_large_file_is_never_taken_for_a_creation(self, project: Path) -> None:
@@ -242,15 +230,15 @@ class TestClaudeCodeReportedOriginal:
     def test_a_pre_tool_use_record_wins_over_the_reported_text(self, project: Path) -> None:
         Path("a.txt").write_text("true original\n")
         agent = ClaudeCode(project, session=SESSION)
-        hook(agent.prompt("go"))
+        hook("claude-code", agent.prompt("go"))
         before, after = agent.edit("a.txt", "true original", "edited")
         assert before is not None
-        hook(before)
+        hook("claude-code", before)
         response = after["tool_response"]
         assert isinstance(response, dict)
         response["originalFile"] = "something else\n"
         Path("a.txt").write_text("edited\n")
-        hook(after)
+        hook("claude-code", after)
         ok("end", "--session", SESSION)
         ok("restore", "1", "--session", SESSION, "--yes")
         assert Path("a.txt").read_text() == "true original\n"
@@ -260,14 +248,14 @@ class TestPendingShellRecords:
     def test_records_of_shell_commands_that_never_finished_are_removed(self, project: Path) -> None:
         Path("a.txt").write_text("one\n")
         agent = ClaudeCode(project, session=SESSION)
-        hook(agent.prompt("go"))
+        hook("claude-code", agent.prompt("go"))
         before, _ = agent.shell("rm a.txt")  # its PostToolUse never comes
         assert before is not None
-        hook(before)
+        hook("claude-code", before)
         pending = store_dir(project) / "rewind" / "pending"
         [left] = list(pending.iterdir())
         age(left, 7 * 60 * 60)
-        hook(agent.prompt("next"))
+        hook("claude-code", agent.prompt("next"))
         assert list(pending.iterdir()) == []
 
 

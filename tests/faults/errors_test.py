@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from rewind.store.objects import ObjectReader, ObjectWriter
-from tests.agent_payloads import ClaudeCode
 from tests.conftest import RewindResult, error_line, log_json, ok, run_rewind, store_dir
+from tests.support.agent_payloads import ClaudeCode
 
 SESSION = "s"
 DROPPED = "-dac_override,-dac_read_search,-fowner"

@@ -53,6 +53,11 @@ def must(argv: list[str], cwd: Path, stdin: str | None = None, why: str = "") ->
 
 
 def hook(payload: dict[str, object], cwd: Path, why: str = "") -> None:
+    """One Claude Code event through ``rewind hook``, which must exit 0 with nothing on standard
+    error. The fault suite's own, not tests.conftest.hook: it runs through :func:`run`, as every
+    process here does, so it has the suite's two minutes (the long mode starts hundreds of hooks
+    at once, on a loaded machine) and its failure names the stream and step (``why``) among the
+    hundreds that ran."""
     done = run(hook_argv(), cwd, json.dumps(payload))
     assert (done.returncode, done.stderr) == (0, ""), f"{why}hook: {done.stderr}"
 

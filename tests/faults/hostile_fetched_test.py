@@ -29,7 +29,7 @@ from tests.faults.hostile_remote_test import (
     tolerable,
     victim_machine,
 )
-from tests.remote_servers import Machine, bare_repository
+from tests.support.remote_servers import Machine, bare_repository
 
 NAN = float("nan")
 INF = float("inf")

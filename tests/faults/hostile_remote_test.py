@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import RewindResult, error_line, snapshot
-from tests.remote_servers import Machine, bare_repository, git, new_project, sh
+from tests.support.git import git, git_bytes
+from tests.support.remote_servers import Machine, bare_repository, new_project, sh
 
 PROJECT = "calc"
 
@@ -30,7 +31,7 @@ class Forge:
         self.bare = bare
 
     def blob(self, data: bytes) -> str:
-        return git(self.bare, "hash-object", "-w", "--stdin", input=data).decode().strip()
+        return git("hash-object", "-w", "--stdin", input=data, git_dir=self.bare).strip()
 
     def tree(self, entries: dict[str, bytes]) -> str:
         """A tree of blobs (``files/NAME`` go into a ``files`` subtree)."""
@@ -43,17 +44,16 @@ class Forge:
             else:
                 top.append(f"100644 blob {oid}\t{name}\n")
         if files:
-            sub = git(self.bare, "mktree", input="".join(files).encode()).decode().strip()
+            sub = git("mktree", input="".join(files).encode(), git_dir=self.bare).strip()
             top.append(f"040000 tree {sub}\tfiles\n")
-        return git(self.bare, "mktree", input="".join(top).encode()).decode().strip()
+        return git("mktree", input="".join(top).encode(), git_dir=self.bare).strip()
 
     def commit(self, tree: str, message: str = "turn 1: x", parent: str | None = None) -> str:
         extra = ["-p", parent] if parent else []
-        made = git(self.bare, "commit-tree", tree, *extra, "-m", message)
-        return made.decode().strip()
+        return git("commit-tree", tree, *extra, "-m", message, git_dir=self.bare).strip()
 
     def ref(self, name: str, oid: str) -> None:
-        git(self.bare, "update-ref", name, oid)
+        git("update-ref", name, oid, git_dir=self.bare)
 
     def session(self, machine: str, leaf: str, record: object, **files: bytes) -> str:
         """A one-entry session whose turn.json is ``record`` (bytes as they are)."""
@@ -134,7 +134,7 @@ LocalState = tuple[bytes, list[tuple[str, int]], dict[bytes, tuple[str, bytes, i
 def local_state(machine: Machine) -> LocalState:
     """The store's own refs and objects (the mirror aside), and the work tree."""
     store = machine.store()
-    refs = git(store, "for-each-ref", "--format=%(refname) %(objectname)")
+    refs = git_bytes("for-each-ref", "--format=%(refname) %(objectname)", git_dir=store)
     objects = []
     for top, _, names in os.walk(store / "objects"):
         for name in names:
@@ -195,7 +195,7 @@ def test_refs_that_name_a_blob_or_a_tree_are_passed_over(forge: Forge, victim: M
 
 def test_refs_of_odd_shapes_are_passed_over(forge: Forge, victim: Machine) -> None:
     honest_session(forge)
-    good = git(forge.bare, "rev-parse", f"refs/rewind/{PROJECT}/honest/sessions/fine").decode()
+    good = git("rev-parse", f"refs/rewind/{PROJECT}/honest/sessions/fine", git_dir=forge.bare)
     good = good.strip()
     for name in (
         "honest/sessions/a/b/c/d/e/f/g/h",
@@ -264,7 +264,7 @@ def test_a_fetch_past_max_fetch_mb_stops_and_keeps_what_was_fetched_before(
     honest_session(forge)
     victim.ok("fetch")
     mirror = victim.store() / "rewind" / "remotes" / "backup"
-    refs_before = git(mirror, "for-each-ref")
+    refs_before = git_bytes("for-each-ref", git_dir=mirror)
     log_before = victim.ok("--no-pager", "log", "--remote", "backup", "--session", "honest/fine")
     (victim.root / "rewind.toml").write_text(
         f'project_id = "{PROJECT}"\n[remote]\nmax_fetch_mb = 1\n'
@@ -279,7 +279,7 @@ def test_a_fetch_past_max_fetch_mb_stops_and_keeps_what_was_fetched_before(
     line = error_line(victim.run("fetch"))
     assert "more than 1 MB" in line and "max_fetch_mb" in line, line
     assert not [n for n in os.listdir(mirror / "objects" / "pack") if n.startswith("tmp_")]
-    assert git(mirror, "for-each-ref") == refs_before
+    assert git_bytes("for-each-ref", git_dir=mirror) == refs_before
     after = victim.ok("--no-pager", "log", "--remote", "backup", "--session", "honest/fine")
     assert after == log_before
     assert local_state(victim) == before
@@ -291,11 +291,11 @@ def test_an_object_whose_content_does_not_match_its_id_fails_the_fetch_cleanly(
     honest_session(forge)
     victim.ok("fetch")
     mirror = victim.store() / "rewind" / "remotes" / "backup"
-    refs_before = git(mirror, "for-each-ref")
+    refs_before = git_bytes("for-each-ref", git_dir=mirror)
     commit = forge.session(
         "honest", "forged", record("forged", change("a.txt")), **{"0.after": b"A\n"}
     )
-    blob = git(bare, "rev-parse", f"{commit}:files/0.after").decode().strip()
+    blob = git("rev-parse", f"{commit}:files/0.after", git_dir=bare).strip()
     loose = bare / "objects" / blob[:2] / blob[2:]
     os.chmod(loose, 0o644)
     loose.write_bytes(zlib.compress(b"blob 2\0B\n"))  # another content under the same id
@@ -303,7 +303,7 @@ def test_an_object_whose_content_does_not_match_its_id_fails_the_fetch_cleanly(
     fetched = victim.run("fetch")
     tolerable(fetched)
     assert fetched.returncode == 1, fetched
-    assert git(mirror, "for-each-ref") == refs_before
+    assert git_bytes("for-each-ref", git_dir=mirror) == refs_before
     assert not [n for n in os.listdir(mirror / "objects" / "pack") if n.startswith("tmp_")]
     assert local_state(victim) == before
     read_everything(victim)
@@ -316,9 +316,9 @@ def test_a_malformed_commit_is_refused_by_git_fsck(
     tree = forge.tree({"turn.json": json.dumps(record("bad")).encode()})
     raw = f"tree {tree}\nauthor no email here\ncommitter x <x> notatime +0000\n\nturn 1: bad\n"
     bad = git(
-        bare, "hash-object", "-t", "commit", "--literally", "-w", "--stdin", input=raw.encode()
-    )
-    forge.ref(f"refs/rewind/{PROJECT}/honest/sessions/bad", bad.decode().strip())
+        "hash-object", "-t", "commit", "--literally", "-w", "--stdin", input=raw, git_dir=bare
+    ).strip()
+    forge.ref(f"refs/rewind/{PROJECT}/honest/sessions/bad", bad)
     before = local_state(victim)
     fetched = victim.run("fetch")
     tolerable(fetched)

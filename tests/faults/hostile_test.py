@@ -20,7 +20,6 @@ import pytest
 from rewind.api import Project
 from rewind.history.journal import ORPHAN_DIR, SPOOL_MARK
 from rewind.history.restoring import opening
-from tests.agent_payloads import AGENTS, ClaudeCode, Codex, Cursor, Gemini, Payload
 from tests.conftest import (
     RewindResult,
     error_line,
@@ -29,6 +28,7 @@ from tests.conftest import (
     store_dir,
     without_read_permission,
 )
+from tests.support.agent_payloads import AGENTS, ClaudeCode, Codex, Cursor, Gemini, Payload
 
 SESSION = "s"
 Tree = dict[bytes, tuple[str, bytes, int]]
@@ -169,7 +169,7 @@ def edit_event(agent: str, world: World, path: str) -> tuple[str, Payload]:
 
 # The agents whose events this file knows how to build and take apart (edit_event, base_event,
 # FIELDS); Copilot, Cline and Windsurf meet hostile payloads in their own test files
-# (tests/copilot_test.py, tests/cline_windsurf_test.py).
+# (tests/hooks/copilot_test.py, tests/hooks/cline_windsurf_test.py).
 AGENT_NAMES = [agent.name for agent in AGENTS if agent in (ClaudeCode, Codex, Gemini, Cursor)]
 
 # path given -> (what is recorded, what the log says); ``{root}``/``{outside}`` are filled in

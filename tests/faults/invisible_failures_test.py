@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from rewind.store.failure_log import log_hook_problem
-from tests.agent_payloads import ClaudeCode
 from tests.conftest import RewindResult
+from tests.support.agent_payloads import ClaudeCode
 
 HOOK_SECONDS = 10.0  # far more than a hook takes; an agent gives it 30 to 60
 

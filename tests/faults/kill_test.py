@@ -47,7 +47,6 @@ from rewind.history.session import load_head
 from rewind.history.sessions import read_entries
 from rewind.store.repository import JOURNAL, Store
 from rewind.store.root import find_root
-from tests.agent_payloads import ClaudeCode, Payload
 from tests.conftest import store_dir
 from tests.faults.fault_support import (
     LONG,
@@ -68,6 +67,7 @@ from tests.faults.fault_support import (
     temporary_files,
     timed,
 )
+from tests.support.agent_payloads import ClaudeCode, Payload
 
 SESSION = "killed"
 FILES = 300

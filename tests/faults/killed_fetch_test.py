@@ -24,7 +24,14 @@ import pytest
 
 from tests.conftest import error_line
 from tests.faults.hostile_remote_test import PROJECT, Forge, change, git_blob_id, record
-from tests.remote_servers import Machine, bare_repository, git, http_backend, new_project, sh
+from tests.support.git import git
+from tests.support.remote_servers import (
+    Machine,
+    bare_repository,
+    http_backend,
+    new_project,
+    sh,
+)
 
 BIG = 3 << 20  # the size of the content of the session 'big': incompressible
 PAUSE = 0.04  # seconds between two chunks of 64 KiB: about 2 s for the whole pack
@@ -133,7 +140,7 @@ def _gone(pid: int) -> bool:
 
 
 def _refs(machine: Machine) -> str:
-    return git(_mirror(machine), "for-each-ref", "--format=%(refname)").decode()
+    return git("for-each-ref", "--format=%(refname)", git_dir=_mirror(machine))
 
 
 def test_a_fetch_killed_mid_transfer_is_cleared_by_the_next_one(reviewer: Machine) -> None:
@@ -201,8 +208,8 @@ def test_gc_collects_what_the_remote_deleted_from_the_mirror(
     reviewer.ok("remote", "add", "backup", str(remote.forge.bare))
     reviewer.ok("fetch")
     mirror = _mirror(reviewer)
-    git(mirror, "cat-file", "-e", remote.blob)
-    git(remote.forge.bare, "update-ref", "-d", f"refs/rewind/{PROJECT}/ci/sessions/big")
+    git("cat-file", "-e", remote.blob, git_dir=mirror)
+    git("update-ref", "-d", f"refs/rewind/{PROJECT}/ci/sessions/big", git_dir=remote.forge.bare)
     assert "0 new or updated" in reviewer.ok("fetch")
     assert "sessions/big" not in _refs(reviewer)
     done = reviewer.ok("gc")

@@ -18,7 +18,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.two_machines import REMOTE, Machine, git, two_machines
+from tests.support.git import git
+from tests.support.two_machines import REMOTE, Machine, two_machines
 
 DIARY = b"diary: the launch slips to May, tell nobody 7f3a\n"
 
@@ -30,7 +31,7 @@ def every_object(remote: Path) -> bytes:
 
 def reachable_objects(remote: Path) -> bytes:
     """The contents of every object its refs reach."""
-    listed = git(remote, "rev-list", "--objects", "--all")
+    listed = git("rev-list", "--objects", "--all", cwd=remote)
     ids = "".join(line[:40] + "\n" for line in listed.splitlines()).encode()
     return _contents(remote, [], ids)
 
@@ -89,7 +90,7 @@ def test_a_file_ignored_after_it_was_pushed_is_held_back_from_every_later_push(
     (project / ".gitignore").write_text("notes.txt\n")
 
     new = tmp_path / "new.git"
-    git(tmp_path, "init", "-q", "--bare", str(new))
+    git("init", "-q", "--bare", str(new), cwd=tmp_path)
     a.ok("remote", "add", "new", str(new))
     assert shared(dry_run(a, "new"), "notes.txt") == [False]
     a.ok("push", "new", "--all")
@@ -103,7 +104,7 @@ def test_a_file_ignored_after_it_was_pushed_is_held_back_from_every_later_push(
     assert shared(plan, "notes.txt") == [False]
     a.ok("push", REMOTE, "--all")
     assert DIARY not in reachable_objects(machines.remote)
-    assert git(machines.remote, "for-each-ref") == git(new, "for-each-ref")
+    assert git("for-each-ref", cwd=machines.remote) == git("for-each-ref", cwd=new)
     machines.b.ok("fetch", REMOTE)
     log = machines.b.ok("log", "--remote", REMOTE, "--session", "s1").stdout
     assert "notes.txt" in log and "content not shared" in log, log
@@ -143,8 +144,8 @@ def test_private_names_match_in_any_case_with_gitignore_syntax_and_git_reads_the
     machines = two_machines(
         project, tmp_path, {".gitignore": b"/:memo\n*.log\n", "app/s/debug.log": b"tracked\n"}
     )
-    git(project, "add", "-f", "app/s/debug.log")
-    git(project, "commit", "-qm", "a tracked log")
+    git("add", "-f", "app/s/debug.log", cwd=project)
+    git("commit", "-qm", "a tracked log", cwd=project)
     a = machines.a
     (project / "rewind.toml").write_text('[remote]\nexclude = ["**/*.secret", "private/"]\n')
     names = [*PRIVATE, "app.py", "notes/private"]
@@ -188,4 +189,4 @@ def test_a_pattern_that_would_share_or_never_match_is_refused_before_anything_is
             refused = a.run("push", "--all", *arguments)
             assert refused.returncode == 1, refused
             assert why in refused.stderr and "remote.exclude" in refused.stderr, refused
-    assert git(machines.remote, "for-each-ref") == ""
+    assert git("for-each-ref", cwd=machines.remote) == ""

@@ -26,12 +26,12 @@ import pytest
 from rewind.history.remote import backup
 from rewind.history.restoring.opening import open_current_store
 from tests.conftest import error_line, ok, snapshot
-from tests.two_machines import (
+from tests.support.git import git
+from tests.support.two_machines import (
     REMOTE,
     TwoMachines,
     craft_session,
     everything_under,
-    git,
     state,
     two_machines,
 )
@@ -141,7 +141,10 @@ def _objects_holding(remote: Path, content: bytes) -> list[str]:
     found = []
     for line in listed.splitlines():
         oid, kind, _ = line.split()
-        if kind == "blob" and git(remote, "cat-file", "blob", oid).encode() + b"\n" == content:
+        if (
+            kind == "blob"
+            and git("cat-file", "blob", oid, cwd=remote).strip().encode() + b"\n" == content
+        ):
             found.append(oid)
     return found
 
@@ -162,7 +165,7 @@ def test_a_file_excluded_after_a_push_never_reaches_a_new_remote(
     (project / "rewind.toml").write_text('[remote]\nexclude = ["secrets.yaml"]\n')
     a.turn("s1", "two", ["secrets.yaml"], lambda: (project / "secrets.yaml").write_bytes(later))
     team = tmp_path / "team.git"
-    git(tmp_path, "init", "-q", "--bare", str(team))
+    git("init", "-q", "--bare", str(team), cwd=tmp_path)
     a.ok("remote", "add", "team", str(team))
     dry = a.ok("push", "team", "--all", "--dry-run").stdout
     assert "not shared: matches secrets.yaml" in dry, dry
@@ -171,7 +174,7 @@ def test_a_file_excluded_after_a_push_never_reaches_a_new_remote(
     assert _objects_holding(team, secret) == []
     # and the backup, pushed to again, is cut the same way: its refs no longer reach it
     a.ok("push", REMOTE, "--all")
-    reachable = git(machines.remote, "rev-list", "--objects", "--all")
+    reachable = git("rev-list", "--objects", "--all", cwd=machines.remote)
     assert not any(oid in reachable for oid in _objects_holding(machines.remote, secret))
 
 
@@ -186,8 +189,8 @@ def test_a_stalled_remote_does_not_hold_the_backup_pusher_forever(
     turn was ever backed up. The push now gives up after its timeout, with git and everything
     git started, and says so in backup.json."""
     (project / "a.txt").write_text("one\n")
-    git(project, "add", ".")
-    git(project, "commit", "-qm", "start")
+    git("add", ".", cwd=project)
+    git("commit", "-qm", "start", cwd=project)
     pids = tmp_path / "ssh-pids"
     stalled_ssh = tmp_path / "stalled-ssh"
     stalled_ssh.write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 600\n")

@@ -20,8 +20,8 @@ from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import journal_path_of
 from rewind.store.objects import ObjectReader
 from rewind.store.repository import Store, StoreLock
-from tests.agent_payloads import ClaudeCode
 from tests.conftest import log_json, ok, store_dir
+from tests.support.agent_payloads import ClaudeCode
 
 SESSION = "s1"
 THREE_HOURS = 3 * 60 * 60

@@ -20,10 +20,11 @@ from typing import Any
 import pytest
 
 from rewind.history.filestate import fingerprint
-from tests.agent_payloads import ClaudeCode
 from tests.conftest import error_line, hook, log_json, ok, run_rewind, snapshot, store_dir
 from tests.faults.fault_support import make_deep, remove_tree
-from tests.two_machines import REMOTE, craft_session, everything_under, state, two_machines
+from tests.support.agent_payloads import ClaudeCode
+from tests.support.git import git
+from tests.support.two_machines import REMOTE, craft_session, everything_under, state, two_machines
 
 DEEP = 1100  # folders: past Python's recursion limit, well within the system's path length
 
@@ -246,33 +247,22 @@ def rewrite_newest_record(
 ) -> str:
     """Rewrites the turn.json of the session's newest entry with git's plumbing (a tampered
     store, or one an older rewind wrote); returns the entry's id."""
-    git_dir = str(store_dir(project))
-
-    def git(*arguments: str, data: bytes | None = None) -> str:
-        done = subprocess.run(
-            ["git", "--git-dir", git_dir, *arguments],
-            input=data,
-            capture_output=True,
-            check=True,
-            timeout=60,
-        )
-        return done.stdout.decode().strip()
-
+    store = store_dir(project)
     ref = f"refs/rewind/sessions/{session}"
-    tip = git("rev-parse", ref)
-    lines = git("cat-file", "-p", f"{tip}^{{tree}}").splitlines()
+    tip = git("rev-parse", ref, git_dir=store).strip()
+    lines = git("cat-file", "-p", f"{tip}^{{tree}}", git_dir=store).splitlines()
     record_line = next(line for line in lines if line.endswith("\tturn.json"))
-    record = json.loads(git("cat-file", "blob", record_line.split()[2]))
+    record = json.loads(git("cat-file", "blob", record_line.split()[2], git_dir=store))
     edit(record)
-    blob = git("hash-object", "-w", "--stdin", data=json.dumps(record).encode())
+    blob = git("hash-object", "-w", "--stdin", input=json.dumps(record), git_dir=store).strip()
     kept = [line for line in lines if not line.endswith("\tturn.json")]
-    tree = git(
-        "mktree", data=("\n".join([*kept, f"100644 blob {blob}\tturn.json"]) + "\n").encode()
-    )
-    parents = git("log", "-1", "--format=%P", tip).split()
-    message = git("log", "-1", "--format=%B", tip)
-    commit = git("commit-tree", tree, *[f"-p{parent}" for parent in parents], "-m", message)
-    git("update-ref", ref, commit)
+    listing = "\n".join([*kept, f"100644 blob {blob}\tturn.json"]) + "\n"
+    tree = git("mktree", input=listing, git_dir=store).strip()
+    parents = git("log", "-1", "--format=%P", tip, git_dir=store).split()
+    message = git("log", "-1", "--format=%B", tip, git_dir=store).strip()
+    parent_options = [f"-p{parent}" for parent in parents]
+    commit = git("commit-tree", tree, *parent_options, "-m", message, git_dir=store).strip()
+    git("update-ref", ref, commit, git_dir=store)
     return str(record["id"])
 
 

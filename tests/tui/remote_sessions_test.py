@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -30,6 +29,7 @@ from rewind.tui.origin import NO_BLAME_NOTICE, READ_ONLY_NOTICE
 from rewind.tui.sessions_screen import SessionsScreen
 from rewind.tui.timeline_screen import TimelineScreen
 from tests.conftest import ok
+from tests.support.git import git
 from tests.tui.app_test import diff_shown, prompts
 from tests.tui.conftest import record_demo
 from tests.tui.snapshot_test import FROZEN, SnapCompare, settled
@@ -38,10 +38,6 @@ SIZE = (100, 30)
 MACHINE_A = "laptop-3fa2b1"
 MACHINE_B = "desk-77c0de"
 Scenario = Callable[[RewindApp, Pilot[None]], Awaitable[None]]
-
-
-def git(*args: str, cwd: Path) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
 def commit_readme(project: Path) -> None:

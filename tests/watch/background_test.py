@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent_payloads import ClaudeCode
-from tests.conftest import ok, run_rewind, store_dir
+from tests.conftest import hook, ok, run_rewind, store_dir
+from tests.support.agent_payloads import ClaudeCode
 from tests.watch.conftest import SESSION, entries, recorded_with, wait_for
 
 
@@ -79,39 +79,34 @@ def test_a_stale_pid_file_is_ignored(committed: Path, stop_watchers: object) -> 
     assert running_pid(committed) != pid
 
 
-def hook(payload: dict[str, object]) -> None:
-    result = run_rewind("hook", "claude-code", input=json.dumps(payload))
-    assert result.returncode == 0 and result.stdout == "", result
-
-
 def test_session_start_starts_a_watcher_when_enabled_and_session_end_stops_it(
     committed: Path, stop_watchers: object
 ) -> None:
     (committed / "rewind.toml").write_text("watch_on_session_start = true\n")
     agent = ClaudeCode(committed)
-    hook(agent.session_start())
+    hook("claude-code", agent.session_start())
     info, _, _ = watch_files(committed)
     wait_for(lambda: info.exists() and json.loads(info.read_text()).get("ready"), "the watcher")
     assert json.loads(info.read_text())["session"] == agent.session
     pid = running_pid(committed)
-    hook(agent.session_start())  # a resumed session: still one watcher
+    hook("claude-code", agent.session_start())  # a resumed session: still one watcher
     assert running_pid(committed) == pid
 
-    hook(agent.prompt("tidy up"))
+    hook("claude-code", agent.prompt("tidy up"))
     (committed / "notes.txt").write_text("changed by a formatter\n")
     wait_for(
         lambda: recorded_with(committed, "notes.txt", b"changed by a formatter\n", agent.session),
         "notes.txt",
     )
-    hook({**agent.end(), "hook_event_name": "SessionEnd", "reason": "exit"})
+    hook("claude-code", {**agent.end(), "hook_event_name": "SessionEnd", "reason": "exit"})
     wait_for(lambda: not alive(pid), "SessionEnd to stop the watcher")
     assert not entries(committed, agent.session)[-1].is_open
 
 
 def test_the_first_prompt_starts_nothing_by_default(committed: Path) -> None:
     agent = ClaudeCode(committed)
-    hook(agent.session_start())
-    hook(agent.prompt("start"))
+    hook("claude-code", agent.session_start())
+    hook("claude-code", agent.prompt("start"))
     info, _, output = watch_files(committed)
     # the hook spawns before it returns: had it started one, its output file would exist
     assert not info.exists() and not output.exists()

@@ -14,7 +14,7 @@ from rewind.commands.parsing.shared import (
 
 # What 'rewind install' takes, in the order rewind.installers.targets() gives them: named here so
 # that building the parser, which every command but the hooks does, does not import every
-# installer (tests/cli_test.py keeps the two equal).
+# installer (tests/commands/cli_test.py keeps the two equal).
 INSTALL_TARGETS = (
     "claude-code",
     "codex",

@@ -1,0 +1,272 @@
+"""The shapes the real clients send (Codex 0.171.0, Gemini CLI 0.61.0, Claude Code 2.1.332; see
+tests/support/agent_payloads.py), replayed through real ``rewind hook AGENT`` processes, then
+rewound to every turn and compared byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import files_by_path, hook, log_json, run_rewind, snapshot
+from tests.hooks.hooks_replay_test import hooks_in_parallel, replace_in
+from tests.support.agent_payloads import ClaudeCode, Codex, Gemini, Payload
+
+
+@pytest.fixture
+def workspace(project: Path) -> Path:
+    (project / "a.py").write_text("def add(a, b):\n    return a + b\n")
+    (project / "sub").mkdir()
+    (project / "sub" / "victim.txt").write_text("removed from the subdirectory\n")
+    (project / "victim.txt").write_text("same name, in the root: never touched\n")
+    (project / "one.txt").write_text("one\n")
+    (project / "two.txt").write_text("two\n")
+    return project
+
+
+Snapshot = dict[bytes, tuple[str, bytes, int]]
+
+
+def rewinds_to_every_turn(session: str, root: Path, snapshots: list[Snapshot]) -> None:
+    """Restores to before each turn (newest first), compares, undoes."""
+    final = snapshot(root)
+    for turn in range(len(snapshots) - 1, 0, -1):
+        result = run_rewind("restore", str(turn), "--yes", "--session", session)
+        assert result.returncode == 0, result
+        assert snapshot(root) == snapshots[turn - 1], f"restore to before turn {turn}"
+        assert run_rewind("undo", "--yes", "--session", session).returncode == 0
+        assert snapshot(root) == final
+
+
+def run(command: str, cwd: Path) -> None:
+    subprocess.run(command, shell=True, cwd=cwd, check=True)
+
+
+# Codex ------------------------------------------------------------------------------------------
+
+
+def test_codex_bash_string_commands_apply_patch_and_session_end(workspace: Path) -> None:
+    agent = Codex(workspace)
+    snapshots = [snapshot(workspace)]
+    hook("codex", agent.session_start())
+
+    hook("codex", agent.prompt("Subtract, and clean up the subdirectory"))
+    before, after = agent.edit("a.py", "    return a + b", "    return a - b")
+    hook("codex", before)
+    replace_in(workspace / "a.py", "return a + b", "return a - b")
+    hook("codex", after)
+    # Codex sends the shell's command line as one string (its workdir is not sent).
+    before, after = agent.shell("cd sub && rm victim.txt")
+    hook("codex", before)
+    run("cd sub && rm victim.txt", workspace)
+    hook("codex", after)
+    hook("codex", agent.end())
+    snapshots.append(snapshot(workspace))
+
+    hook("codex", agent.prompt("Add a file, then quit before the turn ends"))
+    before, after = agent.write("notes/new.txt", "a new file\n")
+    hook("codex", before)
+    (workspace / "notes").mkdir()
+    (workspace / "notes" / "new.txt").write_text("a new file\n")
+    hook("codex", after)
+    open_turn = log_json("--session", agent.session)[-1]
+    assert open_turn["ended"] is None
+    hook("codex", agent.session_end())  # no Stop: the person quit
+    snapshots.append(snapshot(workspace))
+
+    entries = log_json("--session", agent.session)
+    assert [e["turn"] for e in entries] == [1, 2]
+    assert entries[-1]["ended"] is not None  # SessionEnd closed the turn
+    assert {p: f["source"] for p, f in files_by_path(entries[0]).items()} == {
+        "a.py": "edit",
+        "sub/victim.txt": "shell",  # read in the directory the command went to
+    }
+    assert set(files_by_path(entries[1])) == {"notes/new.txt"}
+    rewinds_to_every_turn(agent.session, workspace, snapshots)
+    assert (workspace / "victim.txt").read_text() == "same name, in the root: never touched\n"
+
+
+def test_codex_payloads_are_the_clients_shapes(tmp_path: Path) -> None:
+    """The builders send what Codex 0.171.0's schemas require, and nothing they forbid."""
+    agent = Codex(tmp_path)
+    before, after = agent.shell("ls")
+    assert before is not None
+    assert before["tool_name"] == "Bash" and before["tool_input"] == {"command": "ls"}
+    required = {"cwd", "hook_event_name", "model", "permission_mode", "session_id"}
+    required |= {"tool_input", "tool_name", "tool_use_id", "transcript_path", "turn_id"}
+    assert set(before) == required
+    assert set(after) == required | {"tool_response"}
+    assert set(agent.session_end()) == {
+        "cwd",
+        "hook_event_name",
+        "reason",
+        "session_id",
+        "transcript_path",
+    }
+
+
+# Gemini CLI -------------------------------------------------------------------------------------
+
+
+def test_gemini_shell_in_dir_path_and_concurrent_calls(workspace: Path) -> None:
+    agent = Gemini(workspace)
+    snapshots = [snapshot(workspace)]
+    hook("gemini", agent.session_start())
+
+    hook("gemini", agent.prompt("Clean the subdirectory"))
+    before, after = agent.shell("rm victim.txt", dir_path="sub")
+    hook("gemini", before)
+    run("rm victim.txt", workspace / "sub")
+    hook("gemini", after)
+    hook("gemini", agent.end())
+    snapshots.append(snapshot(workspace))
+    recorded = files_by_path(log_json("--session", agent.session)[0])
+    assert {p: f["source"] for p, f in recorded.items()} == {"sub/victim.txt": "shell"}
+
+    hook("gemini", agent.prompt("Two commands at once"))
+    first = agent.shell("echo ONE > one.txt")
+    second = agent.shell("echo TWO > two.txt")
+    hooks_in_parallel("gemini", [first[0], second[0]])
+    run("echo ONE > one.txt", workspace)
+    hook("gemini", first[1])
+    # The first AfterTool recorded the first command's file, not the second's (still running).
+    recorded = files_by_path(log_json("--session", agent.session)[1])
+    assert recorded["one.txt"]["after"] is not None
+    assert recorded["two.txt"]["after"] is None
+    run("echo TWO > two.txt", workspace)
+    hook("gemini", second[1])
+    assert files_by_path(log_json("--session", agent.session)[1])["two.txt"]["after"] is not None
+    hook("gemini", agent.end())
+    snapshots.append(snapshot(workspace))
+    rewinds_to_every_turn(agent.session, workspace, snapshots)
+
+
+def test_gemini_identical_concurrent_calls_pair_oldest_first(workspace: Path) -> None:
+    """Two calls with the same input: each AfterTool takes one before-event's paths."""
+    agent = Gemini(workspace)
+    hook("gemini", agent.prompt("Twice the same"))
+    first = agent.shell("touch made.txt")
+    second = agent.shell("touch made.txt")
+    assert first[0] == second[0]
+    hooks_in_parallel("gemini", [first[0], second[0]])
+    run("touch made.txt", workspace)
+    hooks_in_parallel("gemini", [first[1], second[1]])
+    assert files_by_path(log_json("--session", agent.session)[0])["made.txt"]["after"] is not None
+    hook("gemini", agent.end())
+    assert run_rewind("restore", "1", "--yes", "--session", agent.session).returncode == 0
+    assert not (workspace / "made.txt").exists()
+
+
+def test_gemini_hook_prints_nothing_on_either_stream_even_with_a_problem(
+    workspace: Path,
+) -> None:
+    """Gemini reads standard error as the answer when standard output is empty: a warning
+    (here a command whose files cannot be known) goes to the log, never to stderr."""
+    agent = Gemini(workspace)
+    before, after = agent.shell("tar xf missing.tar", dir_path="sub")
+    for payload in (agent.prompt("x"), before, after, agent.end()):
+        completed = subprocess.run(
+            [sys.executable, "-m", "rewind", "hook", "gemini"],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert (completed.returncode, completed.stdout, completed.stderr) == (0, "", "")
+    status = run_rewind("status")
+    assert status.returncode == 0
+
+
+# Claude Code ------------------------------------------------------------------------------------
+
+
+def test_claude_code_failed_edit_and_powershell(workspace: Path) -> None:
+    agent = ClaudeCode(workspace)
+    snapshots = [snapshot(workspace)]
+    hook("claude-code", agent.prompt("Subtract"))
+    before, after = agent.edit("a.py", "return a + b", "return a - b")
+    hook("claude-code", before)
+    replace_in(workspace / "a.py", "return a + b", "return a - b")  # written, then it failed
+    hook("claude-code", agent.failed(after, "File has been modified since read"))
+    failed = files_by_path(log_json("--session", agent.session)[0])["a.py"]
+    assert failed["after"] is not None, "the failure recorded the after-state at once"
+    hook("claude-code", agent.end())
+    snapshots.append(snapshot(workspace))
+
+    hook("claude-code", agent.prompt("Clean up, in PowerShell"))
+    command = (
+        "Remove-Item -Path sub\\victim.txt -Force; Move-Item one.txt, two.txt -Destination sub"
+    )
+    before, after = agent.powershell(command)
+    hook("claude-code", before)
+    os.unlink(workspace / "sub" / "victim.txt")
+    (workspace / "one.txt").rename(workspace / "sub" / "one.txt")
+    (workspace / "two.txt").rename(workspace / "sub" / "two.txt")
+    hook("claude-code", after)
+    hook("claude-code", agent.end())
+    snapshots.append(snapshot(workspace))
+    recorded = files_by_path(log_json("--session", agent.session)[1])
+    assert set(recorded) == {"sub/victim.txt", "one.txt", "two.txt", "sub/one.txt", "sub/two.txt"}
+    assert {f["source"] for f in recorded.values()} == {"shell"}
+    rewinds_to_every_turn(agent.session, workspace, snapshots)
+
+
+def test_powershell_that_cannot_be_read_is_logged(workspace: Path) -> None:
+    agent = ClaudeCode(workspace)
+    before, after = agent.powershell("Get-ChildItem *.txt | ForEach-Object { Remove-Item $_ }")
+    hook("claude-code", agent.prompt("x"))
+    hook("claude-code", before)
+    hook("claude-code", after)
+    status = run_rewind("doctor")
+    assert "PowerShell: not understood" in status.stdout
+
+
+@pytest.mark.parametrize(
+    ("agent", "payload"),
+    [
+        ("gemini", lambda root: Gemini(root).shell("rm victim.txt", dir_path="sub")[0]),
+        ("claude-code", lambda root: ClaudeCode(root).powershell("Remove-Item sub/victim.txt")[0]),
+        ("codex", lambda root: Codex(root).shell("cd sub && rm victim.txt")[0]),
+        (
+            "codex",
+            lambda root: Codex(root).intercepted_patch(
+                "cd sub && apply_patch <<'PATCH'\n*** Begin Patch\n*** Delete File: victim.txt\n"
+                "*** End Patch\nPATCH"
+            ),
+        ),
+    ],
+    ids=["gemini-shell", "claude-code-powershell", "codex-bash", "codex-bash-apply-patch"],
+)
+def test_the_new_shell_paths_load_nothing_heavy(
+    workspace: Path, agent: str, payload: Callable[[Path], Payload]
+) -> None:
+    from tests.import_hygiene_test import AVOIDABLE, HEAVY, loaded_after
+
+    code, modules = loaded_after("hook", agent, stdin=json.dumps(payload(workspace)))
+    assert code == 0
+    assert "rewind.quicksave.at_risk" in modules  # the quicksave ran
+    assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
+
+
+def test_claude_code_session_end_closes_an_interrupted_turn(workspace: Path) -> None:
+    """No Stop comes for a turn the person interrupted; SessionEnd (in the background) closes
+    it, and the next prompt's turn is a new one."""
+    agent = ClaudeCode(workspace)
+    hook("claude-code", agent.prompt("Subtract"))
+    before, after = agent.edit("a.py", "return a + b", "return a - b")
+    hook("claude-code", before)
+    replace_in(workspace / "a.py", "return a + b", "return a - b")
+    hook("claude-code", after)
+    hook("claude-code", agent.session_end("prompt_input_exit"))
+    [turn] = log_json("--session", agent.session)
+    assert turn["ended"] is not None
+    hook("claude-code", agent.prompt("Add again"))
+    assert [entry["prompt"] for entry in log_json("--session", agent.session)] == [
+        "Subtract",
+        "Add again",
+    ]

@@ -1,0 +1,587 @@
+"""``rewind install`` / ``rewind uninstall``: real settings files in temporary directories,
+edited through the real command line; the ready-made configurations under rewind/agent_configs/."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rewind._version import __version__
+from rewind.installers import (
+    Change,
+    Context,
+    Target,
+    get_target,
+    register,
+    rewind_executable,
+    targets,
+)
+from rewind.installers import _registry as registry
+from rewind.installers.rewind_hooks import is_rewind_hook
+from tests.conftest import error_line, ok, run_rewind
+from tests.support.paths import ROOT
+
+AGENTS = ("claude-code", "codex", "gemini", "cursor")
+PROJECT_FILES = {
+    "claude-code": ".claude/settings.json",
+    "codex": ".codex/hooks.json",
+    "gemini": ".gemini/settings.json",
+    "cursor": ".cursor/hooks.json",
+}
+AGENT_CONFIGS = ROOT / "rewind" / "agent_configs"
+READY_MADE = {
+    "claude-code": "claude-code/hooks/hooks.json",
+    "codex": "codex/hooks.json",
+    "gemini": "gemini/settings.json",
+    "cursor": "cursor/hooks.json",
+}
+CLAUDE_EVENTS = ["UserPromptSubmit", "PreToolUse", "PostToolUse"]
+CLAUDE_EVENTS += ["PostToolUseFailure", "Stop", "SessionEnd"]
+
+# A Claude Code settings file with a life of its own: keys rewind has no business with, hooks of
+# other tools (one in an event rewind also uses), in an order that is not alphabetical.
+UNRELATED: dict[str, Any] = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(npm test:*)"], "deny": []},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]},
+        ],
+        "Notification": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+    },
+    "env": {"FOO": "bär"},
+    "cleanupPeriodDays": 30,
+}
+
+
+def expected_command(agent: str, scope: str = "project") -> str:
+    """A file meant to be committed (--project) runs 'rewind' from PATH; the others this
+    machine's rewind."""
+    if scope == "project":
+        return f"rewind hook {agent}"
+    executable = rewind_executable()
+    return f"{shlex.quote(executable) if executable else 'rewind'} hook {agent}"
+
+
+def write_json(path: Path, data: object) -> bytes:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
+    path.write_bytes(text)
+    return text
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def commands_in(data: Any) -> list[str]:
+    """Every hook command of a settings document, in order."""
+    found = []
+    for items in data.get("hooks", {}).values():
+        for item in items if isinstance(items, list) else []:
+            for hook in item.get("hooks", [item]):
+                found.append(hook["command"])
+    return found
+
+
+def with_command(data: Any, old: str, new: str) -> Any:
+    return json.loads(json.dumps(data).replace(json.dumps(old), json.dumps(new)))
+
+
+# installing ------------------------------------------------------------------------------------
+
+
+def test_install_creates_the_file_with_the_whole_block(project: Path) -> None:
+    result = ok("install", "claude-code")
+    settings = project / ".claude" / "settings.json"
+    data = read_json(settings)
+    command = expected_command("claude-code")
+    assert list(data) == ["hooks"]
+    assert list(data["hooks"]) == CLAUDE_EVENTS
+    matcher = "^(Edit|Write|MultiEdit|NotebookEdit|Bash|PowerShell)$"
+    for event, groups in data["hooks"].items():
+        timeout = 10 if event == "UserPromptSubmit" else 30
+        hook = {"type": "command", "command": command, "timeout": timeout}
+        tool_event = event.startswith(("PreToolUse", "PostToolUse"))
+        group = {"matcher": matcher, "hooks": [hook]} if tool_event else {}
+        group.setdefault("hooks", [hook])
+        assert groups == [group], event
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"claude-code: created {settings}"
+    assert lines[1:7] == [f"  added    {event}" for event in CLAUDE_EVENTS]
+    assert lines[7:] == [f"  the hooks run: {command}"]
+
+
+def test_the_user_scope_runs_the_rewind_being_run(project: Path, isolated_home: Path) -> None:
+    executable = rewind_executable()
+    if executable is None:
+        pytest.skip("no rewind console script in this environment")
+    assert os.path.isabs(executable) and os.access(executable, os.X_OK)
+    ok("install", "codex", "--user")
+    commands = commands_in(read_json(isolated_home / ".codex" / "hooks.json"))
+    assert set(commands) == {f"{shlex.quote(executable)} hook codex"}
+    assert shlex.split(commands[0])[0] == executable
+
+
+def test_install_keeps_every_other_key_and_hook_in_order(project: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    write_json(settings, UNRELATED)
+    result = ok("install", "claude-code")
+    data = read_json(settings)
+    assert list(data) == list(UNRELATED)
+    for key in UNRELATED:
+        if key != "hooks":
+            assert data[key] == UNRELATED[key]
+    hooks = data["hooks"]
+    # The events that were there keep their place; the new ones follow, in rewind's order.
+    assert list(hooks) == ["PreToolUse", "Notification"] + [
+        event for event in CLAUDE_EVENTS if event != "PreToolUse"
+    ]
+    assert hooks["Notification"] == UNRELATED["hooks"]["Notification"]
+    assert hooks["PreToolUse"][0] == UNRELATED["hooks"]["PreToolUse"][0]
+    assert len(hooks["PreToolUse"]) == 2
+    assert hooks["PreToolUse"][1]["hooks"][0]["command"] == expected_command("claude-code")
+    assert f"claude-code: updated {settings}" in result.stdout
+
+
+def test_install_twice_changes_nothing(project: Path) -> None:
+    for agent in AGENTS:
+        ok("install", agent)
+        path = project / PROJECT_FILES[agent]
+        before = path.read_bytes()
+        result = ok("install", agent)
+        assert result.stdout == f"{agent}: already installed in {path}; nothing changed.\n"
+        assert path.read_bytes() == before
+
+
+def test_install_keeps_the_files_indentation_and_permissions(project: Path) -> None:
+    settings = project / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{\n    "theme": "dark"\n}')
+    settings.chmod(0o600)
+    ok("install", "gemini")
+    text = settings.read_text()
+    assert text.startswith('{\n    "theme": "dark",\n    "hooks": {\n        "BeforeAgent"')
+    assert not text.endswith("\n")  # it had no final newline
+    assert stat.S_IMODE(settings.stat().st_mode) == 0o600
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
+
+
+def test_install_writes_through_a_symlink(project: Path, tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "settings.json"
+    write_json(real, {"model": "sonnet"})
+    link = project / ".claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    ok("install", "claude-code")
+    assert link.is_symlink()
+    assert list(read_json(real)) == ["model", "hooks"]
+
+
+def test_install_updates_an_older_rewind_entry_in_place(project: Path) -> None:
+    old = "/old/venv/bin/rewind hook claude-code"
+    settings = project / ".claude" / "settings.json"
+    write_json(
+        settings,
+        {
+            "hooks": {
+                "Stop": [
+                    {"hooks": [{"type": "command", "command": "./before.sh"}]},
+                    {"hooks": [{"type": "command", "command": old, "timeout": 30}]},
+                    {"hooks": [{"type": "command", "command": "./after.sh"}]},
+                ]
+            }
+        },
+    )
+    result = ok("install", "claude-code")
+    assert "  updated  Stop" in result.stdout.splitlines()
+    stop = read_json(settings)["hooks"]["Stop"]
+    assert [group["hooks"][0]["command"] for group in stop] == [
+        "./before.sh",
+        expected_command("claude-code"),
+        "./after.sh",
+    ]
+
+
+def test_installing_again_retires_the_events_an_earlier_version_subscribed_to(
+    project: Path,
+) -> None:
+    """Earlier versions also ran the Claude Code hook at SessionStart (it recorded nothing
+    there): installing again takes that hook out; uninstalling leaves the lists the file had."""
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    command = expected_command("claude-code")
+    older = {"type": "command", "command": command, "timeout": 30}
+    theirs = {"type": "command", "command": "echo hello", "timeout": 5}
+    settings.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "SessionStart": [{"hooks": [older]}, {"hooks": [theirs]}],
+                    "Stop": [{"hooks": [older]}],
+                }
+            }
+        )
+    )
+    result = ok("install", "claude-code")
+    assert "  removed  SessionStart" in result.stdout.splitlines()
+    hooks = read_json(settings)["hooks"]
+    assert hooks["SessionStart"] == [{"hooks": [theirs]}]  # theirs stays
+    assert sorted(hooks) == sorted(["SessionStart", *CLAUDE_EVENTS])
+    ok("uninstall", "claude-code")
+    assert read_json(settings) == {"hooks": {"SessionStart": [{"hooks": [theirs]}], "Stop": []}}
+
+
+def test_gemini_timeouts_are_milliseconds_and_cursor_has_a_version(project: Path) -> None:
+    ok("install", "gemini")
+    ok("install", "cursor")
+    gemini = read_json(project / ".gemini" / "settings.json")["hooks"]
+    assert list(gemini) == [
+        "BeforeAgent",
+        "BeforeTool",
+        "AfterTool",
+        "AfterAgent",
+        "SessionEnd",
+    ]
+    assert {group["hooks"][0]["timeout"] for groups in gemini.values() for group in groups} == {
+        30000
+    }
+    assert gemini["BeforeTool"][0]["matcher"] == "write_file|replace|run_shell_command"
+    cursor = read_json(project / ".cursor" / "hooks.json")
+    assert cursor["version"] == 1
+    assert list(cursor["hooks"]) == [
+        "beforeSubmitPrompt",
+        "preToolUse",
+        "postToolUse",
+        "postToolUseFailure",
+        "afterFileEdit",
+        "beforeShellExecution",
+        "afterShellExecution",
+        "stop",
+    ]
+    assert cursor["hooks"]["stop"] == [{"command": expected_command("cursor")}]
+    assert cursor["hooks"]["preToolUse"] == [
+        {"command": expected_command("cursor"), "matcher": "Write|Delete"}
+    ]
+
+
+def test_codex_hooks_match_its_edit_and_shell_tools(project: Path) -> None:
+    ok("install", "codex")
+    hooks = read_json(project / ".codex" / "hooks.json")["hooks"]
+    events = ["UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]
+    assert list(hooks) == [*events, "SessionEnd"]
+    matcher = "^(apply_patch|Edit|Write|shell|Bash|local_shell|exec_command)$"
+    assert hooks["PreToolUse"][0]["matcher"] == hooks["PostToolUse"][0]["matcher"] == matcher
+    # Codex clamps a SessionEnd hook's timeout to 3 s (with a warning above it).
+    assert hooks["SessionEnd"][0]["hooks"][0]["timeout"] == 3
+    assert set(read_json(project / ".codex" / "hooks.json")) == {"hooks"}  # all Codex allows
+
+
+def test_claude_code_records_failed_tool_calls_and_powershell(project: Path) -> None:
+    ok("install", "claude-code")
+    hooks = read_json(project / ".claude" / "settings.json")["hooks"]
+    matcher = "^(Edit|Write|MultiEdit|NotebookEdit|Bash|PowerShell)$"
+    for event in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
+        assert hooks[event][0]["matcher"] == matcher
+
+
+def test_gemini_keeps_a_hooks_switch_that_is_not_an_event(project: Path) -> None:
+    settings = project / ".gemini" / "settings.json"
+    original = write_json(settings, {"hooks": {"enabled": True, "disabled": []}})
+    ok("install", "gemini")
+    data = read_json(settings)
+    assert list(data["hooks"])[:2] == ["enabled", "disabled"]
+    assert data["hooks"]["enabled"] is True and data["hooks"]["disabled"] == []
+    ok("uninstall", "gemini")
+    assert settings.read_bytes() == original
+
+
+# scopes ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("agent", "option", "relative"),
+    [
+        ("claude-code", "--user", "HOME/.claude/settings.json"),
+        ("claude-code", "--project", "PROJECT/.claude/settings.json"),
+        ("claude-code", "--local", "PROJECT/.claude/settings.local.json"),
+        ("codex", "--user", "HOME/.codex/hooks.json"),
+        ("codex", "--project", "PROJECT/.codex/hooks.json"),
+        ("gemini", "--user", "HOME/.gemini/settings.json"),
+        ("gemini", "--project", "PROJECT/.gemini/settings.json"),
+        ("cursor", "--user", "HOME/.cursor/hooks.json"),
+        ("cursor", "--project", "PROJECT/.cursor/hooks.json"),
+    ],
+)
+def test_each_scope_has_its_file(
+    project: Path, isolated_home: Path, agent: str, option: str, relative: str
+) -> None:
+    base, _, rest = relative.partition("/")
+    path = (isolated_home if base == "HOME" else project) / rest
+    subdirectory = project / "src" / "deep"
+    subdirectory.mkdir(parents=True)
+    result = ok("install", agent, option, cwd=subdirectory)  # the project root, not the cwd
+    assert result.stdout.splitlines()[0] == f"{agent}: created {path}"
+    assert commands_in(read_json(path)) and not (subdirectory / rest).exists()
+    rewind_home = isolated_home / "rewind-home"
+    others = [
+        p
+        for p in (isolated_home, project)
+        for p in p.rglob("*.json")
+        if p != path and rewind_home not in p.parents
+    ]
+    assert others == []
+    result = ok("uninstall", agent, option, cwd=subdirectory)
+    assert result.stdout.splitlines()[0] == f"{agent}: updated {path}"
+    assert result.stdout.splitlines()[-1] == f"  deleted  {path}"
+    assert not path.exists() and not path.parent.exists()
+
+
+def test_the_default_scope_is_the_project(project: Path) -> None:
+    ok("install", "cursor")
+    assert (project / ".cursor" / "hooks.json").exists()
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini", "cursor"])
+def test_local_is_only_for_claude_code(project: Path, agent: str) -> None:
+    line = error_line(run_rewind("install", agent, "--local"))
+    assert line == f"rewind: {agent} has no --local settings; use --user or --project."
+    assert list(project.iterdir()) == [project / ".git"]
+
+
+def test_scopes_are_exclusive_and_agents_known(project: Path) -> None:
+    line = error_line(run_rewind("install", "claude-code", "--user", "--project"))
+    assert "not allowed with argument" in line
+    line = error_line(run_rewind("install", "vim"))
+    assert line.startswith("rewind: unknown target 'vim'; use one of claude-code, codex"), line
+    assert list(project.iterdir()) == [project / ".git"]
+
+
+# refusing --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("verb", ["install", "uninstall"])
+@pytest.mark.parametrize(
+    "content",
+    ['{"hooks": {', "[1, 2]", '{"hooks": []}', '{"hooks": {"Stop": {"x": 1}}}'],
+    ids=["truncated", "not-an-object", "hooks-not-an-object", "event-not-a-list"],
+)
+def test_a_file_rewind_cannot_edit_is_refused(project: Path, verb: str, content: str) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(content)
+    result = run_rewind(verb, "claude-code")
+    if verb == "uninstall" and content == '{"hooks": {"Stop": {"x": 1}}}':
+        # Nothing of rewind's to remove: the odd event is left alone.
+        assert result.returncode == 0, result
+    else:
+        line = error_line(result)
+        assert str(settings) in line
+        assert "fix it" in line
+    assert settings.read_text() == content
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
+
+
+def test_an_empty_file_is_an_empty_object(project: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("\n")
+    ok("install", "claude-code")
+    assert list(read_json(settings)["hooks"]) == CLAUDE_EVENTS
+
+
+# uninstalling ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_uninstall_gives_back_the_file_as_it_was(project: Path, agent: str) -> None:
+    path = project / PROJECT_FILES[agent]
+    original_data = dict(UNRELATED)
+    if agent == "cursor":
+        original_data = {
+            "version": 1,
+            "hooks": {"afterFileEdit": [{"command": "prettier --write"}]},
+            "x": [1],
+        }
+    original = write_json(path, original_data)
+    ok("install", agent)
+    assert path.read_bytes() != original
+    result = ok("uninstall", agent)
+    assert path.read_bytes() == original
+    assert result.stdout.splitlines()[0] == f"{agent}: updated {path}"
+    assert all(line.startswith("  removed  ") for line in result.stdout.splitlines()[1:])
+    result = ok("uninstall", agent)
+    assert result.stdout == f"{agent}: no rewind hooks in {path}; nothing changed.\n"
+    assert path.read_bytes() == original
+
+
+def test_uninstall_after_a_fresh_install_leaves_an_empty_file_empty(project: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{}\n")
+    ok("install", "claude-code")
+    ok("uninstall", "claude-code")
+    assert settings.read_bytes() == b"{}\n"
+
+
+def test_uninstall_of_a_missing_file_writes_nothing(project: Path) -> None:
+    result = ok("uninstall", "codex")
+    path = project / ".codex" / "hooks.json"
+    assert result.stdout == f"codex: no rewind hooks in {path}; nothing changed.\n"
+    assert not path.parent.exists()
+
+
+def test_uninstall_removes_only_rewind_hooks_of_that_agent(project: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    mine = {"type": "command", "command": "./format.sh"}
+    write_json(
+        settings,
+        {
+            "hooks": {
+                "PostToolUse": [
+                    {
+                        "matcher": "Edit",
+                        "hooks": [
+                            mine,
+                            {
+                                "type": "command",
+                                "command": "'/opt/my tools/rewind' hook claude-code",
+                            },
+                        ],
+                    },
+                    {"hooks": [{"type": "command", "command": "rewind hook codex"}]},
+                    {"hooks": [{"type": "command", "command": "rewind-notes hook claude-code"}]},
+                ],
+                "Stop": [{"hooks": [{"type": "command", "command": "rewind hook claude-code"}]}],
+            }
+        },
+    )
+    result = ok("uninstall", "claude-code")
+    assert result.stdout.splitlines()[1:] == ["  removed  PostToolUse", "  removed  Stop"]
+    assert read_json(settings) == {
+        "hooks": {
+            "PostToolUse": [
+                {"matcher": "Edit", "hooks": [mine]},
+                {"hooks": [{"type": "command", "command": "rewind hook codex"}]},
+                {"hooks": [{"type": "command", "command": "rewind-notes hook claude-code"}]},
+            ]
+        }
+    }
+
+
+@pytest.mark.parametrize(
+    ("command", "ours"),
+    [
+        ("rewind hook claude-code", True),
+        ("/home/u/.local/bin/rewind hook claude-code", True),
+        ("'/opt/my tools/rewind' hook claude-code", True),
+        ("python -m rewind hook claude-code", True),
+        ("rewind hook claude-code  ", True),
+        ("rewind hook codex", False),
+        ("rewind hook claude-code-extra", False),
+        ("myrewind hook claude-code", False),
+        ("rewind hook claude-code && echo", False),
+    ],
+)
+def test_which_commands_are_rewinds(command: str, ours: bool) -> None:
+    assert is_rewind_hook({"command": command}, "claude-code") is ours
+
+
+# the ready-made configurations -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_ready_made_files_are_what_install_writes(project: Path, agent: str) -> None:
+    """agent_configs/ must not drift from the installers: the same document but the command."""
+    ok("install", agent)
+    installed = read_json(project / PROJECT_FILES[agent])
+    installed = with_command(installed, expected_command(agent), f"rewind hook {agent}")
+    ready = read_json(AGENT_CONFIGS / READY_MADE[agent])
+    if agent == "claude-code":
+        assert isinstance(ready.pop("description"), str)
+    assert ready == installed
+
+
+def test_the_claude_code_plugin_is_complete() -> None:
+    plugin = AGENT_CONFIGS / "claude-code"
+    manifest = read_json(plugin / ".claude-plugin" / "plugin.json")
+    assert manifest["name"] == "rewind"
+    assert manifest["version"] == __version__
+    assert manifest["description"]
+    command = (plugin / "commands" / "rewind-files.md").read_text()
+    front, body = command.removeprefix("---\n").split("\n---\n", 1)
+    assert "description:" in front and "allowed-tools:" in front
+    assert "$ARGUMENTS" in body
+    for used in ("rewind log", "--dry-run", "--yes", "rewind undo"):
+        assert used in body
+    marketplace = read_json(AGENT_CONFIGS / ".claude-plugin" / "marketplace.json")
+    [entry] = marketplace["plugins"]
+    assert entry["name"] == "rewind"
+    assert (AGENT_CONFIGS / entry["source"] / ".claude-plugin" / "plugin.json").exists()
+
+
+# the registry ----------------------------------------------------------------------------------
+
+
+class Recorder(Target):
+    """A target that only says what it would do."""
+
+    name = "recorder"
+    title = "a test target"
+    scopes = ("project",)
+
+    def location(self, scope: str, context: Context) -> str:
+        return os.path.join(context.project, "recorder.txt")
+
+    def install(self, scope: str, context: Context) -> Change:
+        path = self.location(scope, context)
+        return Change(path, created=True, items=[("added", context.hook_command("x"))])
+
+    def uninstall(self, scope: str, context: Context) -> Change:
+        return Change(self.location(scope, context))
+
+
+def test_the_agents_are_registered_first_in_order() -> None:
+    assert list(targets())[:4] == list(AGENTS)
+    assert get_target("codex").scopes == ("user", "project")
+    assert get_target("claude-code").scopes == ("user", "project", "local")
+
+
+def test_another_module_can_register_a_target(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rewind.cli import main
+
+    register(Recorder())
+    try:
+        with pytest.raises(ValueError):
+            register(Recorder())
+        assert main(["install", "recorder"]) == 0
+        out = capsys.readouterr().out.splitlines()
+        assert out[0] == f"recorder: created {project.resolve() / 'recorder.txt'}"
+        assert out[1].startswith("  added    ") and out[1].endswith(" hook x")
+        assert main(["uninstall", "recorder"]) == 0
+        assert capsys.readouterr().out.startswith("recorder: no rewind hooks in ")
+        assert main(["install", "recorder", "--user"]) == 1
+        assert "recorder has no --user settings; use --project." in capsys.readouterr().err
+    finally:
+        registry.pop("recorder")
+
+
+def test_install_warns_when_claude_code_hooks_are_all_disabled(
+    project: Path, isolated_home: Path
+) -> None:
+    user = isolated_home / ".claude" / "settings.json"
+    write_json(user, {"disableAllHooks": True})
+    warning = f"  warning: {user}: disableAllHooks is true, so Claude Code runs no hook; remove it."
+    assert ok("install", "claude-code").stdout.splitlines()[-1] == warning
+    again = ok("install", "claude-code").stdout.splitlines()
+    assert again[-1] == warning and again[0].endswith("nothing changed.")
+    write_json(user, {"disableAllHooks": False})
+    assert "warning" not in ok("install", "claude-code", "--local").stdout
