@@ -718,11 +718,12 @@ def test_unknown_extractors_are_left_alone_with_a_warning(project: Path) -> None
 
 
 def test_the_module_loads_only_os_shlex_and_glob(tmp_path: Path) -> None:
+    # find walks the folder cd names: this test's, as /tmp can hold a million entries
     program = (
         "import sys, os\n"
         "before = set(sys.modules)\n"
         "from rewind.quicksave import paths_at_risk, QuicksaveLimits\n"
-        "command = 'cd /tmp && rm -rf x; sed -i s/a/b/ y > z; find . -name q -delete'\n"
+        f"command = 'cd {tmp_path} && rm -rf x; sed -i s/a/b/ y > z; find . -name q -delete'\n"
         "command += '; git apply - <<E\\n--- a/q\\n+++ b/q\\nE\\n'\n"
         "command += 'apply_patch <<E\\n*** Add File: q\\nE'\n"
         "paths_at_risk(command, os.getcwdb(), QuicksaveLimits())\n"
