@@ -1,4 +1,10 @@
-"""Shared fixtures: every test runs with a temporary home and rewind home, and a real project."""
+"""Shared fixtures: every test runs with a temporary home and rewind home, and a real project.
+
+Every test is of one tier (a pytest marker, docs/architecture.md): ``unit`` (in-process, starts no
+process), ``integration`` (real rewind processes, real git), ``tui``, ``faults`` and ``clients``
+(the folders of the same names). The folders' tiers and the default, ``integration``, are set
+here; a module or test that starts no process says ``unit`` itself, and is held to it.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,9 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +35,80 @@ def bytecode_cache(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
     if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
         return None
     return tmp_path_factory.mktemp("bytecode")
+
+TESTS = Path(__file__).resolve().parent
+TIERS = ("unit", "integration", "tui", "faults", "clients")
+# The folders whose every test is of one tier; the others' tests are integration unless marked unit.
+FOLDER_TIERS = {"tui": "tui", "faults": "faults", "clients": "clients"}
+# What Python reports (sys.addaudithook) when the interpreter starts another program.
+PROCESS_EVENTS = frozenset(
+    {"subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.spawn", "os.fork"}
+)
+
+
+# Every test collected, whatever -k or -m then selects: what tests/tiers_test.py checks.
+COLLECTED = pytest.StashKey[list[pytest.Item]]()
+
+
+def tiers_of(item: pytest.Item) -> set[str]:
+    """The tier markers of a collected test (its own, its class's, its module's)."""
+    return {marker.name for marker in item.iter_markers() if marker.name in TIERS}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    config.stash[COLLECTED] = list(items)
+    for item in items:
+        try:
+            folder = item.path.resolve().relative_to(TESTS).parts[0]
+        except ValueError:  # a test file outside tests/ (given on the command line)
+            folder = ""
+        if folder in FOLDER_TIERS:
+            item.add_marker(FOLDER_TIERS[folder])
+        elif not tiers_of(item):
+            item.add_marker(pytest.mark.integration)
+
+
+# Where the programs started now are noted (None: nowhere): see programs_started.
+_noting: list[str] | None = None
+
+
+def _note_started_program(event: str, arguments: tuple[object, ...]) -> None:
+    if (
+        _noting is not None
+        and event in PROCESS_EVENTS
+        and threading.current_thread() is threading.main_thread()
+    ):
+        _noting.append(f"{event} {arguments[:2]!r}")
+
+
+sys.addaudithook(_note_started_program)
+
+
+@contextmanager
+def programs_started() -> Iterator[list[str]]:
+    """The programs the main thread starts inside the block (git, rewind, a shell), as Python
+    reports them. Other threads are left out: one left running by an earlier test is not this
+    test's."""
+    global _noting
+    started: list[str] = []
+    _noting = started
+    try:
+        yield started
+    finally:
+        _noting = None
+
+
+@pytest.fixture(autouse=True)
+def unit_tests_start_no_program(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test marked ``unit`` fails if it, or a fixture of it, starts a program, so that
+    ``-m unit`` stays in-process and fast. Noted rather than refused: the code under test might
+    catch the refusal and go on another way."""
+    if request.node.get_closest_marker("unit") is None:
+        yield
+        return
+    with programs_started() as started:
+        yield
+    assert not started, f"a unit test started {len(started)} program(s), first {started[0]}"
 
 
 @pytest.fixture(autouse=True)

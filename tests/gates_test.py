@@ -15,6 +15,8 @@ import pathlib
 
 import pytest
 
+pytestmark = pytest.mark.unit
+
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "rewind"
 GIT_GATE = "rewind/store/git_program.py"
 PYGIT2_GATES = (

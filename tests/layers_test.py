@@ -12,6 +12,8 @@ import pathlib
 
 import pytest
 
+pytestmark = pytest.mark.unit
+
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "rewind"
 # What each lower layer may import, besides itself.
 ALLOWED = {

@@ -1,6 +1,6 @@
 """The real agents' tier: each test runs one client from npm, with its own home, against a
 scripted model server on 127.0.0.1, in a project where ``rewind install AGENT`` wrote the
-hooks. Every test here is marked ``clients``."""
+hooks. Every test here is marked ``clients`` (by tests/conftest.py, as each folder's tier)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,6 @@ import pytest
 from tests.clients.scenario import Script
 from tests.clients.world import AnyClient, World, open_world
 from tests.support.installed_wheel import Installed
-
-HERE = Path(__file__).resolve().parent
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if HERE in Path(str(item.fspath)).resolve().parents:
-            item.add_marker(pytest.mark.clients)
-
 
 MakeWorld = Callable[[AnyClient, Script], World]
 

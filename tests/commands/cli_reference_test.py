@@ -53,6 +53,7 @@ def test_reference_is_what_the_generator_writes() -> None:
     assert render() == reference, REGENERATE
 
 
+@pytest.mark.unit
 def test_every_subcommand_and_option_is_documented() -> None:
     reference = REFERENCE.read_text(encoding="utf-8")
     parsers = subcommands()

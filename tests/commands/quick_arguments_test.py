@@ -7,6 +7,8 @@ import pytest
 from rewind.commands.parsing.parser import build_parser
 from rewind.commands.parsing.quick_parser import HOOK_COMMANDS, quick_parse
 
+pytestmark = pytest.mark.unit
+
 AGREEING = [
     ["begin"],
     ["begin", "--session", "abc", "--prompt", "fix it", "--agent", "claude-code"],

@@ -71,6 +71,7 @@ def reads_once_indexed(root: Path, turns: int) -> list[int]:
     ]
 
 
+@pytest.mark.unit
 def test_after_one_sync_a_command_reads_no_commit_however_long_the_history(
     tmp_path: Path,
 ) -> None:

@@ -235,6 +235,7 @@ def test_an_older_rewind_hook_is_replaced_in_place(project: Path) -> None:
 # JSON with comments ----------------------------------------------------------------------------
 
 
+@pytest.mark.unit
 def test_the_jsonc_reader_agrees_with_json_on_plain_json() -> None:
     for text in (CLAUDE, CODEX, CURSOR, TABS_AND_CRLF, '[1, 2.5e3, -0, "a\\u00e9\\n", null]'):
         assert parse(text).value == json.loads(text)
@@ -244,6 +245,7 @@ def test_the_jsonc_reader_agrees_with_json_on_plain_json() -> None:
     "text",
     ['{"a": 1', '{"a" 1}', "{'a': 1}", '{"a": 1} x', "/* open", '{"a": [1 2]}', "{,}"],
 )
+@pytest.mark.unit
 def test_the_jsonc_reader_refuses_what_is_not_jsonc(text: str) -> None:
     with pytest.raises(JsoncError):
         parse(text)
@@ -286,6 +288,7 @@ def test_a_file_that_is_not_jsonc_is_refused_with_where(project: Path) -> None:
     assert path.read_text() == '{\n  "theme": "x"\n  "hooks": {}\n}\n'
 
 
+@pytest.mark.unit
 def test_removing_keeps_the_comments_around_an_item() -> None:
     document = Document("[1, /* why */ 2, 3]", "  ")
     document.remove(document.root, 1)

@@ -489,6 +489,7 @@ def test_uninstall_removes_only_rewind_hooks_of_that_agent(project: Path) -> Non
         ("rewind hook claude-code && echo", False),
     ],
 )
+@pytest.mark.unit
 def test_which_commands_are_rewinds(command: str, ours: bool) -> None:
     assert is_rewind_hook({"command": command}, "claude-code") is ours
 
@@ -508,6 +509,7 @@ def test_ready_made_files_are_what_install_writes(project: Path, agent: str) -> 
     assert ready == installed
 
 
+@pytest.mark.unit
 def test_the_claude_code_plugin_is_complete() -> None:
     plugin = AGENT_CONFIGS / "claude-code"
     manifest = read_json(plugin / ".claude-plugin" / "plugin.json")
@@ -547,6 +549,7 @@ class Recorder(Target):
         return Change(self.location(scope, context))
 
 
+@pytest.mark.unit
 def test_the_agents_are_registered_first_in_order() -> None:
     assert list(targets())[:4] == list(AGENTS)
     assert get_target("codex").scopes == ("user", "project")

@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from rewind.quicksave import QuicksaveLimits, QuicksavePlan, paths_at_risk
 from rewind.quicksave.analysis import MAX_COMMANDS_READ
 from rewind.quicksave.lexer import split_words
@@ -81,6 +83,7 @@ def test_reading_a_command_takes_time_linear_in_its_length(project: Path) -> Non
     assert large_time < 32 * small_time + 0.05, (small_time, large_time)
 
 
+@pytest.mark.unit
 def test_splitting_words_takes_time_linear_in_their_length() -> None:
     def words(size: int) -> str:
         return f"printf '{'a b;' * (size // 8)}' \"{'c d' * (size // 8)}\" {'e' * (size // 4)} ; x"
@@ -138,6 +141,7 @@ def test_past_the_length_that_is_read_the_commands_before_are_recorded(project: 
     assert len(command) - MAX_READ_LENGTH <= unread < len(command) - MAX_READ_LENGTH + 20
 
 
+@pytest.mark.unit
 def test_the_text_read_ends_between_two_commands() -> None:
     command = "rm a; (rm b; rm c); echo 'x; y' > d\nrm e"
     for length in range(len(command)):
@@ -202,6 +206,7 @@ def outcome(split: Callable[[str], list[str]], text: str) -> tuple[str, object]:
         return "error", str(error)
 
 
+@pytest.mark.unit
 def test_the_lexer_splits_words_as_shlex_does() -> None:
     pieces = [*"ab ;&|()<>'\"\\\t\n\r=$*#~-.{}", "\0", "é", "&&", "\\\n", "''"]
     chooser = random.Random(9)

@@ -277,6 +277,7 @@ def test_git_apply_renames_binary_and_quoted_names(project: Path) -> None:
     }
 
 
+@pytest.mark.unit
 def test_git_apply_and_patch_record_nothing_outside_a_repository_top(tmp_path: Path) -> None:
     """Outside a repository, git apply applies like patch -p1, in its directory."""
     (tmp_path / "fix.diff").write_text(DIFF)

@@ -11,6 +11,8 @@ import pytest
 from rewind.quicksave import QuicksaveLimits, paths_at_risk
 from rewind.quicksave.powershell import posix_equivalent
 
+pytestmark = pytest.mark.unit
+
 
 def at_risk(command: str, root: Path) -> tuple[set[str], list[str]]:
     translated, warnings = posix_equivalent(command)

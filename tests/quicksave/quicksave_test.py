@@ -608,6 +608,7 @@ def test_plans_hold_no_directories(repository: Path) -> None:
     assert not any((repository / path).is_dir() for path in paths)
 
 
+@pytest.mark.unit
 def test_git_outside_a_repository_records_nothing(tmp_path: Path) -> None:
     write(tmp_path, "a")
     plan = plan_of("git reset --hard && git clean -fdx", tmp_path)
@@ -680,6 +681,7 @@ def test_the_limits_apply_to_find_and_git_clean_x(repository: Path) -> None:
     assert plan.warnings
 
 
+@pytest.mark.unit
 def test_limits_come_from_rewind_toml(tmp_path: Path) -> None:
     assert vars_of(limits_from(load_config(os.fsencode(tmp_path), str(tmp_path)))) == (
         2000,

@@ -22,33 +22,39 @@ SAMPLES: list[object] = [
 
 
 @pytest.mark.parametrize("value", SAMPLES, ids=range(len(SAMPLES)))
+@pytest.mark.unit
 def test_dumps_matches_json_compact(value: object) -> None:
     assert dumps(value) == json.dumps(value, separators=(",", ":"))
 
 
 @pytest.mark.parametrize("value", SAMPLES, ids=range(len(SAMPLES)))
+@pytest.mark.unit
 def test_loads_round_trips(value: object) -> None:
     assert loads(dumps(value)) == value
     assert loads(json.dumps(value, indent=2)) == value
 
 
+@pytest.mark.unit
 def test_loads_accepts_surrounding_whitespace_and_constants() -> None:
     assert loads(' \n {"x": NaN, "y": -Infinity, "z": Infinity}\t') is not None
     assert loads(" [1] ") == [1]
 
 
 @pytest.mark.parametrize("text", ["", "{", "[1] x", "{'single': 1}", "nul"])
+@pytest.mark.unit
 def test_invalid_json_is_a_value_error(text: str) -> None:
     with pytest.raises(ValueError):
         loads(text)
 
 
+@pytest.mark.unit
 def test_load_object_refuses_other_values() -> None:
     assert load_object('{"a": 1}') == {"a": 1}
     with pytest.raises(ValueError, match="JSON object"):
         load_object("[1]")
 
 
+@pytest.mark.unit
 def test_unserialisable_values_are_type_errors() -> None:
     with pytest.raises(TypeError, match="bytes is not JSON serialisable"):
         dumps({"x": b"bytes"})

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
+
 from rewind.store.git_status import changed_paths, parse_porcelain
 from tests.support.git import git
 
@@ -48,6 +50,7 @@ def test_does_not_write_the_users_index(project: Path) -> None:
     assert (hashlib.sha256(index.read_bytes()).hexdigest(), index.stat().st_mtime_ns) == before
 
 
+@pytest.mark.unit
 def test_parses_renames_and_names_with_spaces() -> None:
     output = b"R  new name\0old name\0 M plain\0?? dir/with space\0"
     assert parse_porcelain(output) == [b"new name", b"old name", b"plain", b"dir/with space"]

@@ -12,6 +12,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 import rewind
 from rewind.history.restoring.opening import open_store
 from rewind.history.upkeep.collection import reachable_objects
@@ -264,6 +266,7 @@ def test_pack_index_reads_what_git_says_a_pack_holds(project: Path) -> None:
     assert names[0][:-1] + "x" not in index
 
 
+@pytest.mark.unit
 def test_roll_up_keeps_pack_sizes_a_geometric_progression() -> None:
     assert to_roll_up({}, 10) == []
     assert to_roll_up({"big": 1000}, 10) == []  # a small new pack beside a big one

@@ -8,6 +8,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from rewind.history.entry import DRIFT_PROMPT
 from tests.conftest import error_line, hook, log_json, ok, run_rewind
 from tests.support.agent_payloads import ClaudeCode
@@ -269,6 +271,7 @@ def test_a_codex_patch_that_moves_a_file_is_followed(project: Path) -> None:
     ]
 
 
+@pytest.mark.unit
 def test_entries_without_moves_read_and_write_as_before() -> None:
     from rewind.history.entry import FileChange
 

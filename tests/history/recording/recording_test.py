@@ -7,6 +7,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from rewind.history.entry import EDIT, SHELL, FileChange
 from rewind.history.recording.turns import begin, record_after, track
 from rewind.history.restoring.opening import open_current_store
@@ -234,6 +236,7 @@ def test_the_source_of_each_record_is_kept(project: Path) -> None:
     assert [(c.path, c.source) for c in entry.files] == [(b"a.txt", SHELL), (b"b.txt", EDIT)]
 
 
+@pytest.mark.unit
 def test_records_without_a_source_were_edits() -> None:
     data: dict[str, object] = {"path": "a.txt", "before": None, "after": None, "at": 1.0}
     assert FileChange.from_json(data).source == EDIT

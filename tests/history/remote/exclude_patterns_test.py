@@ -176,6 +176,7 @@ def test_each_pattern_matches_what_git_ignores(tmp_path: Path, ignore_case: bool
     assert differ == {}
 
 
+@pytest.mark.unit
 def test_the_first_matching_pattern_is_named_and_names_compare_composed() -> None:
     patterns = ExcludePatterns(["*.pem", "caf\u00e9/", "**/*.secret"])
     assert patterns.matching("keys/Server.PEM") == "*.pem"
@@ -199,6 +200,7 @@ def test_the_first_matching_pattern_is_named_and_names_compare_composed() -> Non
         ("[a\\", "ends with a backslash"),
     ],
 )
+@pytest.mark.unit
 def test_patterns_that_would_share_or_never_match_are_refused(pattern: str, why: str) -> None:
     with pytest.raises(BadPattern, match=r"^'.*' .*") as refused:
         ExcludePatterns(["*.pem", pattern])
