@@ -36,6 +36,7 @@ def bytecode_cache(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
         return None
     return tmp_path_factory.mktemp("bytecode")
 
+
 TESTS = Path(__file__).resolve().parent
 TIERS = ("unit", "integration", "tui", "faults", "clients")
 # The folders whose every test is of one tier; the others' tests are integration unless marked unit.
