@@ -989,13 +989,14 @@ run, `trust` for whether the agent will run the hooks here) and what was found:
 - the problems hooks logged (`rewind log`): the newest three lines of the last day of each log
   hooks write (the store's, `$REWIND_HOME/hooks.log` and the fallbacks), with the log's path, as
   warnings;
-- a live run: each agent's hook command (the installed one, else this `rewind`) is sent the
-  events that agent sends for a prompt and an edit of one file, in a throwaway project, then
-  `rewind log --json` there must show a turn with that file. Its rewind home is a new directory
-  inside the real `$REWIND_HOME` (same disk, same permissions as the real stores), removed
-  afterwards; when `$REWIND_HOME` does not exist yet or cannot be written, a temporary directory
-  (and a run that records there is then a failure, or a warning for an agent that is not
-  installed, since hooks cannot record this project). Each event must exit 0 within 15 s; one
+- a live run: the hook command of each agent that runs rewind's hooks here (when none does,
+  every agent's hook through this `rewind`, so that the hook path is proven before the first
+  install) is sent the events that agent sends for a prompt and an edit of one file, in a
+  throwaway project, then `rewind log --json` there must show a turn with that file. Its rewind
+  home is a new directory inside the real `$REWIND_HOME` (same disk, same permissions as the
+  real stores), removed afterwards; when `$REWIND_HOME` does not exist yet or cannot be
+  written, a temporary directory (and a run that records there is then a failure, or a warning
+  for an agent that is not installed, since hooks cannot record this project). Each event must exit 0 within 15 s; one
   that takes over a second is a warning.
 
 With `--json`, the same findings as one object, printed at the end:

@@ -74,8 +74,11 @@ def _diagnose(context: Context, report: Report) -> int:
     _check_backup(context.project, store_dir, report)
     _report_recent_problems(store_dir, report)
     checked = [_check_target(target, context) for target in targets().values()]
-    with _ProbePool(sum(1 for found in checked if found.target.hook_agent)) as pool:
-        probes = [pool.start(found, context, access) for found in checked]
+    tried = _to_try(checked)
+    with _ProbePool(len(tried)) as pool:
+        probes = [
+            pool.start(found, context, access) if found in tried else None for found in checked
+        ]
         for found, probe in zip(checked, probes, strict=True):
             found.lines.report_to(report)
             if probe is not None:
@@ -89,6 +92,14 @@ def _diagnose(context: Context, report: Report) -> int:
             f"no agent runs rewind's hooks; run 'rewind install AGENT' (one of {names}).",
         )
     return 1 if report.failed else 0
+
+
+def _to_try(checked: list[TargetCheck]) -> list[TargetCheck]:
+    """The targets whose hook gets a live run: those installed here; when none is, every one
+    (through this ``rewind``), so that the hook path is proven before the first install."""
+    hooked = [found for found in checked if found.target.hook_agent]
+    installed = [found for found in hooked if found.commands is not None]
+    return installed or hooked
 
 
 class KeptLines:

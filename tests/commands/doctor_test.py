@@ -65,6 +65,8 @@ def test_after_install_the_hooks_are_listed_and_work(project: Path) -> None:
     [(level, message)] = [(lv, m) for lv, t, w, m in found if (t, w) == ("claude-code", "hook")]
     assert level == "ok", message
     assert "recorded turn 1 with probe.txt (modified)" in message
+    # Only what is installed gets a live run: the other agents' hooks are not tried.
+    assert [t for _, t, w, _ in found if w == "hook"] == ["claude-code"]
     assert not [f for f in found if f[0] == "fail"], found
     assert code == 0
     # The probe ran in a throwaway project: nothing was recorded here.
