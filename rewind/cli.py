@@ -133,7 +133,26 @@ def _change_directory(directory: object) -> None:
 def _parse_with_argparse(arguments: list[str]) -> dict[str, object]:
     from rewind.commands.parsing.parser import build_parser
 
-    return vars(build_parser().parse_args(arguments))
+    if _command_word(arguments) != "resume":
+        return vars(build_parser().parse_args(arguments))
+    # 'rewind resume TURN -- ARGS': ARGS are the agent's client's, never rewind's options.
+    at = arguments.index("--") if "--" in arguments else len(arguments)
+    options = vars(build_parser().parse_args(arguments[:at]))
+    options["client_args"] = arguments[at + 1 :]
+    return options
+
+
+def _command_word(arguments: list[str]) -> str | None:
+    """The command named in ``arguments`` (after the options that come before it)."""
+    words = iter(arguments)
+    for word in words:
+        if word in ("-C", "--root"):
+            next(words, None)
+        elif word == "--":
+            return None
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def _write_crash_log(arguments: list[str]) -> str:

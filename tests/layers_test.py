@@ -93,6 +93,7 @@ HISTORY_PARTS = {
     "rewind.history.recording": (),
     "rewind.history.insight": (),
     "rewind.history.remote": (),
+    "rewind.history.conversation": (),
     "rewind.history.restoring": ("rewind.history.recording", "rewind.history.insight"),
     "rewind.history.upkeep": (
         "rewind.history.recording",

@@ -8,6 +8,8 @@ from rewind.commands.output.plan_json import plan_json
 from rewind.commands.output.render import colour_diff, paint, plan_text, use_colour
 from rewind.commands.restore_hunks import partial_plan
 from rewind.errors import ConflictError, ExitCode, UserError
+from rewind.history.conversation.clients import client_of, installed
+from rewind.history.conversation.resume import cut_point_of
 from rewind.history.entry import UNDO
 from rewind.history.filestate import TOO_LARGE
 from rewind.history.lookup import entries_from
@@ -34,9 +36,15 @@ def run(
     version: str | None = None,
     patch: bool = False,
     hunks: list[str] | None = None,
+    conversation: bool = False,
 ) -> int:
     refuse_json_without_dry_run(as_json, dry_run, "restore TURN")
     _check_options(turn, paths, version, patch, hunks, as_json)
+    if conversation and (paths or version or patch or hunks):
+        raise UserError(
+            "--conversation goes back to before a whole turn; restore the files of one turn "
+            "without --path, --version, --patch or --hunks ('rewind restore TURN --conversation')."
+        )
     store = open_current_store()
     head = settled_head(store, session)
     options = {"dry_run": dry_run, "force": force, "yes": yes, "as_json": as_json}
@@ -57,9 +65,20 @@ def run(
         # With --patch, the answers were the confirmation.
         return carry_out(store, partial, list_all=list_all, **{**options, "yes": yes or patch})
     chosen, entries = entries_from(store, head, turn)
+    if conversation:  # refused before any file changes when it cannot be resumed
+        cut = cut_point_of(chosen)
+        if not dry_run:
+            installed(client_of(cut.agent))
     only = [store.root.stored_name(path) for path in paths] if paths else None
     plan = plan_restore(store, entries, chosen, only)
-    return carry_out(store, plan, list_all=list_all, **options)
+    code = carry_out(store, plan, list_all=list_all, **options)
+    if conversation and code == ExitCode.OK and not dry_run:
+        from rewind.commands.resume import resume_from
+
+        return resume_from(store, chosen, "", print_only=False, as_json=False, extra=[])
+    if conversation and dry_run and not as_json:
+        print(f"Then the conversation would be resumed from before turn {chosen.number}.")
+    return code
 
 
 def _check_options(

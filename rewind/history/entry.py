@@ -103,6 +103,7 @@ class Entry:
 
     __slots__ = (
         "agent",
+        "conversation",
         "ended",
         "files",
         "id",
@@ -132,6 +133,7 @@ class Entry:
         files: list[FileChange] | None = None,
         unrecorded: list[dict[str, object]] | None = None,
         journal: dict[str, object] | None = None,
+        conversation: dict[str, object] | None = None,
     ) -> None:
         self.session = session
         self.number = number
@@ -151,6 +153,10 @@ class Entry:
         # {"id": the journal's id, "lines": how many of its lines, "spooled": the names of the
         # spool files it took in, if any}.
         self.journal = journal
+        # Where the agent's own conversation stood just before the turn's prompt, for resuming
+        # it from there (rewind.history.conversation.cut_point): only a turn of an agent with a
+        # transcript has it.
+        self.conversation = conversation
 
     def __repr__(self) -> str:
         return f"Entry({self.session!r}, {self.number}, {self.kind}, files={len(self.files)})"
@@ -197,6 +203,8 @@ class Entry:
             data["unrecorded"] = self.unrecorded
         if self.journal:  # only entries folded from a journal have it
             data["journal"] = self.journal
+        if self.conversation:  # only turns of an agent with a transcript have it
+            data["conversation"] = self.conversation
         return data
 
     @classmethod
@@ -208,6 +216,7 @@ class Entry:
         target = data.get("target")
         unrecorded = data.get("unrecorded")
         journal = data.get("journal")
+        conversation = data.get("conversation")
         if data.get("number") is None:
             raise ValueError("it has no number")
         return cls(
@@ -226,6 +235,9 @@ class Entry:
             if isinstance(unrecorded, list)
             else None,
             journal=_checked(journal, _JOURNAL_COUNTS) if isinstance(journal, dict) else None,
+            # Read by its own module, which passes over one of the wrong shape: a resume is
+            # then refused, while the entry and its files stay readable.
+            conversation=conversation if isinstance(conversation, dict) else None,
         )
 
     def absorbed_lines(self, journal_id: str) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 
 from rewind.history.filestate import UNKNOWN, FileState, absent_before_creation, from_content
+from rewind.hooks import conversation_cuts
 from rewind.hooks.context import HookContext
 
 EDIT_TOOLS = {
@@ -39,7 +40,7 @@ def handle(context: HookContext) -> None:
     if event == "SessionStart":
         _start_watcher(context, session)
     elif event == "UserPromptSubmit":
-        context.start_turn(session, context.text("prompt"))
+        context.start_turn(session, context.text("prompt"), conversation_cuts.claude_code)
         _start_watcher(context, session)
     elif event == "PreToolUse":
         _before_tool(context, session, directory)

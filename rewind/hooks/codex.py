@@ -14,6 +14,7 @@ native tool names) are still read.
 
 from __future__ import annotations
 
+from rewind.hooks import conversation_cuts
 from rewind.hooks.context import HookContext
 from rewind.patches import patch_moves, patch_paths
 
@@ -31,7 +32,7 @@ def handle(context: HookContext) -> None:
     context.open_store(directory, (), SESSION_KEYS)
     session = context.session_id(*SESSION_KEYS)
     if event == "UserPromptSubmit":
-        context.start_turn(session, context.text("prompt"))
+        context.start_turn(session, context.text("prompt"), conversation_cuts.codex)
     elif event in ("PreToolUse", "PostToolUse"):
         _tool(context, session, directory, before=event == "PreToolUse")
     elif event in ("Stop", "SessionEnd"):

@@ -29,8 +29,9 @@ from rewind.store.repository import Store, StoreBusy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
+    from rewind.history.conversation.cut_point import CutPoint
     from rewind.history.filestate import FileState
 
 
@@ -121,11 +122,29 @@ class HookContext:
 
     # actions -------------------------------------------------------------------------------
 
-    def start_turn(self, session: str, prompt: str) -> None:
+    def start_turn(
+        self, session: str, prompt: str, cut: Callable[[HookContext], CutPoint | None] | None = None
+    ) -> None:
         """Starts the next turn; the same prompt delivered again (rewind's hooks installed twice,
-        or run by two agents) starts nothing."""
+        or run by two agents) starts nothing. ``cut`` takes where the agent's conversation
+        stands (rewind.hooks.conversation_cuts); one that cannot be taken is logged."""
         assert self.store is not None
-        begin(self.store, session, prompt=prompt, agent=self.agent, merge_copies=True)
+        conversation = None
+        if cut is not None:
+            try:
+                point = cut(self)
+            except (OSError, ValueError) as error:
+                self.log(f"the conversation's cut point was not taken: {error}")
+            else:
+                conversation = point.to_json() if point is not None else None
+        begin(
+            self.store,
+            session,
+            prompt=prompt,
+            agent=self.agent,
+            merge_copies=True,
+            conversation=conversation,
+        )
         pending_shell_calls.remove_stale(self.store)
 
     def name_turn(self, session: str, entry_id: str, prompt: str) -> None:

@@ -15,6 +15,7 @@ from rewind.commands.parsing.shared import (
 
 def add_restoring_commands(commands: Commands) -> None:
     _add_restore(commands)
+    _add_resume(commands)
     _add_undo(commands)
     _add_apply(commands)
     _add_extract(commands)
@@ -60,8 +61,40 @@ def _add_restore(commands: Commands) -> None:
         action="store_true",
         help="go through TURN's hunks of each --path and ask which to put back",
     )
+    restore.add_argument(
+        "--conversation",
+        action="store_true",
+        help="then resume the agent's conversation from just before TURN, as a new branch "
+        "(as 'rewind resume TURN')",
+    )
     confirm_options(restore)
     json_option(restore, "the plan (with --dry-run only)")
+
+
+def _add_resume(commands: Commands) -> None:
+    resume = commands.add_parser(
+        "resume",
+        help="continue the agent's conversation from just before a turn, as a new branch of "
+        "it (Claude Code, Gemini CLI, Codex, Copilot CLI)",
+        usage="rewind resume [-h] [--session ID] [--prompt TEXT] [--print] [--json] TURN "
+        "[-- CLIENT_ARG ...]",
+        epilog="Arguments after -- are passed to the agent's client (e.g. -- --model NAME).",
+    )
+    session_option(resume)
+    resume.add_argument("turn", metavar="TURN", type=turn, help="turn number or id")
+    resume.add_argument(
+        "--prompt",
+        metavar="TEXT",
+        help="send TEXT as the branch's first prompt and exit when the agent is done (its "
+        "print mode), instead of an interactive session",
+    )
+    resume.add_argument(
+        "--print",
+        dest="print_only",
+        action="store_true",
+        help="print the command that resumes, instead of starting it",
+    )
+    json_option(resume, "the command (with --print only)")
 
 
 def _add_undo(commands: Commands) -> None:

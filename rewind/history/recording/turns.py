@@ -61,6 +61,7 @@ def begin(
     agent: str = "",
     labels: list[str] | None = None,
     merge_copies: bool = False,
+    conversation: dict[str, object] | None = None,
 ) -> Entry:
     """Closes the open turn (recording its after-states) and starts the next one.
 
@@ -69,8 +70,10 @@ def begin(
 
     With ``merge_copies`` (an agent's hook), a copy of the prompt that started the open turn
     (see :func:`is_copy_of_open_turn`) starts nothing: the open turn is returned.
+    ``conversation``: where the agent's conversation stood before the prompt
+    (rewind.history.conversation.cut_point), kept in the turn's record.
     """
-    return begin_with_drift(store, session_id, prompt, agent, labels, merge_copies)[0]
+    return begin_with_drift(store, session_id, prompt, agent, labels, merge_copies, conversation)[0]
 
 
 def begin_with_drift(
@@ -80,6 +83,7 @@ def begin_with_drift(
     agent: str = "",
     labels: list[str] | None = None,
     merge_copies: bool = False,
+    conversation: dict[str, object] | None = None,
 ) -> tuple[Entry, Entry | None]:
     """:func:`begin`, also returning the entry of changes found outside rewind (or None)."""
     with store.lock(), Settled(store, session_id) as head:
@@ -91,6 +95,7 @@ def begin_with_drift(
         agent = agent or _inherited_agent(head)
         drift = record_drift(store, head)
         entry = _new_turn(head, prompt, agent, labels)
+        entry.conversation = conversation
         save_entry(store, head, entry, replace_tip=False)
         journal.create(journal_path_of(store, session_id), entry.id)
     if drift is not None:

@@ -1,0 +1,106 @@
+"""What a resume starts: the client's command that continues a conversation from a cut point
+as a new branch of it, and the transcript copies it reads.
+
+A copy is written in rewind's own directory of the store (``<store>/rewind/conversations``),
+never beside the agent's files: the client reads it and writes the branch as a new
+conversation of its own. Copies older than :data:`COPY_DAYS` are removed by the next resume.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+from rewind.errors import UserError
+from rewind.history.conversation.cut_point import TAIL, CutPoint, fingerprint
+from rewind.store.atomic import replace_file
+from rewind.store.repository import Store
+
+COPIES = "conversations"
+COPY_DAYS = 7
+
+
+@dataclass
+class Branch:
+    """The command ``[program, *head, *extra, *tail]``, where ``extra`` are the person's own
+    arguments for the client, run in the project's root; ``notes`` say what it does."""
+
+    agent: str
+    program: str
+    head: list[str] = field(default_factory=list)
+    tail: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    session: str = ""  # the new branch's session, when the client made it already
+
+    def argv(self, extra: list[str] | None = None) -> list[str]:
+        return [self.program, *self.head, *(extra or []), *self.tail]
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to resume: the cut point of turn ``turn`` of the store's session ``store``, the
+    client ``program`` to run (its version known when not ''), and the first ``prompt`` to
+    send in the branch ('' for an interactive session)."""
+
+    store: Store
+    cut: CutPoint
+    turn: int
+    program: str
+    prompt: str = ""
+
+
+def transcript_prefix(request: Request) -> bytes:
+    """The transcript's bytes before the cut, once its fingerprint shows the file still holds
+    the conversation the turn began on; a refusal saying why otherwise."""
+    cut = request.cut
+    assert cut.offset is not None
+    where = f"the transcript of turn {request.turn} ({cut.transcript})"
+    files_only = f"restore the files alone with 'rewind restore {request.turn}'."
+    try:
+        with open(cut.transcript, "rb") as handle:
+            data = handle.read(cut.offset)
+    except FileNotFoundError:
+        raise UserError(
+            f"{where} is gone (the agent removes old conversations); {files_only}"
+        ) from None
+    except OSError as error:
+        raise UserError(f"{where} cannot be read ({error.strerror}); {files_only}") from None
+    if len(data) < cut.offset or fingerprint(data[-TAIL:]) != cut.fingerprint:
+        raise UserError(
+            f"{where} no longer holds the conversation as it was when the turn began (the agent "
+            f"rewrote it); {files_only}"
+        )
+    return data
+
+
+def write_copy(request: Request, data: bytes, suffix: str = ".jsonl") -> str:
+    """Writes ``data`` as a transcript copy for the client to read; returns its path."""
+    directory = request.store.state_path(COPIES)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    _remove_old_copies(directory)
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in request.cut.session)[:80]
+    name = f"{request.cut.agent}-{safe}-turn-{request.turn}-{int(time.time())}{suffix}"
+    path = os.path.join(directory, name)
+    replace_file(os.fsencode(path), data, 0o600)
+    return path
+
+
+def _remove_old_copies(directory: str) -> None:
+    oldest = time.time() - COPY_DAYS * 86400
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(directory, name)
+        try:
+            if os.lstat(path).st_mtime < oldest:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def whole_lines(data: bytes) -> bytes:
+    """``data`` up to the end of its last whole line."""
+    return data[: data.rfind(b"\n") + 1]

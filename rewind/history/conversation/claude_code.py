@@ -1,0 +1,80 @@
+"""Claude Code: a copy of the transcript up to the cut, resumed as a new session.
+
+The transcript (``~/.claude/projects/<project>/<session>.jsonl``) is append-only JSON lines;
+at the prompt event the new prompt is not in it yet, though the client may already have
+queued it (``queue-operation`` records), which the copy leaves out. ``claude --resume COPY
+--fork-session`` reads the copy and writes the branch as a new session of the project: with
+``--fork-session`` the client never writes the file it resumed (without it, it would append
+to ``<folder of the file>/<session>.jsonl``: rewind always passes it).
+"""
+
+from __future__ import annotations
+
+from rewind.errors import UserError
+from rewind.history.conversation.branch import (
+    Branch,
+    Request,
+    transcript_prefix,
+    whole_lines,
+    write_copy,
+)
+from rewind.history.conversation.clients import CLIENTS
+from rewind.store.fastjson import load_object
+
+CLIENT = CLIENTS["claude-code"]
+# How many of the copy's last lines are read for the client's version.
+_VERSION_LINES = 64
+
+
+def branch(request: Request) -> Branch:
+    found = Branch(CLIENT.agent, request.program)
+    if not request.cut.offset:
+        found.notes.append(f"turn {request.turn} began the conversation: this starts a new one.")
+    else:
+        lines = whole_lines(transcript_prefix(request)).splitlines(keepends=True)
+        lines = _without_queued_prompt(lines)
+        CLIENT.check(_version(lines), f"the transcript of turn {request.turn}")
+        copy = write_copy(request, b"".join(lines))
+        found.head = ["--resume", copy, "--fork-session"]
+        found.notes.append(
+            f"the conversation up to turn {request.turn} is read from {copy}; the branch is a "
+            "new session, and the original transcript is left as it is."
+        )
+    if request.prompt:
+        found.tail = ["-p", request.prompt]
+    return found
+
+
+def _records(lines: list[bytes]) -> list[dict[str, object]]:
+    records = []
+    for line in lines:
+        try:
+            records.append(load_object(line.decode("utf-8")))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            raise UserError(
+                "the transcript holds a line that is not a JSON object, which is not Claude "
+                "Code's format as rewind knows it; restore the files alone with 'rewind restore N'."
+            ) from None
+    return records
+
+
+def _without_queued_prompt(lines: list[bytes]) -> list[bytes]:
+    """The lines without the queue records of the prompt the turn began with (written just
+    before the prompt event, for the prompt that follows the cut)."""
+    end = len(lines)
+    while end and b'"queue-operation"' in lines[end - 1]:
+        [record] = _records(lines[end - 1 : end])
+        if record.get("type") != "queue-operation":
+            break
+        end -= 1
+    _records(lines[max(0, end - 1) : end])  # the last line kept is a whole record
+    return lines[:end]
+
+
+def _version(lines: list[bytes]) -> str:
+    """The client version the newest records of the transcript name ('' when none does)."""
+    for record in reversed(_records(lines[-_VERSION_LINES:])):
+        version = record.get("version")
+        if isinstance(version, str) and version:
+            return version
+    return ""

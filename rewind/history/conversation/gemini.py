@@ -1,0 +1,58 @@
+"""Gemini CLI: a copy of the session file up to the cut, given to ``--session-file``.
+
+The session file (``~/.gemini/tmp/<project>/chats/session-*.jsonl``) is append-only JSON
+lines: a header, messages, ``$set`` and ``$rewindTo`` records. At the prompt event the new
+prompt is not in it yet, so its size then is the cut. ``gemini --session-file COPY`` reads the
+copy and writes the branch as a new session of the project it runs in (the client also leaves a
+small second session file of its own); the copy and the original are only read.
+"""
+
+from __future__ import annotations
+
+from rewind.errors import UserError
+from rewind.history.conversation.branch import (
+    Branch,
+    Request,
+    transcript_prefix,
+    whole_lines,
+    write_copy,
+)
+from rewind.history.conversation.clients import CLIENTS
+from rewind.store.fastjson import load_object
+
+CLIENT = CLIENTS["gemini"]
+
+
+def branch(request: Request) -> Branch:
+    found = Branch(CLIENT.agent, request.program)
+    CLIENT.check(request.cut.version, f"the client that recorded turn {request.turn}")
+    if not request.cut.offset:
+        found.notes.append(f"turn {request.turn} began the conversation: this starts a new one.")
+    else:
+        data = whole_lines(transcript_prefix(request))
+        _check_format(data, request.turn)
+        copy = write_copy(request, data)
+        found.head = ["--session-file", copy]
+        found.notes.append(
+            f"the conversation up to turn {request.turn} is read from {copy}; the branch is a "
+            "new session, and the original session file is left as it is."
+        )
+    if request.prompt:
+        found.tail = ["-p", request.prompt]
+    return found
+
+
+def _check_format(data: bytes, turn: int) -> None:
+    """The copy starts with a session header and ends with a whole record."""
+    lines = data.splitlines()
+    try:
+        first = load_object(lines[0].decode("utf-8")) if lines else {}
+        load_object(lines[-1].decode("utf-8")) if lines else {}
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        first = {}
+    if not isinstance(first.get("sessionId"), str):
+        raise UserError(
+            f"the session file of turn {turn} is not in Gemini CLI's format as rewind knows it "
+            f"(a JSON lines file that begins with a session header); restore the files alone "
+            f"with 'rewind restore {turn}'."
+        )

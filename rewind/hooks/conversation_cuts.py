@@ -1,0 +1,140 @@
+"""The cut point of each agent's conversation at its prompt event
+(rewind.history.conversation.cut_point): one ``stat`` and one read of at most ``TAIL`` bytes of
+the transcript, and the client's version where the event's environment tells it cheaply.
+
+What each agent gives (read from the clients in docs/conversation.md):
+
+- Claude Code: ``transcript_path`` and ``prompt_id``; its transcript is append-only JSONL, and
+  every chain record carries ``"version"``, so the tail read for the fingerprint usually holds it.
+- Gemini CLI: ``transcript_path``; append-only JSONL; the version is in the ``package.json``
+  of the script its process runs (on Linux, through ``/proc``).
+- Codex: ``transcript_path`` and ``turn_id`` (its own fork cuts by turn); the version is in
+  ``$CODEX_MANAGED_PACKAGE_ROOT/package.json`` when npm installed it.
+- Copilot CLI: no transcript path and a file written late, so no offset: the prompt's
+  ``timestamp`` finds the turn in ``~/.copilot/session-state/SESSION/events.jsonl`` at resume
+  time; the version is in ``$COPILOT_CLI_BINARY_VERSION``.
+
+A cut point that cannot be taken is logged and the turn starts all the same.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from rewind.history.conversation.cut_point import TAIL, CutPoint, fingerprint
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rewind.hooks.context import HookContext
+
+_VERSION = re.compile(rb'"version"\s*:\s*"(\d+\.\d+[^"\\]{0,40})"')
+_PACKAGE_VERSION = re.compile(rb'"version"\s*:\s*"([^"\\]{1,40})"')
+
+
+def claude_code(context: HookContext) -> CutPoint | None:
+    session = context.text("session_id")
+    transcript = context.text("transcript_path")
+    if not session or not transcript:
+        return None
+    offset, tail = transcript_cut(transcript)
+    versions = _VERSION.findall(tail)
+    version = versions[-1].decode("ascii", "replace") if versions else ""
+    return CutPoint(
+        "claude-code",
+        session,
+        transcript,
+        offset,
+        fingerprint(tail),
+        context.text("prompt_id"),
+        version,
+    )
+
+
+def gemini(context: HookContext) -> CutPoint | None:
+    session = context.text("session_id")
+    transcript = context.text("transcript_path")
+    if not session or not transcript:
+        return None
+    offset, tail = transcript_cut(transcript)
+    version = _parent_package_version(("gemini-cli",))
+    return CutPoint("gemini", session, transcript, offset, fingerprint(tail), "", version)
+
+
+def codex(context: HookContext) -> CutPoint | None:
+    session = context.text("session_id")
+    transcript = context.text("transcript_path")
+    turn = context.text("turn_id")
+    if not session or not transcript or not turn:
+        return None
+    offset, tail = transcript_cut(transcript)
+    root = os.environ.get("CODEX_MANAGED_PACKAGE_ROOT", "")
+    version = _package_version(os.path.join(root, "package.json")) if root else ""
+    return CutPoint("codex", session, transcript, offset, fingerprint(tail), turn, version)
+
+
+def copilot(context: HookContext) -> CutPoint | None:
+    session = context.text("sessionId")
+    stamp = context.payload.get("timestamp")
+    if type(stamp) is not int or not session or os.sep in session or session.startswith("."):
+        return None
+    transcript = os.path.join(copilot_home(), "session-state", session, "events.jsonl")
+    version = os.environ.get("COPILOT_CLI_BINARY_VERSION", "")[:40]
+    return CutPoint("copilot", session, transcript, None, "", str(stamp), version)
+
+
+def copilot_home() -> str:
+    """Where Copilot CLI keeps its state: ``$COPILOT_HOME``, else ``~/.copilot``."""
+    return os.environ.get("COPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".copilot")
+
+
+def transcript_cut(path: str) -> tuple[int, bytes]:
+    """The transcript's size as the cut, at the end of its last whole line (a line half
+    written is after the cut), and the ``TAIL`` bytes just before it (fewer when the cut is
+    nearer the start). A transcript that does not exist yet (a conversation's first prompt)
+    is cut at 0."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return 0, b""
+    try:
+        offset = os.fstat(fd).st_size
+        tail = _before(fd, offset)
+        whole = tail.rfind(b"\n") + 1
+        if 0 < whole < len(tail):  # a line half written: cut before it
+            offset -= len(tail) - whole
+            tail = _before(fd, offset)
+    finally:
+        os.close(fd)
+    return offset, tail
+
+
+def _before(fd: int, offset: int) -> bytes:
+    start = max(0, offset - TAIL)
+    return os.pread(fd, offset - start, start)
+
+
+def _parent_package_version(names: tuple[str, ...]) -> str:
+    """The version in the ``package.json`` of the script the hook's parent process runs, when
+    one of its arguments is inside a package folder named in ``names`` (Linux only)."""
+    try:
+        with open(f"/proc/{os.getppid()}/cmdline", "rb") as handle:
+            arguments = handle.read(8192).split(b"\0")
+    except OSError:
+        return ""
+    for argument in arguments[:4]:
+        path = os.fsdecode(argument)
+        for name in names:
+            at = path.find(f"/{name}/")
+            if at >= 0:
+                return _package_version(path[: at + len(name) + 1] + "/package.json")
+    return ""
+
+
+def _package_version(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            found = _PACKAGE_VERSION.search(handle.read(65536))
+    except OSError:
+        return ""
+    return found.group(1).decode("ascii", "replace") if found else ""
