@@ -68,7 +68,7 @@ def run(
     if conversation:  # refused before any file changes when it cannot be resumed
         cut = cut_point_of(chosen)
         if not dry_run:
-            installed(client_of(cut.agent))
+            installed(client_of(cut.agent), chosen.number)
     only = [store.root.stored_name(path) for path in paths] if paths else None
     plan = plan_restore(store, entries, chosen, only)
     code = carry_out(store, plan, list_all=list_all, **options)

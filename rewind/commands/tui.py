@@ -31,4 +31,8 @@ def run(*, session: str | None, remote: str | None = None) -> int:
         if isinstance(error, BaseException):
             raise TuiCrashed(f"the TUI stopped on {error!r}") from error
         raise TuiCrashed(f"the TUI stopped with exit code {app.return_code}")
+    if app.resume is not None:  # chosen in the rewind menu: the agent's client takes over
+        from rewind.commands.resume import resume_from
+
+        return resume_from(app.store, app.resume, "", False, False, [])
     return int(ExitCode.OK)

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 _VERSION = re.compile(rb'"version"\s*:\s*"(\d+\.\d+[^"\\]{0,40})"')
 _PACKAGE_VERSION = re.compile(rb'"version"\s*:\s*"([^"\\]{1,40})"')
+# How many of the hook's ancestors are looked at for the client's program (a shell may be
+# between the client and the hook).
+_ANCESTORS = 3
 
 
 def claude_code(context: HookContext) -> CutPoint | None:
@@ -115,19 +118,34 @@ def _before(fd: int, offset: int) -> bytes:
 
 
 def _parent_package_version(names: tuple[str, ...]) -> str:
-    """The version in the ``package.json`` of the script the hook's parent process runs, when
-    one of its arguments is inside a package folder named in ``names`` (Linux only)."""
-    try:
-        with open(f"/proc/{os.getppid()}/cmdline", "rb") as handle:
-            arguments = handle.read(8192).split(b"\0")
-    except OSError:
-        return ""
-    for argument in arguments[:4]:
-        path = os.fsdecode(argument)
-        for name in names:
-            at = path.find(f"/{name}/")
-            if at >= 0:
-                return _package_version(path[: at + len(name) + 1] + "/package.json")
+    """The version in the ``package.json`` of the script one of the hook's nearest ancestor
+    processes runs, when one of its first arguments is, links to, a file of a package folder
+    named in ``names`` (Linux only: through ``/proc``)."""
+    pid = os.getppid()
+    for _ in range(_ANCESTORS):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                arguments = handle.read(8192).split(b"\0")[:3]
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                parent = int(handle.read(512).rpartition(b")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            return ""
+        for argument in arguments:
+            if b"/" in argument:
+                found = _package_of(os.path.realpath(os.fsdecode(argument)), names)
+                if found:
+                    return _package_version(found)
+        if parent <= 1:
+            return ""
+        pid = parent
+    return ""
+
+
+def _package_of(path: str, names: tuple[str, ...]) -> str:
+    for name in names:
+        at = path.find(f"/{name}/")
+        if at >= 0:
+            return path[: at + len(name) + 1] + "/package.json"
     return ""
 
 

@@ -12,6 +12,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.timer import Timer
 
+from rewind.history.entry import Entry
 from rewind.history.restoring import opening
 from rewind.history.sessions import resolve_session
 from rewind.store.repository import Store
@@ -65,6 +66,9 @@ class RewindApp(App[None]):
         self.watcher: StoreWatcher | None = None
         self.undoable = False
         self.undo_session = self.session_id  # where the last restore was recorded: 'u' undoes it
+        # The turn whose conversation 'rewind tui' resumes once the TUI has closed (the rewind
+        # menu's "conversation" choices).
+        self.resume: Entry | None = None
         self._last_escape = 0.0
         self._refresh_timer: Timer | None = None
 
@@ -124,6 +128,10 @@ class RewindApp(App[None]):
     def restored(self, outcome: Any, hint: bool = True) -> None:
         """Shows what a restore did (``hint``: adds that ``u`` undoes it) and the new entry."""
         if outcome is None:
+            return
+        if getattr(outcome, "resume", None) is not None:  # the agent's client takes over
+            self.resume = outcome.resume
+            self.exit()
             return
         self.undoable = bool(outcome.undoable)
         self.undo_session = self.session_id  # restores are recorded in the session on screen

@@ -31,10 +31,12 @@ from rewind.store.repository import Store
 
 @dataclass(frozen=True)
 class RestoreOutcome:
-    """What a restore or an undo did, as one sentence, and whether ``undo_last`` reverses it."""
+    """What a restore or an undo did, as one sentence, and whether ``undo_last`` reverses it;
+    ``resume``: the turn whose conversation is to be resumed once the TUI has closed."""
 
     message: str
     undoable: bool = False
+    resume: Entry | None = None
 
 
 def plan_for(

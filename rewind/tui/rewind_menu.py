@@ -1,8 +1,11 @@
-"""The rewind menu: a session's turns newest first; choose one, then restore the code to before
-it, choose the files to restore, or see its checkpoint against now."""
+"""The rewind menu: a session's turns newest first; choose one, then restore the code and the
+conversation to before it, the code alone or the conversation alone (for the agents whose
+conversation rewind can resume: docs/conversation.md), choose the files to restore, or see its
+checkpoint against now."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar
 
 from rich.text import Text
@@ -13,6 +16,8 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from rewind.errors import UserError
+from rewind.history.conversation.clients import client_of, installed
+from rewind.history.conversation.resume import cut_point_of
 from rewind.history.entry import TURN, Entry, first_line
 from rewind.history.insight.diffs import ADDED, DELETED, MODIFIED, PENDING, entry_diffs
 from rewind.history.restoring.restore_plan import RestorePlan
@@ -26,11 +31,15 @@ from rewind.tui.file_choice import FileChoice
 from rewind.tui.restore_actions import RestoreOutcome, plan_for, restore
 
 ACTIONS = (
+    ("both", "Restore code and conversation to before this turn"),
     ("restore", "Restore code to before this turn"),
+    ("conversation", "Resume the conversation from before this turn"),
     ("choose", "Choose files to restore…"),
     ("diff", "Show the diff against now"),
     ("never", "Never mind"),
 )
+# The actions shown only for a turn whose conversation can be resumed.
+CONVERSATION_ACTIONS = frozenset({"both", "conversation"})
 PROMPT_WIDTH = 40
 
 
@@ -52,6 +61,15 @@ def turn_line(store: Store, entry: Entry) -> Text:
     line.append(f"{prompt:<{PROMPT_WIDTH}}", style="" if entry.kind == TURN else "italic")
     line.append(f"  {change_summary(store, entry)}", style="dim")
     return line
+
+
+def _not_resumable(entry: Entry) -> str:
+    """Why the conversation of ``entry`` cannot be resumed ('' when it can)."""
+    try:
+        cut_point_of(entry)
+    except UserError as error:
+        return str(error).split("; ")[0]
+    return ""
 
 
 class RewindMenu(Dialog[RestoreOutcome | None]):
@@ -101,7 +119,7 @@ class RewindMenu(Dialog[RestoreOutcome | None]):
         with Vertical():
             yield Label(self._title(), id="title", classes="title")
             yield OptionList(*turns, id="turns")
-            yield OptionList(*(Option(text, id=key) for key, text in ACTIONS), id="actions")
+            yield OptionList(id="actions")
             yield Label(self._hint(), id="hint", classes="hint")
 
     def _title(self) -> str:
@@ -115,7 +133,9 @@ class RewindMenu(Dialog[RestoreOutcome | None]):
             return "This session has no turns yet · Esc closes"
         if self.entry is None:
             return "↑↓ move · Enter chooses · Esc closes"
-        return "↑↓ move · Enter chooses · Esc goes back to the turns"
+        keys = "↑↓ move · Enter chooses · Esc goes back to the turns"
+        why = _not_resumable(self.entry)
+        return f"{keys}\nThe conversation stays as it is: {why}" if why else keys
 
     def on_mount(self) -> None:
         self.query_one("#turns", OptionList).focus()
@@ -126,6 +146,10 @@ class RewindMenu(Dialog[RestoreOutcome | None]):
             self._choose_turn(event.option.id)
         elif event.option.id == "restore":
             self._restore()
+        elif event.option.id == "both":
+            self._restore(resume=True)
+        elif event.option.id == "conversation":
+            self._resume()
         elif event.option.id == "choose":
             self._choose_files()
         elif event.option.id == "diff":
@@ -138,6 +162,15 @@ class RewindMenu(Dialog[RestoreOutcome | None]):
         self._show_stage()
 
     def _show_stage(self) -> None:
+        if self.entry is not None:
+            resumable = not _not_resumable(self.entry)
+            actions = self.query_one("#actions", OptionList)
+            actions.clear_options()
+            actions.add_options(
+                Option(text, id=key)
+                for key, text in ACTIONS
+                if resumable or key not in CONVERSATION_ACTIONS
+            )
         self.set_class(self.entry is not None, "choosing")
         self.query_one("#title", Label).update(self._title())
         self.query_one("#hint", Label).update(self._hint())
@@ -161,10 +194,30 @@ class RewindMenu(Dialog[RestoreOutcome | None]):
             self.notify(str(error), severity="error")
             return None
 
-    def _restore(self) -> None:
+    def _restore(self, resume: bool = False) -> None:
+        if resume and not self._client_ready():
+            return
         plan = self._plan()
         if plan is not None:
-            self._confirm(plan, {f.path for f in plan.files})
+            self._confirm(plan, {f.path for f in plan.files}, resume)
+
+    def _resume(self) -> None:
+        assert self.entry is not None
+        if self._client_ready():
+            message = f"Resuming the conversation from before turn {self.entry.number}…"
+            self.dismiss(RestoreOutcome(message, resume=self.entry))
+
+    def _client_ready(self) -> bool:
+        """Whether the agent's client is installed, of a version rewind resumes (else says
+        why)."""
+        assert self.entry is not None
+        try:
+            cut = cut_point_of(self.entry)
+            installed(client_of(cut.agent, self.entry.number), self.entry.number)
+        except UserError as error:
+            self.notify(str(error), severity="error")
+            return False
+        return True
 
     def _choose_files(self) -> None:
         plan = self._plan()
@@ -179,10 +232,14 @@ class RewindMenu(Dialog[RestoreOutcome | None]):
 
         self.app.push_screen(FileChoice(plan), chosen)
 
-    def _confirm(self, plan: RestorePlan, chosen: set[bytes]) -> None:
+    def _confirm(self, plan: RestorePlan, chosen: set[bytes], resume: bool = False) -> None:
         def confirmed(forced: set[bytes] | None) -> None:
-            if forced is not None:
-                self.dismiss(restore(self.store, plan, forced, chosen))
+            if forced is None:
+                return
+            outcome = restore(self.store, plan, forced, chosen)
+            if resume and outcome.undoable:  # the files are back: the conversation follows
+                outcome = replace(outcome, resume=self.entry)
+            self.dismiss(outcome)
 
         self.app.push_screen(ConfirmRestore(plan, chosen), confirmed)
 

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 
 from rewind.errors import UserError
+from rewind.history.conversation.clients import files_only
 from rewind.history.conversation.cut_point import TAIL, CutPoint, fingerprint
 from rewind.store.atomic import replace_file
 from rewind.store.repository import Store
@@ -56,20 +57,20 @@ def transcript_prefix(request: Request) -> bytes:
     cut = request.cut
     assert cut.offset is not None
     where = f"the transcript of turn {request.turn} ({cut.transcript})"
-    files_only = f"restore the files alone with 'rewind restore {request.turn}'."
+    way_out = files_only(request.turn)
     try:
         with open(cut.transcript, "rb") as handle:
             data = handle.read(cut.offset)
     except FileNotFoundError:
         raise UserError(
-            f"{where} is gone (the agent removes old conversations); {files_only}"
+            f"{where} is gone (the agent removes old conversations); {way_out}"
         ) from None
     except OSError as error:
-        raise UserError(f"{where} cannot be read ({error.strerror}); {files_only}") from None
+        raise UserError(f"{where} cannot be read ({error.strerror}); {way_out}") from None
     if len(data) < cut.offset or fingerprint(data[-TAIL:]) != cut.fingerprint:
         raise UserError(
             f"{where} no longer holds the conversation as it was when the turn began (the agent "
-            f"rewrote it); {files_only}"
+            f"rewrote it); {way_out}"
         )
     return data
 

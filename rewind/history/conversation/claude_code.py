@@ -18,7 +18,7 @@ from rewind.history.conversation.branch import (
     whole_lines,
     write_copy,
 )
-from rewind.history.conversation.clients import CLIENTS
+from rewind.history.conversation.clients import CLIENTS, files_only
 from rewind.store.fastjson import load_object
 
 CLIENT = CLIENTS["claude-code"]
@@ -32,8 +32,10 @@ def branch(request: Request) -> Branch:
         found.notes.append(f"turn {request.turn} began the conversation: this starts a new one.")
     else:
         lines = whole_lines(transcript_prefix(request)).splitlines(keepends=True)
-        lines = _without_queued_prompt(lines)
-        CLIENT.check(_version(lines), f"the transcript of turn {request.turn}")
+        lines = _without_queued_prompt(lines, request.turn)
+        CLIENT.check(
+            _version(lines, request.turn), f"the transcript of turn {request.turn}", request.turn
+        )
         copy = write_copy(request, b"".join(lines))
         found.head = ["--resume", copy, "--fork-session"]
         found.notes.append(
@@ -45,35 +47,35 @@ def branch(request: Request) -> Branch:
     return found
 
 
-def _records(lines: list[bytes]) -> list[dict[str, object]]:
+def _records(lines: list[bytes], turn: int) -> list[dict[str, object]]:
     records = []
     for line in lines:
         try:
             records.append(load_object(line.decode("utf-8")))
         except (UnicodeDecodeError, ValueError, RecursionError):
             raise UserError(
-                "the transcript holds a line that is not a JSON object, which is not Claude "
-                "Code's format as rewind knows it; restore the files alone with 'rewind restore N'."
+                f"the transcript of turn {turn} holds a line that is not a JSON object, which is "
+                f"not Claude Code's format as rewind knows it; {files_only(turn)}"
             ) from None
     return records
 
 
-def _without_queued_prompt(lines: list[bytes]) -> list[bytes]:
+def _without_queued_prompt(lines: list[bytes], turn: int) -> list[bytes]:
     """The lines without the queue records of the prompt the turn began with (written just
     before the prompt event, for the prompt that follows the cut)."""
     end = len(lines)
     while end and b'"queue-operation"' in lines[end - 1]:
-        [record] = _records(lines[end - 1 : end])
+        [record] = _records(lines[end - 1 : end], turn)
         if record.get("type") != "queue-operation":
             break
         end -= 1
-    _records(lines[max(0, end - 1) : end])  # the last line kept is a whole record
+    _records(lines[max(0, end - 1) : end], turn)  # the last line kept is a whole record
     return lines[:end]
 
 
-def _version(lines: list[bytes]) -> str:
+def _version(lines: list[bytes], turn: int) -> str:
     """The client version the newest records of the transcript name ('' when none does)."""
-    for record in reversed(_records(lines[-_VERSION_LINES:])):
+    for record in reversed(_records(lines[-_VERSION_LINES:], turn)):
         version = record.get("version")
         if isinstance(version, str) and version:
             return version

@@ -40,14 +40,13 @@ class Client:
     def series(self) -> str:
         return " and ".join(f"{series}.x" for series in self.supported)
 
-    def check(self, version: str, whose: str) -> None:
+    def check(self, version: str, whose: str, turn: int | None) -> None:
         """Refuses ``version`` (of ``whose``: "the transcript", "the installed client") when
         rewind does not know it; an unknown version (empty) passes."""
         if version and not self.supports(version):
             raise UserError(
                 f"{whose} is {self.name} {version}, and rewind resumes conversations of "
-                f"{self.name} {self.series} only; restore the files alone with "
-                "'rewind restore N', or update rewind."
+                f"{self.name} {self.series} only; {files_only(turn)[:-1]}, or update rewind."
             )
 
 
@@ -68,7 +67,12 @@ NOT_RESUMABLE = {
 }
 
 
-def client_of(agent: str) -> Client:
+def files_only(turn: int | None) -> str:
+    """The way out when the conversation cannot be resumed."""
+    return f"restore the files alone with 'rewind restore {turn or 'TURN'}'."
+
+
+def client_of(agent: str, turn: int | None = None) -> Client:
     """The client of ``agent``; a refusal saying why for an agent whose conversation cannot be
     resumed."""
     client = CLIENTS.get(agent)
@@ -79,12 +83,11 @@ def client_of(agent: str) -> Client:
     )
     names = ", ".join(found.name for found in CLIENTS.values())
     raise UserError(
-        f"{why}, so rewind cannot resume its conversation (it can for {names}); "
-        "restore the files alone with 'rewind restore N'."
+        f"{why}, so rewind cannot resume its conversation (it can for {names}); " + files_only(turn)
     )
 
 
-def installed(client: Client) -> tuple[str, str]:
+def installed(client: Client, turn: int | None = None) -> tuple[str, str]:
     """The installed client's program and version ('' when ``--version`` says none), refusing a
     version rewind does not know; a refusal saying what to do when it is not on PATH."""
     program = shutil.which(client.program)
@@ -109,5 +112,5 @@ def installed(client: Client) -> tuple[str, str]:
         ) from None
     found = _VERSION.search(done.stdout)
     version = found.group(1) if found else ""
-    client.check(version, "the installed client")
+    client.check(version, "the installed client", turn)
     return program, version

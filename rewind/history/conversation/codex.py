@@ -13,7 +13,7 @@ import os
 
 from rewind.errors import UserError
 from rewind.history.conversation.branch import Branch, Request
-from rewind.history.conversation.clients import CLIENTS
+from rewind.history.conversation.clients import CLIENTS, files_only
 from rewind.history.conversation.rpc import LINES, RpcProcess
 from rewind.store.fastjson import load_object
 
@@ -24,7 +24,7 @@ FORK_TIMEOUT = 60.0  # seconds for the app server to start and fork
 def branch(request: Request) -> Branch:
     cut = request.cut
     found = Branch(CLIENT.agent, request.program)
-    CLIENT.check(cut.version, f"the client that recorded turn {request.turn}")
+    CLIENT.check(cut.version, f"the client that recorded turn {request.turn}", request.turn)
     turns = _turns(request)
     if turns and turns[0] == cut.turn:
         found.notes.append(f"turn {request.turn} began the conversation: this starts a new one.")
@@ -45,18 +45,16 @@ def _turns(request: Request) -> list[str]:
     """The turn ids the rollout starts, in order; a refusal when the rollout or the turn is
     not there."""
     cut = request.cut
-    files_only = f"restore the files alone with 'rewind restore {request.turn}'."
+    way_out = files_only(request.turn)
     try:
         with open(cut.transcript, "rb") as handle:
             lines = [line for line in handle if b'"task_started"' in line]
     except FileNotFoundError:
         raise UserError(
-            f"Codex's rollout of turn {request.turn} ({cut.transcript}) is gone; {files_only}"
+            f"Codex's rollout of turn {request.turn} ({cut.transcript}) is gone; {way_out}"
         ) from None
     except OSError as error:
-        raise UserError(
-            f"{cut.transcript} cannot be read ({error.strerror}); {files_only}"
-        ) from None
+        raise UserError(f"{cut.transcript} cannot be read ({error.strerror}); {way_out}") from None
     turns = []
     for line in lines:
         try:
@@ -70,7 +68,7 @@ def _turns(request: Request) -> list[str]:
     if cut.turn not in turns:
         raise UserError(
             f"Codex's rollout ({cut.transcript}) has no turn {cut.turn} (turn {request.turn} "
-            f"here); {files_only}"
+            f"here); {way_out}"
         )
     return turns
 

@@ -16,7 +16,7 @@ import os
 
 from rewind.errors import UserError
 from rewind.history.conversation.branch import Branch, Request
-from rewind.history.conversation.clients import CLIENTS
+from rewind.history.conversation.clients import CLIENTS, files_only
 from rewind.history.conversation.rpc import CONTENT_LENGTH, RpcProcess
 from rewind.store.fastjson import load_object
 
@@ -27,7 +27,7 @@ FORK_TIMEOUT = 60.0  # seconds for the runtime to start and fork
 def branch(request: Request) -> Branch:
     cut = request.cut
     found = Branch(CLIENT.agent, request.program)
-    CLIENT.check(cut.version, f"the client that recorded turn {request.turn}")
+    CLIENT.check(cut.version, f"the client that recorded turn {request.turn}", request.turn)
     message, first = _turn_message(request)
     if first:
         found.notes.append(f"turn {request.turn} began the conversation: this starts a new one.")
@@ -48,19 +48,17 @@ def _turn_message(request: Request) -> tuple[str, bool]:
     """The id of the ``user.message`` event of the turn's prompt, and whether it is the
     session's first; a refusal when the events file does not hold it (yet)."""
     cut = request.cut
-    files_only = f"restore the files alone with 'rewind restore {request.turn}'."
+    way_out = files_only(request.turn)
     try:
         with open(cut.transcript, "rb") as handle:
             lines = handle.readlines()
     except FileNotFoundError:
         raise UserError(
             f"Copilot CLI's session of turn {request.turn} ({cut.transcript}) is not there (it is "
-            f"written when the agent is idle, and removed with the session); {files_only}"
+            f"written when the agent is idle, and removed with the session); {way_out}"
         ) from None
     except OSError as error:
-        raise UserError(
-            f"{cut.transcript} cannot be read ({error.strerror}); {files_only}"
-        ) from None
+        raise UserError(f"{cut.transcript} cannot be read ({error.strerror}); {way_out}") from None
     seen_prompt, earlier = False, 0
     for line in lines:
         try:
@@ -76,7 +74,7 @@ def _turn_message(request: Request) -> tuple[str, bool]:
             earlier += 1
     raise UserError(
         f"Copilot CLI's session ({cut.transcript}) does not hold turn {request.turn}'s prompt yet "
-        f"(it writes its events late); try again once the agent is idle, or {files_only}"
+        f"(it writes its events late); try again once the agent is idle, or {way_out}"
     )
 
 

@@ -25,7 +25,7 @@ CLIENT = CLIENTS["gemini"]
 
 def branch(request: Request) -> Branch:
     found = Branch(CLIENT.agent, request.program)
-    CLIENT.check(request.cut.version, f"the client that recorded turn {request.turn}")
+    CLIENT.check(request.cut.version, f"the client that recorded turn {request.turn}", request.turn)
     if not request.cut.offset:
         found.notes.append(f"turn {request.turn} began the conversation: this starts a new one.")
     else:

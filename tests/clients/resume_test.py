@@ -1,0 +1,142 @@
+"""``rewind resume``, proven with the real clients: after three prompts, the files go back to
+before the second and the conversation is resumed from there with one more prompt. The model
+then sees the first turn and the new prompt, nothing of the second or third; the agent's own
+transcripts are byte for byte as before; the branch is a conversation of its own."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.clients.claude_code import ClaudeCode
+from tests.clients.clients import CLAUDE_CODE, CODEX, GEMINI
+from tests.clients.codex import FLAGS as CODEX_FLAGS
+from tests.clients.codex import Codex
+from tests.clients.conftest import MakeWorld
+from tests.clients.copilot import Copilot, unpacked_program
+from tests.clients.gemini import Gemini
+from tests.clients.scenario import Call, Prompt, Script, calls, done
+from tests.clients.world import Client, World
+
+PROMPTS = ("First prompt alpha", "Second prompt beta", "Third prompt gamma")
+FORK = "Fork prompt delta"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One client: how it is made, how its model writes a file, the arguments a resumed run
+    takes for the tier (as ``rewind resume TURN -- ARGS``), and where its transcripts are."""
+
+    make: Callable[[Path], Client]
+    program: Callable[[], Path]
+    write: Callable[[str, str], Call]
+    arguments: tuple[str, ...]
+    transcripts: str  # a glob under the home
+
+
+CASES = {
+    "claude-code": Case(
+        ClaudeCode,
+        CLAUDE_CODE.program,
+        lambda path, text: Call("Write", {"file_path": "{root}/" + path, "content": text}),
+        ("--output-format", "json", "--dangerously-skip-permissions"),
+        ".claude/projects/*/*.jsonl",
+    ),
+    "gemini": Case(
+        Gemini,
+        GEMINI.program,
+        lambda path, text: Call("write_file", {"file_path": "{root}/" + path, "content": text}),
+        ("--yolo", "--output-format", "json"),
+        ".gemini/tmp/*/chats/*.jsonl",
+    ),
+    "codex": Case(
+        Codex,
+        CODEX.program,
+        lambda path, text: Call("exec_command", {"cmd": f"printf '{text}' > {path}"}),
+        CODEX_FLAGS,
+        ".codex/sessions/*/*/*/*.jsonl",
+    ),
+    "copilot": Case(
+        Copilot,
+        unpacked_program,
+        lambda path, text: Call("create", {"path": "{root}/" + path, "file_text": text}),
+        ("--allow-all-tools", "--output-format", "json"),
+        ".copilot/session-state/*/events.jsonl",
+    ),
+}
+
+
+def script(case: Case) -> Script:
+    written = [
+        Prompt(text, (calls(case.write(f"file{at}.txt", f"turn {at}\\n")), done(f"Reply {at}.")))
+        for at, text in enumerate(PROMPTS, 1)
+    ]
+    return Script([*written, Prompt(FORK, (done("Reply fork."),))])
+
+
+def digests(world: World, pattern: str) -> dict[Path, str]:
+    return {
+        path: hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(world.home.glob(pattern))
+    }
+
+
+def resume(
+    world: World, program: Path, turn: int, *arguments: str
+) -> subprocess.CompletedProcess[str]:
+    """``rewind resume TURN --prompt FORK -- ARGUMENTS`` with the client on PATH."""
+    env = world.env
+    env["PATH"] = f"{program.parent}{os.pathsep}{env['PATH']}"
+    return subprocess.run(
+        [world.rewind.rewind, "resume", str(turn), "--prompt", FORK, "--", *arguments],
+        cwd=world.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def sent_with(world: World, text: str) -> list[str]:
+    """The bodies of the requests to the model that hold ``text``, as JSON text."""
+    bodies = [json.dumps(request.body) for request in world.server.requests]
+    return [body for body in bodies if text in body]
+
+
+@pytest.mark.parametrize("agent", sorted(CASES))
+def test_the_conversation_resumes_from_before_a_turn_with_the_files(
+    make_world: MakeWorld, agent: str
+) -> None:
+    case = CASES[agent]
+    program = case.program()
+    world = make_world(case.make(program), script(case))
+    session = world.prompt(PROMPTS[0])
+    for text in PROMPTS[1:]:
+        world.prompt(text, session)
+    kept = digests(world, case.transcripts)
+    assert kept, f"no transcript of {agent} under {case.transcripts}"
+    turns = [entry for entry in world.log(session) if entry["agent"]]
+    assert [entry["prompt"] for entry in turns] == list(PROMPTS)
+
+    world.ok("restore", str(turns[1]["turn"]), "--yes", "--session", session)
+    assert world.tree() == world.before[PROMPTS[1]]
+    done_run = resume(world, program, turns[1]["turn"], *case.arguments)
+    assert done_run.returncode == 0, (done_run.stdout[-2000:], done_run.stderr[-3000:])
+
+    forked = sent_with(world, FORK)
+    assert forked, "the resumed client sent the model nothing with the new prompt"
+    for body in forked:
+        assert PROMPTS[0] in body and "Reply 1." in body, body[-3000:]
+        assert PROMPTS[1] not in body and PROMPTS[2] not in body, body[-3000:]
+    assert {
+        path: digest for path, digest in digests(world, case.transcripts).items() if path in kept
+    } == kept
+    assert world.tree() == world.before[PROMPTS[1]]  # the branch changed no file
