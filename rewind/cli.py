@@ -131,9 +131,35 @@ def _change_directory(directory: object) -> None:
 
 
 def _parse_with_argparse(arguments: list[str]) -> dict[str, object]:
+    """The options of ``arguments``: through the grammar of the one command they name, and,
+    should that not parse them as that command, through the whole grammar (whose answer,
+    an error included, is then the one given)."""
     from rewind.commands.parsing.parser import build_parser
 
+    named = _command_word(arguments)
+    if named is not None:
+        try:
+            options = vars(build_parser(only=named).parse_args(arguments))
+        except UserError:
+            pass
+        else:
+            if options.get("command") == named:
+                return options
     return vars(build_parser().parse_args(arguments))
+
+
+def _command_word(arguments: list[str]) -> str | None:
+    """The command ``arguments`` name: their first word after the options that come before a
+    command (``-C DIR`` takes a value, as does an abbreviation of ``--root``)."""
+    words = iter(arguments)
+    for word in words:
+        if word == "-C" or (len(word) > 2 and "--root".startswith(word)):
+            next(words, None)
+        elif word == "--":
+            return None
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def _write_crash_log(arguments: list[str]) -> str:
