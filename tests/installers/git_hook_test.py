@@ -671,8 +671,10 @@ def test_git_dir_and_work_tree_from_the_environment(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def pre_commit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The pre-commit framework, installed into a virtual environment of this test's own."""
-    found = shutil.which("pre-commit")
+    """The pre-commit framework: the development environment's (a dependency of the dev
+    extra), else installed into a virtual environment of this test's own."""
+    beside = Path(sys.executable).parent / "pre-commit"
+    found = str(beside) if beside.exists() else shutil.which("pre-commit")
     if found:
         return Path(found)
     venv = tmp_path_factory.mktemp("pre-commit-venv")
