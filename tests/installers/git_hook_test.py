@@ -714,6 +714,10 @@ def test_the_manifest_is_valid(pre_commit: Path) -> None:
     assert done.returncode == 0, done
 
 
+# The framework builds its hook environment by installing rewind and its dependencies with pip
+# (a dozen seconds): like the agents' clients from npm, a third-party client installed from a
+# registry, so it runs in the client tier.
+@pytest.mark.clients
 def test_through_the_pre_commit_framework_the_staged_state_is_recorded(
     repo: Path, tmp_path: Path, pre_commit: Path
 ) -> None:
