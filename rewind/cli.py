@@ -131,22 +131,48 @@ def _change_directory(directory: object) -> None:
 
 
 def _parse_with_argparse(arguments: list[str]) -> dict[str, object]:
+    """The options of ``arguments``: through the grammar of the one command they name, and,
+    should that not parse them as that command, through the whole grammar (whose answer,
+    an error included, is then the one given)."""
     from rewind.commands.parsing.parser import build_parser
 
-    if _command_word(arguments) != "resume":
-        return vars(build_parser().parse_args(arguments))
-    # 'rewind resume TURN -- ARGS': ARGS are the agent's client's, never rewind's options.
-    at = arguments.index("--") if "--" in arguments else len(arguments)
-    options = vars(build_parser().parse_args(arguments[:at]))
-    options["client_args"] = arguments[at + 1 :]
+
+def _parse_with_argparse(arguments: list[str]) -> dict[str, object]:
+    """The options of ``arguments``: through the grammar of the one command they name, and,
+    should that not parse them as that command, through the whole grammar (whose answer,
+    an error included, is then the one given). In 'rewind resume TURN -- ARGS', ARGS are
+    the agent's client's, never rewind's options."""
+    named = _command_word(arguments)
+    passed_on = None
+    if named == "resume":
+        at = arguments.index("--") if "--" in arguments else len(arguments)
+        arguments, passed_on = arguments[:at], arguments[at + 1 :]
+    options = _parsed(arguments, named)
+    if passed_on is not None:
+        options["client_args"] = passed_on
     return options
 
 
+def _parsed(arguments: list[str], named: str | None) -> dict[str, object]:
+    from rewind.commands.parsing.parser import build_parser
+
+    if named is not None:
+        try:
+            options = vars(build_parser(only=named).parse_args(arguments))
+        except UserError:
+            pass
+        else:
+            if options.get("command") == named:
+                return options
+    return vars(build_parser().parse_args(arguments))
+
+
 def _command_word(arguments: list[str]) -> str | None:
-    """The command named in ``arguments`` (after the options that come before it)."""
+    """The command ``arguments`` name: their first word after the options that come before a
+    command (``-C DIR`` takes a value, as does an abbreviation of ``--root``)."""
     words = iter(arguments)
     for word in words:
-        if word in ("-C", "--root"):
+        if word == "-C" or (len(word) > 2 and "--root".startswith(word)):
             next(words, None)
         elif word == "--":
             return None

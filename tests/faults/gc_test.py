@@ -223,7 +223,7 @@ def test_gc_killed_before_any_of_its_changes(project: Path, forget: bool) -> Non
     changes = int(counting.stdout.split("changes")[-1])
     assert changes > 20, counting.stdout  # packs rolled up or replaced, loose objects removed
     points = range(1, changes + 1)
-    chosen = list(points) if LONG else sorted({1, changes, *rng.sample(points, 8)})
+    chosen = list(points) if LONG else sorted({1, changes, *rng.sample(points, 4)})
     for at in chosen:
         why = f"[seed {seed}, killed before change {at} of {changes}] "
         world.put_back()
@@ -240,7 +240,7 @@ def test_gc_killed_at_random_moments(project: Path) -> None:
     ok("gc")
     duration = time.monotonic() - started
     kills = 0
-    for attempt in range(40 if LONG else 8):
+    for attempt in range(40 if LONG else 5):
         world.put_back()
         delay = rng.uniform(0.05, 1.0) * duration
         outcome = run_and_kill(rewind_argv("gc"), project, delay)

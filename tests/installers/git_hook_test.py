@@ -671,8 +671,10 @@ def test_git_dir_and_work_tree_from_the_environment(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def pre_commit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The pre-commit framework, installed into a virtual environment of this test's own."""
-    found = shutil.which("pre-commit")
+    """The pre-commit framework: the development environment's (a dependency of the dev
+    extra), else installed into a virtual environment of this test's own."""
+    beside = Path(sys.executable).parent / "pre-commit"
+    found = str(beside) if beside.exists() else shutil.which("pre-commit")
     if found:
         return Path(found)
     venv = tmp_path_factory.mktemp("pre-commit-venv")
@@ -712,6 +714,10 @@ def test_the_manifest_is_valid(pre_commit: Path) -> None:
     assert done.returncode == 0, done
 
 
+# The framework builds its hook environment by installing rewind and its dependencies with pip
+# (a dozen seconds): like the agents' clients from npm, a third-party client installed from a
+# registry, so it runs in the client tier.
+@pytest.mark.clients
 def test_through_the_pre_commit_framework_the_staged_state_is_recorded(
     repo: Path, tmp_path: Path, pre_commit: Path
 ) -> None:

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import cast
 
 from rewind.commands.parsing.hook_commands import add_hook_commands
 from rewind.commands.parsing.reading_commands import add_reading_commands
@@ -12,7 +13,7 @@ from rewind.commands.parsing.remote_commands import add_remote_commands
 from rewind.commands.parsing.restoring_commands import add_restoring_commands
 from rewind.commands.parsing.session_commands import add_session_commands
 from rewind.commands.parsing.setup_commands import add_setup_commands
-from rewind.commands.parsing.shared import RewindParser
+from rewind.commands.parsing.shared import Commands, RewindParser
 from rewind.commands.parsing.upkeep_commands import add_upkeep_commands
 
 DESCRIPTION = "Per-turn undo history for files changed by coding agents."
@@ -22,12 +23,15 @@ EPILOG = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole grammar. The groups are added in the order 'rewind --help' lists the commands
-    (and docs/cli.md documents them)."""
+    (and docs/cli.md documents them). With ``only``, the grammar of that command alone: what
+    one run of it needs, at a tenth of the cost of the whole (the others' help and errors
+    come from the whole grammar: rewind.cli)."""
     parser = RewindParser(prog="rewind", description=DESCRIPTION, epilog=EPILOG)
     _add_global_options(parser)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    every = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    commands = every if only is None else cast(Commands, _OnlyOne(every, only))
     add_hook_commands(commands)  # begin, track, end, hook
     add_reading_commands(commands)  # log, history, blame, show, diff
     add_restoring_commands(commands)  # restore, undo, apply, extract
@@ -36,6 +40,29 @@ def build_parser() -> argparse.ArgumentParser:
     add_upkeep_commands(commands)  # status, stats, check, gc, forget
     add_setup_commands(commands)  # completion, demo, install, uninstall, doctor, watch, help, tui
     return parser
+
+
+class _OnlyOne:
+    """The sub-parsers of :func:`build_parser` where only ``only`` is built."""
+
+    def __init__(self, commands: Commands, only: str) -> None:
+        self.commands = commands
+        self.only = only
+
+    def add_parser(self, name: str, **options: object) -> object:
+        if name != self.only:
+            return _Unbuilt()
+        return self.commands.add_parser(name, **options)  # type: ignore[arg-type]
+
+
+class _Unbuilt:
+    """Takes whatever a builder adds to a command that is not the one being run."""
+
+    def __getattr__(self, name: str) -> object:
+        return self._ignore
+
+    def _ignore(self, *_: object, **__: object) -> _Unbuilt:
+        return self
 
 
 def _add_global_options(parser: argparse.ArgumentParser) -> None:

@@ -7,7 +7,6 @@ import sys
 from typing import Any, TextIO, cast
 
 from rewind.errors import UserError
-from rewind.history.remote.fetched import fetched_sessions, open_fetched
 from rewind.history.restoring.opening import open_current_store
 from rewind.history.sessions import list_sessions, resolve_session
 from rewind.store.repository import Store
@@ -17,6 +16,8 @@ def session_to_read(session: str | None, remote: str | None) -> tuple[Store, str
     """The store to read (a read-only view for a fetched session) and the session's id."""
     store = open_current_store()
     if remote is not None:
+        from rewind.history.remote.fetched import open_fetched  # loaded for --remote only
+
         return open_fetched(store, remote, session)
     return store, local_session(store, session)
 
@@ -34,6 +35,8 @@ def local_session(store: Store, session: str | None) -> str:
 
 def _point_to_fetched(store: Store) -> None:
     """A clone that only fetched sessions so far: say how to read them."""
+    from rewind.history.remote.fetched import fetched_sessions
+
     fetched = fetched_sessions(store)
     if fetched:
         remote = fetched[-1].remote
