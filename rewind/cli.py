@@ -133,13 +133,6 @@ def _change_directory(directory: object) -> None:
 def _parse_with_argparse(arguments: list[str]) -> dict[str, object]:
     """The options of ``arguments``: through the grammar of the one command they name, and,
     should that not parse them as that command, through the whole grammar (whose answer,
-    an error included, is then the one given)."""
-    from rewind.commands.parsing.parser import build_parser
-
-
-def _parse_with_argparse(arguments: list[str]) -> dict[str, object]:
-    """The options of ``arguments``: through the grammar of the one command they name, and,
-    should that not parse them as that command, through the whole grammar (whose answer,
     an error included, is then the one given). In 'rewind resume TURN -- ARGS', ARGS are
     the agent's client's, never rewind's options."""
     named = _command_word(arguments)
