@@ -383,9 +383,37 @@ hunk [y,n,q,a,d,?]?`; the answers are the confirmation. The plan is followed by 
 the file now to what it will hold; `--dry-run --json` adds `hunks` and `diff` to each file.
 Binary files and symlinks are refused.
 
+**The conversation too**: `--conversation` then resumes the agent's conversation from just
+before `TURN`, as `rewind resume TURN` does, once the files are restored. Whether it can be
+resumed (a turn of Claude Code, Gemini CLI, Codex or Copilot CLI with its cut point, and the
+client installed in a version rewind knows) is checked before any file is written; it takes the
+whole turn (not with `--path`, `--version`, `--patch` or `--hunks`).
+
 The rules, with worked examples: [restore.md](restore.md) (versions:
 [one version of one file](restore.md#restoring-one-version-of-one-file); hunks:
 [partial rewinds](restore.md#partial-rewinds-hunks-and-lines)).
+""",
+    "resume": """\
+Continues the agent's own conversation from just before `TURN`, as a new branch of it, in the
+project's root: Claude Code from a copy of its transcript up to the turn (`claude --resume COPY
+--fork-session`), Gemini CLI from a copy of its session file (`gemini --session-file COPY`),
+Codex and Copilot CLI through their own fork (`codex resume NEW`, `copilot --resume NEW`). The
+agent's transcripts are only read: copies are written in the store's `rewind/conversations/`,
+and the branch is a new conversation (and a new session of rewind's). A turn that began the
+conversation starts a new one.
+
+Without `--prompt` the client starts interactively (rewind's process becomes the client's);
+with `--prompt TEXT` it is sent TEXT as the first prompt of the branch and exits when done.
+Arguments after `--` go to the client. `--print` prints the command (`cd ROOT && ...`) instead;
+`--print --json` prints `{"format": 1, "turn": N, "agent": "...", "argv": [...], "cwd": "...",
+"session": "NEW" or null, "notes": [...]}`. Codex and Copilot CLI fork with their client even for
+`--print`.
+
+Refused (exit 1, nothing changed): an entry that is not an agent's turn; Cline, Cursor and
+Windsurf (their conversations live in the editor's storage); a turn recorded before rewind took
+cut points; a transcript gone, cut or rewritten since; a client not on PATH, or of a version
+rewind was not tried with (the refusal names those). `rewind restore TURN` still restores the
+files. See [the conversation](conversation.md).
 """,
     "undo": """\
 Reverses the session's most recent restore or undo, exactly: every file it wrote goes back to

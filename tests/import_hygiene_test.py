@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ok
+from tests.conftest import ok, run_rewind
 
 HEAVY = ("pygit2", "textual", "rich", "watchdog", "platformdirs")
 # Not heavy by themselves, but each costs milliseconds the hook path does not need.
@@ -107,6 +107,32 @@ def test_an_edit_hook_loads_nothing_heavy(project: Path) -> None:
     assert code == 0
     assert "rewind.hooks.claude_code" in modules and "rewind.history.recording.turns" in modules
     assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
+
+
+@pytest.mark.parametrize(
+    ("agent", "fields"),
+    [
+        ("claude-code", {"hook_event_name": "UserPromptSubmit", "prompt_id": "p"}),
+        ("gemini", {"hook_event_name": "BeforeAgent"}),
+        ("codex", {"hook_event_name": "UserPromptSubmit", "turn_id": "t"}),
+    ],
+)
+def test_a_prompt_that_takes_the_conversations_cut_point_loads_nothing_heavy(
+    project: Path, tmp_path: Path, agent: str, fields: dict[str, str]
+) -> None:
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_text('{"type":"user","version":"2.1.332"}\n' * 200)
+    payload = json_text(
+        session_id="s", cwd=str(project), transcript_path=str(transcript), prompt="hi", **fields
+    )
+    code, modules = loaded_after("hook", agent, stdin=payload)
+    assert code == 0
+    assert (
+        "rewind.hooks.conversation_cuts" in modules and "rewind.history.recording.turns" in modules
+    )
+    assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
+    done = run_rewind("resume", "1", "--session", "s", "--print")
+    assert "has no record of where" not in done.stderr  # the cut point was taken
 
 
 def test_a_copilot_hook_loads_nothing_heavy(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

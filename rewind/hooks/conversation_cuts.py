@@ -20,7 +20,6 @@ A cut point that cannot be taken is logged and the turn starts all the same.
 from __future__ import annotations
 
 import os
-import re
 
 from rewind.history.conversation.cut_point import TAIL, CutPoint, fingerprint
 
@@ -28,8 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rewind.hooks.context import HookContext
 
-_VERSION = re.compile(rb'"version"\s*:\s*"(\d+\.\d+[^"\\]{0,40})"')
-_PACKAGE_VERSION = re.compile(rb'"version"\s*:\s*"([^"\\]{1,40})"')
+_VERSION_KEY = b'"version":"'
 # How many of the hook's ancestors are looked at for the client's program (a shell may be
 # between the client and the hook).
 _ANCESTORS = 3
@@ -41,8 +39,7 @@ def claude_code(context: HookContext) -> CutPoint | None:
     if not session or not transcript:
         return None
     offset, tail = transcript_cut(transcript)
-    versions = _VERSION.findall(tail)
-    version = versions[-1].decode("ascii", "replace") if versions else ""
+    version = _last_version(tail)
     return CutPoint(
         "claude-code",
         session,
@@ -152,7 +149,24 @@ def _package_of(path: str, names: tuple[str, ...]) -> str:
 def _package_version(path: str) -> str:
     try:
         with open(path, "rb") as handle:
-            found = _PACKAGE_VERSION.search(handle.read(65536))
+            data = handle.read(65536)
     except OSError:
         return ""
-    return found.group(1).decode("ascii", "replace") if found else ""
+    return _version_after(data, data.find(b'"version"'))
+
+
+def _last_version(data: bytes) -> str:
+    """The value of the last ``"version":"..."`` in ``data`` (the way the client writes its
+    records, without spaces), or ''."""
+    return _version_after(data, data.rfind(_VERSION_KEY))
+
+
+def _version_after(data: bytes, at: int) -> str:
+    """The version whose key starts at ``at`` (-1: none): a string of digits and dots first."""
+    if at < 0:
+        return ""
+    start = data.find(b'"', data.find(b":", at) + 1) + 1
+    end = data.find(b'"', start)
+    value = data[start:end] if 0 < start <= end <= start + 40 else b""
+    text = value.decode("ascii", "replace")
+    return text if text[:1].isdigit() and "." in text else ""

@@ -11,8 +11,7 @@ conversation up to there.
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
+from rewind.store.digest import sha1_hex
 
 # How many bytes before the cut its fingerprint covers (and the most a prompt hook reads).
 TAIL = 4096
@@ -20,7 +19,6 @@ TAIL = 4096
 _MAX_TEXT = 4096
 
 
-@dataclass(frozen=True)
 class CutPoint:
     """``agent`` (as ``rewind install`` names it); ``session``, the agent's own session id;
     ``transcript``, the file the agent keeps the conversation in; ``offset``, its size just
@@ -28,15 +26,36 @@ class CutPoint:
     ``fingerprint``, of the :data:`TAIL` bytes before ``offset``; ``turn``, the agent's own
     key of the turn where it sends one (Codex's ``turn_id``, Copilot's prompt ``timestamp``,
     Claude Code's ``prompt_id``); ``version``, the client's version when it could be told
-    cheaply."""
+    cheaply. (A plain class: the prompt hook makes one, and dataclasses costs it an import.)"""
 
-    agent: str
-    session: str
-    transcript: str
-    offset: int | None = None
-    fingerprint: str = ""
-    turn: str = ""
-    version: str = ""
+    __slots__ = ("agent", "fingerprint", "offset", "session", "transcript", "turn", "version")
+
+    def __init__(
+        self,
+        agent: str,
+        session: str,
+        transcript: str,
+        offset: int | None = None,
+        fingerprint: str = "",
+        turn: str = "",
+        version: str = "",
+    ) -> None:
+        self.agent = agent
+        self.session = session
+        self.transcript = transcript
+        self.offset = offset
+        self.fingerprint = fingerprint
+        self.turn = turn
+        self.version = version
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CutPoint) and self.to_json() == other.to_json()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.to_json().items()))
+
+    def __repr__(self) -> str:
+        return f"CutPoint({self.to_json()!r})"
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -73,4 +92,4 @@ class CutPoint:
 
 def fingerprint(tail: bytes) -> str:
     """The fingerprint of the bytes just before a cut (at most :data:`TAIL` of them)."""
-    return hashlib.sha1(tail[-TAIL:], usedforsecurity=False).hexdigest()
+    return sha1_hex(tail[-TAIL:])
