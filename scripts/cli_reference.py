@@ -250,16 +250,20 @@ plus the file now. `--json` prints runs of lines with the same origin; see
 [the other JSON outputs](#output-of-the-other---json-options).
 """,
     "show": """\
-Prints `KIND N (ENTRY-ID)  TIME  PROMPT [LABELS]`, then a git-style unified diff of every file
-the entry touched, from its state before the entry to its state after it. A change of
+Prints `KIND N (ENTRY-ID)  TIME  PROMPT [LABELS]`; for a turn whose agent's conversation can be
+resumed from before it, `conversation: AGENT session SESSION ('rewind resume N')`; then a
+git-style unified diff of every file the entry touched, from its state before the entry to its
+state after it. A change of
 permission bits shows as `old mode` / `new mode` lines; a symlink's diff is the change of its
 target. A file without a text diff is listed as `PATH: STATUS`.
 
 `--json` prints one object: the entry as an element of
 [`log --json`](#output-of-rewind-log---json) (the same keys, with the labels of `rewind label`
-too), plus `"format": 1`, and in each object of `files` one more key, `diff`: the unified diff
-as text (what `show` prints for that file, without colour), or `null` when the file has no text
-diff (binary, a mode change only, no state from before). See
+too), plus `"format": 1`, `conversation` (where the agent's conversation stood before the
+turn, the fields of [the conversation](conversation.md#where-each-turns-conversation-stood), or
+`null`), and in each object of `files` one more key, `diff`: the unified diff as text (what
+`show` prints for that file, without colour), or `null` when the file has no text diff (binary,
+a mode change only, no state from before). See
 [the other JSON outputs](#output-of-the-other---json-options).
 
 `--path P` prints only that file's diff, cut into numbered **hunks** (each one run of

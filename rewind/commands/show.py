@@ -6,6 +6,7 @@ from rewind.commands.output.records_json import entry_json, entry_key_json, path
 from rewind.commands.output.render import PROMPT_WIDTH, colour_diff, local_time, paint, use_colour
 from rewind.commands.parsing.reading import print_fetched_safely, session_to_read
 from rewind.errors import StoreError
+from rewind.history.conversation.cut_point import CutPoint
 from rewind.history.entry import Entry, first_line
 from rewind.history.insight.diffs import entry_diffs
 from rewind.history.lookup import find
@@ -38,7 +39,12 @@ def run(
     names = all_labels(entry, labels_of(store, head.session_id))
     if as_json:
         diffs = entry_diffs(store, entry, with_text=True)
-        shown = {"format": FORMAT, **entry_json(entry, diffs, names)}
+        cut = CutPoint.from_json(entry.conversation)
+        shown = {
+            "format": FORMAT,
+            **entry_json(entry, diffs, names),
+            "conversation": cut.to_json() if cut is not None else None,
+        }
         files = shown["files"]
         assert isinstance(files, list)
         for item, diff in zip(files, diffs, strict=True):
@@ -55,6 +61,9 @@ def run(
             colour,
         )
     )
+    cut = CutPoint.from_json(entry.conversation)
+    if cut is not None:
+        print(f"conversation: {cut.agent} session {cut.session} ('rewind resume {entry.number}')")
     for diff in entry_diffs(store, entry, with_text=True):
         if diff.text:
             print(colour_diff(diff.text, colour), end="")

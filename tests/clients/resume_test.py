@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.clients.claude_code import ClaudeCode
-from tests.clients.clients import CLAUDE_CODE, CODEX, GEMINI
+from tests.clients.clients import CLAUDE_CODE, CODEX, COPILOT, GEMINI
 from tests.clients.codex import FLAGS as CODEX_FLAGS
 from tests.clients.codex import Codex
 from tests.clients.conftest import MakeWorld
@@ -39,6 +39,7 @@ class Case:
     write: Callable[[str, str], Call]
     arguments: tuple[str, ...]
     transcripts: str  # a glob under the home
+    version: str  # the client's version, as its hooks let rewind tell it
 
 
 CASES = {
@@ -48,6 +49,7 @@ CASES = {
         lambda path, text: Call("Write", {"file_path": "{root}/" + path, "content": text}),
         ("--output-format", "json", "--dangerously-skip-permissions"),
         ".claude/projects/*/*.jsonl",
+        CLAUDE_CODE.version,
     ),
     "gemini": Case(
         Gemini,
@@ -55,6 +57,7 @@ CASES = {
         lambda path, text: Call("write_file", {"file_path": "{root}/" + path, "content": text}),
         ("--yolo", "--output-format", "json"),
         ".gemini/tmp/*/chats/*.jsonl",
+        GEMINI.version,
     ),
     "codex": Case(
         Codex,
@@ -62,6 +65,7 @@ CASES = {
         lambda path, text: Call("exec_command", {"cmd": f"printf '{text}' > {path}"}),
         CODEX_FLAGS,
         ".codex/sessions/*/*/*/*.jsonl",
+        CODEX.version,
     ),
     "copilot": Case(
         Copilot,
@@ -69,6 +73,7 @@ CASES = {
         lambda path, text: Call("create", {"path": "{root}/" + path, "file_text": text}),
         ("--allow-all-tools", "--output-format", "json"),
         ".copilot/session-state/*/events.jsonl",
+        COPILOT.version,
     ),
 }
 
@@ -126,6 +131,9 @@ def test_the_conversation_resumes_from_before_a_turn_with_the_files(
     turns = [entry for entry in world.log(session) if entry["agent"]]
     assert [entry["prompt"] for entry in turns] == list(PROMPTS)
 
+    shown = json.loads(world.ok("show", str(turns[1]["turn"]), "--session", session, "--json"))
+    assert shown["conversation"]["agent"] == agent
+    assert shown["conversation"]["version"] == case.version  # checked against what rewind knows
     world.ok("restore", str(turns[1]["turn"]), "--yes", "--session", session)
     assert world.tree() == world.before[PROMPTS[1]]
     done_run = resume(world, program, turns[1]["turn"], *case.arguments)

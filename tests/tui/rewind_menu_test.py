@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 from textual.app import App
 from textual.screen import Screen
-from textual.widgets import OptionList
+from textual.widgets import Label, OptionList
 
 from rewind.errors import UserError
+from rewind.history.conversation.cut_point import CutPoint, fingerprint
 from rewind.history.recording import turns as recording
 from rewind.history.restoring.opening import open_store
 from rewind.store.repository import Store
@@ -322,3 +323,98 @@ class TestSnapshots:
         store = record_history(project)
         (project / "b.txt").write_bytes(b"changed outside\n")
         assert snap_compare(menu(store), press=[*TO_TURN_1, "enter"], terminal_size=(80, 24))
+
+
+def record_agent_history(root: Path, transcript: Path) -> Store:
+    """The history of :func:`record_history`, as Claude Code's turns: each with where the
+    agent's conversation stood before its prompt (a transcript growing by one exchange)."""
+    (root / "a.txt").write_bytes(b"one\n")
+    store = open_store(os.fsencode(os.path.realpath(root)), create=True)
+    for number, content in enumerate((b"one\nONE\n", b"one\nONE\nuno\n"), 1):
+        offset = transcript.stat().st_size if transcript.exists() else 0
+        data = transcript.read_bytes() if transcript.exists() else b""
+        cut = CutPoint("claude-code", "c1", str(transcript), offset, fingerprint(data), "", "")
+        recording.begin(
+            store, SESSION, prompt=f"turn {number}", agent="claude-code", conversation=cut.to_json()
+        )
+        recording.track(store, SESSION, [b"a.txt"])
+        (root / "a.txt").write_bytes(content)
+        recording.record_after(store, SESSION, close=True)
+        with transcript.open("ab") as handle:
+            handle.write(b'{"type": "user", "uuid": "u%d", "version": "2.1.332"}\n' % number)
+    return store
+
+
+def fake_claude(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``claude`` on PATH that says its version, as the installed client would."""
+    folder.mkdir()
+    program = folder / "claude"
+    program.write_text('#!/bin/sh\necho "2.1.332 (Claude Code)"\n')
+    program.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+
+
+def actions_of(screen: RewindMenu, *keys: str) -> tuple[list[str], str]:
+    """The ids of the actions offered after ``keys``, and the hint under them."""
+    seen: list[str] = []
+    hint: list[str] = []
+
+    async def run() -> None:
+        async with Host(screen).run_test(size=SIZE) as pilot:
+            await pilot.press(*keys)
+            await pilot.pause()
+            actions = screen.query_one("#actions", OptionList)
+            seen.extend(str(actions.get_option_at_index(i).id) for i in range(actions.option_count))
+            hint.append(str(screen.query_one("#hint", Label).render()))
+
+    asyncio.run(run())
+    return seen, hint[0]
+
+
+class TestTheConversation:
+    def test_a_turn_of_an_agent_offers_code_conversation_or_both(
+        self, project: Path, tmp_path: Path
+    ) -> None:
+        store = record_agent_history(project, tmp_path / "t.jsonl")
+        actions, hint = actions_of(RewindMenu(store, SESSION), "enter")
+        assert actions == ["both", "restore", "conversation", "choose", "diff", "never"]
+        assert "conversation stays" not in hint
+
+    def test_a_turn_whose_conversation_cannot_be_resumed_says_why(self, project: Path) -> None:
+        store = record_history(project)
+        actions, hint = actions_of(RewindMenu(store, SESSION), "enter")
+        assert actions == ["restore", "choose", "diff", "never"]
+        assert (
+            "The conversation stays as it is: the turn was not recorded by an agent's hook" in hint
+        )
+
+    def test_both_restores_the_files_then_hands_the_turn_over(
+        self, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        store = record_agent_history(project, tmp_path / "t.jsonl")
+        fake_claude(tmp_path / "bin", monkeypatch)
+        [outcome] = drive(menu(store), "down", "enter", "enter", "|", "enter")  # turn 1: both
+        assert isinstance(outcome, RestoreOutcome) and outcome.undoable
+        assert outcome.resume is not None and outcome.resume.number == 1
+        assert (project / "a.txt").read_bytes() == b"one\n"
+
+    def test_the_conversation_alone_changes_no_file(
+        self, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        store = record_agent_history(project, tmp_path / "t.jsonl")
+        fake_claude(tmp_path / "bin", monkeypatch)
+        before = snapshot(project)
+        [outcome] = drive(menu(store), "enter", "down", "down", "enter")  # turn 2: conversation
+        assert isinstance(outcome, RestoreOutcome)
+        assert outcome.resume is not None and outcome.resume.number == 2
+        assert snapshot(project) == before
+
+    def test_without_the_client_nothing_happens_and_it_says_so(
+        self, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        store = record_agent_history(project, tmp_path / "t.jsonl")
+        (tmp_path / "empty").mkdir()
+        monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+        before = snapshot(project)
+        assert drive(menu(store), "enter", "enter") == []  # the menu stays open
+        assert snapshot(project) == before
