@@ -6,8 +6,7 @@ Pushing sends file contents off the machine, including what the shell quicksave 
 (rewind.history.remote.privacy says which: outside the project, matching ``[remote] exclude`` or the
 built-in list, ignored by git). Such a file still travels, with each state that had content as
 ``{"kind": "not-shared"}``, so that the history stays whole: the reader sees that the turn
-touched ``.env``, not what it held. Where the agent's conversation stood before a turn (its
-transcript's path on this machine, its session) never leaves either.
+touched ``.env``, not what it held.
 
 An entry with nothing private is sent as it is (the same commit: nothing is rewritten or
 stored twice). One with a private file is **exported**: a commit with the same message, author
@@ -38,8 +37,6 @@ from rewind.store.packs import Packs
 from rewind.store.repository import Store
 
 EXPORT_MAP = "exported"
-# The key of a turn's record that says where the agent's conversation stood: held back.
-CONVERSATION = "conversation"
 _CUT = ":cut"  # the key of a commit that is a cut point: its export has no parent
 
 
@@ -196,15 +193,11 @@ class Exporter:
             for index, change in enumerate(_files(record))
             if self.private_paths.get(_path(change))
         ]
-        # Where the agent's conversation stood names this machine's files and sessions: it
-        # never leaves (docs/conversation.md).
-        local_only = CONVERSATION in record
         # Sent as it is only when it names the very parent it is sent on: a cut commit still
         # names the parent retention dropped, so it is rewritten as a root (is_cut: base None).
-        if not private and not local_only and base == parent:
+        if not private and base == parent:
             return commit
-        rewrite = private or local_only
-        tree = self._shared_tree(entries, record, private) if rewrite else _tree_line(raw)
+        tree = self._shared_tree(entries, record, private) if private else _tree_line(raw)
         return self.store.writer.write(b"commit", _with_tree_and_parent(raw, tree, base))
 
     def _shared_tree(
@@ -213,7 +206,6 @@ class Exporter:
         record: dict[str, object],
         private: list[int],
     ) -> str:
-        record.pop(CONVERSATION, None)
         files = _files(record)
         held_back: set[bytes] = set()
         for index in private:

@@ -8,6 +8,7 @@ searched for what must never reach it.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Iterator
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import error_line
+from tests.conftest import error_line, run_rewind
 from tests.support.git import git, git_bytes
 from tests.support.remote_servers import (
     KINDS,
@@ -445,3 +446,35 @@ def test_a_push_to_an_unreachable_remote_fails_in_one_sentence_and_changes_nothi
     assert store_state(a) == before
     line = error_line(a.run("fetch"))
     assert line.startswith("rewind: fetching from backup"), line
+
+
+def test_where_the_agents_conversation_stood_travels_without_the_conversation(
+    tmp_path: Path, bare: Path, a: Machine, b: Machine
+) -> None:
+    """A turn's cut point is part of its record, like its prompt and its paths: pushed with it,
+    the commit unchanged; the transcript itself never leaves (only a fingerprint of it)."""
+    transcript = a.home / ".claude" / "projects" / "calc" / "conversation-s9.jsonl"
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text('{"type": "user", "uuid": "u0", "secret": "sk-transcript-42"}\n')
+    payload = {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "s9",
+        "cwd": str(a.root),
+        "transcript_path": str(transcript),
+        "prompt": "add the parser",
+    }
+    done = run_rewind("hook", "claude-code", cwd=a.root, env=a.env, input=json.dumps(payload))
+    assert done.returncode == 0, done
+    a.ok("track", "--session", "s9", "calc.py")
+    (a.root / "calc.py").write_text("def parse(text):\n    return text\n")
+    a.ok("end", "--session", "s9")
+    local = json.loads(a.ok("show", "1", "--session", "s9", "--json"))["conversation"]
+    assert local["transcript"] == str(transcript) and local["offset"] == transcript.stat().st_size
+    with served("path", tmp_path / "served") as url:
+        connect(url, a, b)
+        a.ok("push")
+        everything = b"".join(remote_objects(bare).values())
+        assert b"sk-transcript-42" not in everything
+        b.ok("fetch")
+        shown = json.loads(b.ok("show", "1", "--remote", "backup", "--session", "s9", "--json"))
+        assert shown["conversation"] == local
