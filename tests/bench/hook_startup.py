@@ -2,18 +2,21 @@
 
 The workspace is a git work tree holding a committed 10 KB file. Each round sends, as Claude
 Code does, a JSON payload on the standard input of the installed console script
-``rewind hook claude-code``: an untimed ``UserPromptSubmit`` (a new turn), then the timed
-``PreToolUse`` of an ``Edit`` of that file, which reads the file, writes its blob and commits the
-turn: the first edit of a turn. The benchmark then makes the edit (in this process) and times the
-matching ``PostToolUse``, which records the file's after-state (information). Every round edits
-the file, so every ``PreToolUse`` stores content it has not seen before.
+``rewind hook claude-code``: a timed ``UserPromptSubmit`` (a new turn, whose hook takes the
+conversation's cut point in a 4 MB transcript that grows by a few KB a round, as Claude Code's
+does), then the timed ``PreToolUse`` of an ``Edit`` of that file, which reads the file, writes
+its blob and commits the turn: the first edit of a turn. The benchmark then makes the edit (in
+this process) and times the matching ``PostToolUse``, which records the file's after-state
+(information). Every round edits the file, so every ``PreToolUse`` stores content it has not
+seen before.
 
 The reference, interleaved with rotating order: ``python -c pass`` with the same interpreter.
 Also timed in the same rounds, to split a hook call into interpreter start-up, imports and work:
 ``python -c "import rewind.cli"`` and ``python -c "import ..."`` of every module a PreToolUse
 loads beyond the bare interpreter's (listed by ``-X importtime`` of one, before the rounds).
 
-Target: median(PreToolUse hook) / median(python -c pass) <= 3.0.
+Target: median(PreToolUse hook) / median(python -c pass) <= 3.0, and the same for the
+UserPromptSubmit.
 
 Afterwards (untimed): ``rewind log --json`` must show every timed turn holding exactly the
 edited file, and the store's log must hold no problem (a hook exits 0 whatever happens, so this
@@ -49,6 +52,7 @@ from tests.support.agent_payloads import ClaudeCode
 NAME = "hook_startup"
 FILE_SIZE = 10 * 1024
 EDITED = "src/module.py"
+TRANSCRIPT_SIZE = 4 * 1024 * 1024
 WARMUP = 3
 IMPORTTIME_RUNS = 5
 TARGET = 3.0
@@ -86,6 +90,14 @@ def imports_of(box: Sandbox, argv: list[str], cwd: Path, stdin: bytes) -> tuple[
     return "import " + ", ".join(top), len(added)
 
 
+def transcript_lines(size: int) -> bytes:
+    """About ``size`` bytes of JSON lines shaped like Claude Code's transcript records."""
+    line = json.dumps(
+        {"type": "assistant", "uuid": "0" * 36, "version": "2.1.332", "text": "x" * 900}
+    ).encode()
+    return (line + b"\n") * max(1, size // (len(line) + 1))
+
+
 def store_log(box: Sandbox) -> list[str]:
     """The problems hooks logged in every store of the sandbox (``rewind.log``)."""
     lines: list[str] = []
@@ -109,28 +121,40 @@ def run(options: argparse.Namespace) -> Report:
         env = box.env
         agent = ClaudeCode(workspace)
         counter = iter(range(1, 1_000_000))
+        transcript = box.root / "claude" / f"{agent.session}.jsonl"
+        transcript.parent.mkdir()
+        transcript.write_bytes(transcript_lines(TRANSCRIPT_SIZE))
 
-        def edit_round() -> tuple[float, float]:
-            """Prompt (untimed), PreToolUse (timed), the edit, PostToolUse (timed)."""
+        def prompt(text: str) -> bytes:
+            event = agent.prompt(text)
+            event["transcript_path"] = str(transcript)
+            return payload(event)
+
+        def edit_round() -> tuple[float, float, float]:
+            """Prompt, PreToolUse, the edit, PostToolUse, the turn's transcript (all timed but
+            the edit and the transcript)."""
             number = next(counter)
-            box.run(hook, workspace, env, stdin=payload(agent.prompt(f"edit {number}")))
+            started = box.timed(hook, workspace, env, stdin=prompt(f"edit {number}"))
             before, after = agent.edit(EDITED, "value_1 =", "value_one =")
             pre = box.timed(hook, workspace, env, stdin=payload(before))
             with (workspace / EDITED).open("ab") as handle:
                 handle.write(f"# edited in turn {number}\n".encode())
             post = box.timed(hook, workspace, env, stdin=payload(after))
-            return pre, post
+            with transcript.open("ab") as handle:
+                handle.write(transcript_lines(3 * 1024))
+            return started, pre, post
 
         times: dict[str, list[float]] = {
-            label: [] for label in ("pre", "post", "pass", "cli", "imports")
+            label: [] for label in ("prompt", "pre", "post", "pass", "cli", "imports")
         }
-        box.run(hook, workspace, env, stdin=payload(agent.prompt("imports")))
+        box.run(hook, workspace, env, stdin=prompt("imports"))
         before, after = agent.edit(EDITED, "value_1 =", "value_one =")
         hook_imports, module_count = imports_of(box, hook, workspace, payload(before))
         box.run(hook, workspace, env, stdin=payload(after))
 
         def hook_variant() -> None:
-            pre, post = edit_round()
+            started, pre, post = edit_round()
+            times["prompt"].append(started)
             times["pre"].append(pre)
             times["post"].append(post)
 
@@ -162,6 +186,10 @@ def run(options: argparse.Namespace) -> Report:
         )
         report.figure("PostToolUse / python -c pass", f"{med['post'] / med['pass']:.2f}x")
         report.figure(
+            "rewind hook claude-code, UserPromptSubmit (cut point in a 4 MB transcript)",
+            spread(times["prompt"]),
+        )
+        report.figure(
             f"python -c 'import <the {module_count} modules a PreToolUse loads>' (information)",
             spread(times["imports"]),
         )
@@ -174,6 +202,12 @@ def run(options: argparse.Namespace) -> Report:
         report.check(
             "rewind hook claude-code PreToolUse Edit (10 KB) / python -c pass",
             med["pre"] / med["pass"],
+            "<=",
+            TARGET,
+        )
+        report.check(
+            "rewind hook claude-code UserPromptSubmit (4 MB transcript) / python -c pass",
+            med["prompt"] / med["pass"],
             "<=",
             TARGET,
         )
