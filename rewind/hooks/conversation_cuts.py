@@ -20,6 +20,7 @@ A cut point that cannot be taken is logged and the turn starts all the same.
 from __future__ import annotations
 
 import os
+import stat
 
 from rewind.history.conversation.cut_point import TAIL, CutPoint, fingerprint
 
@@ -93,12 +94,16 @@ def transcript_cut(path: str) -> tuple[int, bytes]:
     written is after the cut), and the ``TAIL`` bytes just before it (fewer when the cut is
     nearer the start). A transcript that does not exist yet (a conversation's first prompt)
     is cut at 0."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)  # a fifo must not block
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return 0, b""
     try:
-        offset = os.fstat(fd).st_size
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise ValueError(f"{path} is not a regular file")
+        offset = status.st_size
         tail = _before(fd, offset)
         whole = tail.rfind(b"\n") + 1
         if 0 < whole < len(tail):  # a line half written: cut before it

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import error_line, hook, ok, run_rewind
+from tests.conftest import error_line, hook, ok, run_rewind, store_dir
 
 SESSION = "c1"
 
@@ -264,3 +264,23 @@ def test_restore_with_the_conversation_changes_nothing_when_it_cannot_resume(
     assert (project / "notes.txt").read_text() == "second\n"
     line = error_line(run_rewind("restore", "1", "--path", "notes.txt", "--conversation"))
     assert "--conversation goes back to before a whole turn" in line
+
+
+def test_a_transcript_that_is_a_fifo_blocks_neither_the_hook_nor_resume(
+    project: Path, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "t.jsonl"
+    os.mkfifo(fifo)
+    claude_prompt(project, fifo, "one")  # would block forever on opening the fifo to read
+    (project / "a.txt").write_text("a\n")
+    ok("track", "--session", SESSION, "a.txt")
+    assert "not a regular file" in (store_dir(project) / "rewind" / "rewind.log").read_text()
+    line = error_line(run_rewind("resume", "1", "--session", SESSION, "--print"))
+    assert "has no record of where Claude Code's conversation stood" in line
+    regular = tmp_path / "r.jsonl"
+    claude_turn(Transcript(regular), "zero")
+    claude_prompt(project, regular, "two")
+    regular.unlink()
+    os.mkfifo(regular)  # the agent's file replaced by a fifo before the resume
+    line = error_line(run_rewind("resume", "2", "--session", SESSION, "--print"))
+    assert "cannot be read (not a regular file)" in line

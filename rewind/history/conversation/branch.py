@@ -8,7 +8,9 @@ conversation of its own. Copies older than :data:`COPY_DAYS` are removed by the 
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import time
 from dataclasses import dataclass, field
 
@@ -59,8 +61,7 @@ def transcript_prefix(request: Request) -> bytes:
     where = f"the transcript of turn {request.turn} ({cut.transcript})"
     way_out = files_only(request.turn)
     try:
-        with open(cut.transcript, "rb") as handle:
-            data = handle.read(cut.offset)
+        data = read_transcript(cut.transcript, cut.offset)
     except FileNotFoundError:
         raise UserError(
             f"{where} is gone (the agent removes old conversations); {way_out}"
@@ -73,6 +74,20 @@ def transcript_prefix(request: Request) -> bytes:
             f"rewrote it); {way_out}"
         )
     return data
+
+
+def read_transcript(path: str, size: int | None = None) -> bytes:
+    """The first ``size`` bytes (all of them: None) of the regular file at ``path`` (an
+    OSError for anything else: a fifo would block, a device never end)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read() if size is None else handle.read(size)
+    finally:
+        os.close(fd)
 
 
 def write_copy(request: Request, data: bytes, suffix: str = ".jsonl") -> str:

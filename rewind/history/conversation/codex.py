@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from rewind.errors import UserError
-from rewind.history.conversation.branch import Branch, Request
+from rewind.history.conversation.branch import Branch, Request, read_transcript
 from rewind.history.conversation.clients import CLIENTS, files_only
 from rewind.history.conversation.rpc import LINES, RpcProcess
 from rewind.store.fastjson import load_object
@@ -47,8 +47,8 @@ def _turns(request: Request) -> list[str]:
     cut = request.cut
     way_out = files_only(request.turn)
     try:
-        with open(cut.transcript, "rb") as handle:
-            lines = [line for line in handle if b'"task_started"' in line]
+        data = read_transcript(cut.transcript)
+        lines = [line for line in data.splitlines() if b'"task_started"' in line]
     except FileNotFoundError:
         raise UserError(
             f"Codex's rollout of turn {request.turn} ({cut.transcript}) is gone; {way_out}"

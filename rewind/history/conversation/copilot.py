@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 from rewind.errors import UserError
-from rewind.history.conversation.branch import Branch, Request
+from rewind.history.conversation.branch import Branch, Request, read_transcript
 from rewind.history.conversation.clients import CLIENTS, files_only
 from rewind.history.conversation.rpc import CONTENT_LENGTH, RpcProcess
 from rewind.store.fastjson import load_object
@@ -50,8 +50,7 @@ def _turn_message(request: Request) -> tuple[str, bool]:
     cut = request.cut
     way_out = files_only(request.turn)
     try:
-        with open(cut.transcript, "rb") as handle:
-            lines = handle.readlines()
+        lines = read_transcript(cut.transcript).splitlines()
     except FileNotFoundError:
         raise UserError(
             f"Copilot CLI's session of turn {request.turn} ({cut.transcript}) is not there (it is "
