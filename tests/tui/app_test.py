@@ -587,3 +587,32 @@ class TestLongSessions:
             assert prompts(app) == ["turn 2"]
 
         run_app(project, scenario)
+
+
+class TestResumingTheConversation:
+    def test_the_menu_hands_the_turn_to_resume_and_the_tui_closes(
+        self, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from rewind.history.conversation.cut_point import CutPoint
+
+        store = open_current_store(create=True)
+        cut = CutPoint("claude-code", "c1", str(tmp_path / "t.jsonl"), 0, "", "", "")
+        begin(store, SESSION, prompt="write notes", agent="claude-code", conversation=cut.to_json())
+        track(store, SESSION, [b"notes.txt"])
+        Path("notes.txt").write_text("notes\n")
+        record_after(store, SESSION, close=True)
+        client = tmp_path / "bin" / "claude"
+        client.parent.mkdir()
+        client.write_text('#!/bin/sh\necho "2.1.332 (Claude Code)"\n')
+        client.chmod(0o755)
+        monkeypatch.setenv("PATH", f"{client.parent}{os.pathsep}{os.environ['PATH']}")
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            await pilot.press("escape", "escape")
+            await pilot.pause()
+            await pilot.press("enter", "down", "down", "enter")  # turn 1: the conversation alone
+            await pilot.pause()
+
+        app = run_app(project, scenario)
+        assert app.resume is not None and app.resume.number == 1
+        assert Path("notes.txt").read_text() == "notes\n"  # no file changed
