@@ -78,16 +78,18 @@ class ConfirmRestore(Dialog[set[bytes] | None]):
         Binding("y", "confirm", "Restore"),
     ]
 
-    def __init__(self, plan: RestorePlan, chosen: set[bytes]) -> None:
+    def __init__(self, plan: RestorePlan, chosen: set[bytes], then: str = "") -> None:
         super().__init__()
         self.plan = plan
         self.chosen = chosen
+        self.then = then  # what follows the restore (the conversation resumed), said in the title
         self.files = [f for f in plan.files if f.path in chosen]
 
     def compose(self) -> ComposeResult:
         conflicts = [f for f in self.files if f.conflict and f.action != CANNOT]
         with Vertical():
-            yield Label(f"About to {self.plan.title()}", classes="title")
+            then = f", then {self.then}" if self.then else ""
+            yield Label(f"About to {self.plan.title()}{then}", classes="title")
             with VerticalScroll():
                 yield from self._sections(conflicts)
             yield Label(self._hint(conflicts), classes="hint")

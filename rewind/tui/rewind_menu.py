@@ -241,7 +241,8 @@ class RewindMenu(Dialog[RestoreOutcome | None]):
                 outcome = replace(outcome, resume=self.entry)
             self.dismiss(outcome)
 
-        self.app.push_screen(ConfirmRestore(plan, chosen), confirmed)
+        then = "resume the conversation" if resume else ""
+        self.app.push_screen(ConfirmRestore(plan, chosen, then), confirmed)
 
     def _show_diff(self) -> None:
         assert self.entry is not None

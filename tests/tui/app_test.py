@@ -355,7 +355,11 @@ class TestDoubleEscape:
         found = importlib.util.find_spec("rewind.tui.rewind_menu")
         return "RewindMenu" if found is not None else None
 
-    def test_a_single_escape_does_not_open_the_menu(self, recorded: Store, project: Path) -> None:
+    def test_a_single_escape_does_not_open_the_menu(
+        self, recorded: Store, project: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr("rewind.tui.app.DOUBLE_ESCAPE_SECONDS", 0.5)  # as people have it
+
         async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
             await pilot.press("escape")
             await pilot.pause(0.6)

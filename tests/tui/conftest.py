@@ -46,3 +46,10 @@ def record_demo() -> Store:
     )
     turn(store, "Remove the notes", {"notes.txt": None})
     return store
+
+
+@pytest.fixture(autouse=True)
+def patient_double_escape(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Esc Esc within 5 s opens the rewind menu in the tests: quick for a person is 0.5 s, but a
+    machine loaded by other tests may take longer than that between two keys it is sent."""
+    monkeypatch.setattr("rewind.tui.app.DOUBLE_ESCAPE_SECONDS", 5.0)
