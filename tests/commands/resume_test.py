@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from rewind.history.recording.turns import begin
+from rewind.history.restoring.opening import open_current_store
 from tests.conftest import error_line, hook, ok, run_rewind, store_dir
 
 SESSION = "c1"
@@ -284,3 +286,28 @@ def test_a_transcript_that_is_a_fifo_blocks_neither_the_hook_nor_resume(
     os.mkfifo(regular)  # the agent's file replaced by a fifo before the resume
     line = error_line(run_rewind("resume", "2", "--session", SESSION, "--print"))
     assert "cannot be read (not a regular file)" in line
+
+
+@pytest.mark.parametrize(
+    ("transcript", "offset"),
+    [("t\x00.jsonl", 10), ("t\ud800.jsonl", 10), ("REAL", 2**40), ("REAL", 2**62)],
+)
+@pytest.mark.parametrize("agent", ["claude-code", "gemini"])
+def test_a_damaged_cut_point_is_refused_in_one_sentence(
+    project: Path, tmp_path: Path, agent: str, transcript: str, offset: int
+) -> None:
+    """A record's transcript that no file can be named (a NUL, a lone surrogate), or an offset
+    far beyond the file's end, is a transcript that cannot be read, not a crash."""
+    real = Transcript(tmp_path / "t.jsonl")
+    claude_turn(real, "zero")
+    ok("begin", "--session", SESSION, "--prompt", "by hand")
+    cut = {
+        "agent": agent,
+        "session": SESSION,
+        "transcript": str(real.path) if transcript == "REAL" else transcript,
+        "offset": offset,
+        "fingerprint": "0" * 40,
+    }
+    begin(open_current_store(), SESSION, "hostile", agent, conversation=cut)
+    line = error_line(run_rewind("resume", "2", "--session", SESSION, "--print"))
+    assert "'rewind restore 2'" in line, line
