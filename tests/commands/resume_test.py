@@ -311,3 +311,17 @@ def test_a_damaged_cut_point_is_refused_in_one_sentence(
     begin(open_current_store(), SESSION, "hostile", agent, conversation=cut)
     line = error_line(run_rewind("resume", "2", "--session", SESSION, "--print"))
     assert "'rewind restore 2'" in line, line
+
+
+def test_a_client_found_through_a_relative_path_entry_is_the_one_started(
+    project: Path, claude: Transcript
+) -> None:
+    """PATH's relative entries name folders of the directory rewind was started in; the client
+    is started in the project's root, so the one checked must be named as it was found."""
+    below = project / "below"
+    below.mkdir()
+    runs = fake_client(below / "bin", "claude", "2.1.332 (Claude Code)")
+    path = f"bin{os.pathsep}{os.environ['PATH']}"
+    done = run_rewind("resume", "2", "--session", SESSION, cwd=below, env={"PATH": path})
+    assert done.returncode == 0, done
+    assert runs.read_text().splitlines()[:2] == [str(project), "--resume"]
