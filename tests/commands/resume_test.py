@@ -325,3 +325,43 @@ def test_a_client_found_through_a_relative_path_entry_is_the_one_started(
     done = run_rewind("resume", "2", "--session", SESSION, cwd=below, env={"PATH": path})
     assert done.returncode == 0, done
     assert runs.read_text().splitlines()[:2] == [str(project), "--resume"]
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ("removed", "is gone (the agent removes old conversations)"),
+        ("newer client", "is Claude Code 9.0.1, and rewind resumes conversations of"),
+    ],
+)
+def test_restore_with_the_conversation_checks_the_transcript_before_any_file_changes(
+    project: Path, tmp_path: Path, change: str, words: str
+) -> None:
+    """Refused once the files were back, the way out it names ('rewind restore 2') would
+    already be done; refused first, it is the right one."""
+    transcript = Transcript(tmp_path / "t.jsonl")
+    claude_prompt(project, transcript.path, "one")
+    claude_turn(transcript, "one")
+    claude_prompt(project, transcript.path, "two")
+    (project / "notes.txt").write_text("first\n")
+    ok("track", "--session", SESSION, "notes.txt")
+    (project / "notes.txt").write_text("second\n")
+    claude_turn(transcript, "two")
+    if change == "removed":
+        transcript.path.unlink()
+    else:
+        transcript.path.write_bytes(transcript.path.read_bytes().replace(b"2.1.332", b"9.0.1"))
+        claude_prompt(project, transcript.path, "three")
+        ok("track", "--session", SESSION, "notes.txt")
+        (project / "notes.txt").write_text("third\n")
+    turn = "2" if change == "removed" else "3"
+    runs = fake_client(project.parent / "bin", "claude", "2.1.332 (Claude Code)")
+    path = f"{runs.parent}{os.pathsep}{os.environ['PATH']}"
+    for dry_run in (["--dry-run"], []):
+        done = run_rewind(
+            "restore", turn, "--session", SESSION, "--yes", "--conversation", *dry_run,
+            env={"PATH": path},
+        )  # fmt: skip
+        assert words in error_line(done) and not done.stdout
+    assert (project / "notes.txt").read_text() == ("second\n" if turn == "2" else "third\n")
+    assert not runs.exists()
