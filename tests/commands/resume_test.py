@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -365,3 +367,42 @@ def test_restore_with_the_conversation_checks_the_transcript_before_any_file_cha
         assert words in error_line(done) and not done.stdout
     assert (project / "notes.txt").read_text() == ("second\n" if turn == "2" else "third\n")
     assert not runs.exists()
+
+
+def codex_prompt(project: Path, transcript: Path, turn: str, env: dict[str, str]) -> None:
+    payload = {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "th1",
+        "turn_id": turn,
+        "cwd": str(project),
+        "transcript_path": str(transcript),
+        "prompt": turn,
+    }
+    hook("codex", payload, env=env)
+
+
+def test_the_prompt_hook_opens_nothing_but_regular_files(project: Path, tmp_path: Path) -> None:
+    """Opening a fifo (or a device) acts on it, even without reading: a writer waiting on the
+    fifo would be let through. The client's package.json, read for its version, is no
+    exception, and there a fifo would have blocked the hook for good."""
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", f"echo x > {fifo}"])
+    try:
+        time.sleep(0.2)  # the writer waits for a reader
+        codex_prompt(project, fifo, "t1", {})
+        time.sleep(0.2)
+        assert writer.poll() is None  # still waiting
+    finally:
+        writer.kill()
+        writer.wait()
+    root = tmp_path / "codex-package"
+    root.mkdir()
+    os.mkfifo(root / "package.json")
+    transcript = Transcript(tmp_path / "rollout.jsonl")
+    transcript.append({"type": "session_meta"})
+    codex_prompt(project, transcript.path, "t2", {"CODEX_MANAGED_PACKAGE_ROOT": str(root)})
+    (project / "a.txt").write_text("a\n")
+    ok("track", "--session", "th1", "a.txt")
+    assert "not a regular file" in (store_dir(project) / "rewind" / "rewind.log").read_text()
+    assert json.loads(ok("show", "2", "--session", "th1", "--json").stdout)["conversation"]
