@@ -8,8 +8,7 @@ from rewind.commands.output.plan_json import plan_json
 from rewind.commands.output.render import colour_diff, paint, plan_text, use_colour
 from rewind.commands.restore_hunks import partial_plan
 from rewind.errors import ConflictError, ExitCode, UserError
-from rewind.history.conversation.clients import client_of, installed
-from rewind.history.conversation.resume import cut_point_of
+from rewind.history.conversation.resume import check as check_resume
 from rewind.history.entry import UNDO
 from rewind.history.filestate import TOO_LARGE
 from rewind.history.lookup import entries_from
@@ -66,9 +65,7 @@ def run(
         return carry_out(store, partial, list_all=list_all, **{**options, "yes": yes or patch})
     chosen, entries = entries_from(store, head, turn)
     if conversation:  # refused before any file changes when it cannot be resumed
-        cut = cut_point_of(chosen)
-        if not dry_run:
-            installed(client_of(cut.agent), chosen.number)
+        check_resume(store, chosen, check_client=not dry_run)
     only = [store.root.stored_name(path) for path in paths] if paths else None
     plan = plan_restore(store, entries, chosen, only)
     code = carry_out(store, plan, list_all=list_all, **options)

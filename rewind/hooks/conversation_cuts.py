@@ -94,16 +94,11 @@ def transcript_cut(path: str) -> tuple[int, bytes]:
     written is after the cut), and the ``TAIL`` bytes just before it (fewer when the cut is
     nearer the start). A transcript that does not exist yet (a conversation's first prompt)
     is cut at 0."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)  # a fifo must not block
     try:
-        fd = os.open(path, flags)
+        fd, offset = _open_regular(path)
     except FileNotFoundError:
         return 0, b""
     try:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            raise ValueError(f"{path} is not a regular file")
-        offset = status.st_size
         tail = _before(fd, offset)
         whole = tail.rfind(b"\n") + 1
         if 0 < whole < len(tail):  # a line half written: cut before it
@@ -112,6 +107,20 @@ def transcript_cut(path: str) -> tuple[int, bytes]:
     finally:
         os.close(fd)
     return offset, tail
+
+
+def _open_regular(path: str) -> tuple[int, int]:
+    """The open file at ``path`` and its size; a ValueError for anything but a regular file,
+    told before it is opened (opening a fifo lets its writer through, opening a device acts on
+    it) and after (it might have been swapped: non-blocking, a fifo then does not block)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise ValueError(f"{path} is not a regular file")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(fd)
+        raise ValueError(f"{path} is not a regular file")
+    return fd, status.st_size
 
 
 def _before(fd: int, offset: int) -> bytes:
@@ -153,10 +162,13 @@ def _package_of(path: str, names: tuple[str, ...]) -> str:
 
 def _package_version(path: str) -> str:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(65536)
-    except OSError:
+        fd, _ = _open_regular(path)
+    except (OSError, ValueError):  # no version is no reason not to take the cut
         return ""
+    try:
+        data = os.pread(fd, 65536, 0)
+    finally:
+        os.close(fd)
     return _version_after(data, data.find(b'"version"'))
 
 

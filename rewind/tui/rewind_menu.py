@@ -16,7 +16,7 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from rewind.errors import UserError
-from rewind.history.conversation.clients import client_of, installed
+from rewind.history.conversation.resume import check as check_resume
 from rewind.history.conversation.resume import cut_point_of
 from rewind.history.entry import TURN, Entry, first_line
 from rewind.history.insight.diffs import ADDED, DELETED, MODIFIED, PENDING, entry_diffs
@@ -208,12 +208,11 @@ class RewindMenu(Dialog[RestoreOutcome | None]):
             self.dismiss(RestoreOutcome(message, resume=self.entry))
 
     def _client_ready(self) -> bool:
-        """Whether the agent's client is installed, of a version rewind resumes (else says
-        why)."""
+        """Whether the conversation can be resumed: its transcript as it was, the agent's
+        client installed and of a version rewind resumes (else says why)."""
         assert self.entry is not None
         try:
-            cut = cut_point_of(self.entry)
-            installed(client_of(cut.agent, self.entry.number), self.entry.number)
+            check_resume(self.store, self.entry)
         except UserError as error:
             self.notify(str(error), severity="error")
             return False

@@ -9,11 +9,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from rewind.history.recording.turns import begin
+from rewind.history.restoring.opening import open_current_store
 from tests.conftest import error_line, hook, ok, run_rewind, store_dir
 
 SESSION = "c1"
@@ -284,3 +288,121 @@ def test_a_transcript_that_is_a_fifo_blocks_neither_the_hook_nor_resume(
     os.mkfifo(regular)  # the agent's file replaced by a fifo before the resume
     line = error_line(run_rewind("resume", "2", "--session", SESSION, "--print"))
     assert "cannot be read (not a regular file)" in line
+
+
+@pytest.mark.parametrize(
+    ("transcript", "offset"),
+    [("t\x00.jsonl", 10), ("t\ud800.jsonl", 10), ("REAL", 2**40), ("REAL", 2**62)],
+)
+@pytest.mark.parametrize("agent", ["claude-code", "gemini"])
+def test_a_damaged_cut_point_is_refused_in_one_sentence(
+    project: Path, tmp_path: Path, agent: str, transcript: str, offset: int
+) -> None:
+    """A record's transcript that no file can be named (a NUL, a lone surrogate), or an offset
+    far beyond the file's end, is a transcript that cannot be read, not a crash."""
+    real = Transcript(tmp_path / "t.jsonl")
+    claude_turn(real, "zero")
+    ok("begin", "--session", SESSION, "--prompt", "by hand")
+    cut = {
+        "agent": agent,
+        "session": SESSION,
+        "transcript": str(real.path) if transcript == "REAL" else transcript,
+        "offset": offset,
+        "fingerprint": "0" * 40,
+    }
+    begin(open_current_store(), SESSION, "hostile", agent, conversation=cut)
+    line = error_line(run_rewind("resume", "2", "--session", SESSION, "--print"))
+    assert "'rewind restore 2'" in line, line
+
+
+def test_a_client_found_through_a_relative_path_entry_is_the_one_started(
+    project: Path, claude: Transcript
+) -> None:
+    """PATH's relative entries name folders of the directory rewind was started in; the client
+    is started in the project's root, so the one checked must be named as it was found."""
+    below = project / "below"
+    below.mkdir()
+    runs = fake_client(below / "bin", "claude", "2.1.332 (Claude Code)")
+    path = f"bin{os.pathsep}{os.environ['PATH']}"
+    done = run_rewind("resume", "2", "--session", SESSION, cwd=below, env={"PATH": path})
+    assert done.returncode == 0, done
+    assert runs.read_text().splitlines()[:2] == [str(project), "--resume"]
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ("removed", "is gone (the agent removes old conversations)"),
+        ("newer client", "is Claude Code 9.0.1, and rewind resumes conversations of"),
+    ],
+)
+def test_restore_with_the_conversation_checks_the_transcript_before_any_file_changes(
+    project: Path, tmp_path: Path, change: str, words: str
+) -> None:
+    """Refused once the files were back, the way out it names ('rewind restore 2') would
+    already be done; refused first, it is the right one."""
+    transcript = Transcript(tmp_path / "t.jsonl")
+    claude_prompt(project, transcript.path, "one")
+    claude_turn(transcript, "one")
+    claude_prompt(project, transcript.path, "two")
+    (project / "notes.txt").write_text("first\n")
+    ok("track", "--session", SESSION, "notes.txt")
+    (project / "notes.txt").write_text("second\n")
+    claude_turn(transcript, "two")
+    if change == "removed":
+        transcript.path.unlink()
+    else:
+        transcript.path.write_bytes(transcript.path.read_bytes().replace(b"2.1.332", b"9.0.1"))
+        claude_prompt(project, transcript.path, "three")
+        ok("track", "--session", SESSION, "notes.txt")
+        (project / "notes.txt").write_text("third\n")
+    turn = "2" if change == "removed" else "3"
+    runs = fake_client(project.parent / "bin", "claude", "2.1.332 (Claude Code)")
+    path = f"{runs.parent}{os.pathsep}{os.environ['PATH']}"
+    for dry_run in (["--dry-run"], []):
+        done = run_rewind(
+            "restore", turn, "--session", SESSION, "--yes", "--conversation", *dry_run,
+            env={"PATH": path},
+        )  # fmt: skip
+        assert words in error_line(done) and not done.stdout
+    assert (project / "notes.txt").read_text() == ("second\n" if turn == "2" else "third\n")
+    assert not runs.exists()
+
+
+def codex_prompt(project: Path, transcript: Path, turn: str, env: dict[str, str]) -> None:
+    payload = {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "th1",
+        "turn_id": turn,
+        "cwd": str(project),
+        "transcript_path": str(transcript),
+        "prompt": turn,
+    }
+    hook("codex", payload, env=env)
+
+
+def test_the_prompt_hook_opens_nothing_but_regular_files(project: Path, tmp_path: Path) -> None:
+    """Opening a fifo (or a device) acts on it, even without reading: a writer waiting on the
+    fifo would be let through. The client's package.json, read for its version, is no
+    exception, and there a fifo would have blocked the hook for good."""
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", f"echo x > {fifo}"])
+    try:
+        time.sleep(0.2)  # the writer waits for a reader
+        codex_prompt(project, fifo, "t1", {})
+        time.sleep(0.2)
+        assert writer.poll() is None  # still waiting
+    finally:
+        writer.kill()
+        writer.wait()
+    root = tmp_path / "codex-package"
+    root.mkdir()
+    os.mkfifo(root / "package.json")
+    transcript = Transcript(tmp_path / "rollout.jsonl")
+    transcript.append({"type": "session_meta"})
+    codex_prompt(project, transcript.path, "t2", {"CODEX_MANAGED_PACKAGE_ROOT": str(root)})
+    (project / "a.txt").write_text("a\n")
+    ok("track", "--session", "th1", "a.txt")
+    assert "not a regular file" in (store_dir(project) / "rewind" / "rewind.log").read_text()
+    assert json.loads(ok("show", "2", "--session", "th1", "--json").stdout)["conversation"]

@@ -418,3 +418,13 @@ class TestTheConversation:
         before = snapshot(project)
         assert drive(menu(store), "enter", "enter") == []  # the menu stays open
         assert snapshot(project) == before
+
+    def test_a_transcript_gone_is_said_before_any_file_changes(
+        self, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        store = record_agent_history(project, tmp_path / "t.jsonl")
+        fake_claude(tmp_path / "bin", monkeypatch)
+        (tmp_path / "t.jsonl").unlink()  # the agent removed the conversation
+        before = snapshot(project)
+        assert drive(menu(store), "enter", "enter", "|", "enter") == []  # turn 2, both: stays open
+        assert snapshot(project) == before

@@ -78,14 +78,19 @@ def transcript_prefix(request: Request) -> bytes:
 
 def read_transcript(path: str, size: int | None = None) -> bytes:
     """The first ``size`` bytes (all of them: None) of the regular file at ``path`` (an
-    OSError for anything else: a fifo would block, a device never end)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    OSError for anything else: a fifo would block, a device never end). A path no file can
+    have (a NUL, a lone surrogate: a damaged record) is one too, and ``size`` is read only as
+    far as the file goes (a buffer of a damaged record's size would exhaust the memory)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except ValueError:
+        raise OSError(errno.EINVAL, "not a file name") from None
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
         with os.fdopen(os.dup(fd), "rb") as handle:
-            return handle.read() if size is None else handle.read(size)
+            return handle.read() if size is None else handle.read(min(size, status.st_size))
     finally:
         os.close(fd)
 

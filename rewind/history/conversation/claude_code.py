@@ -26,16 +26,25 @@ CLIENT = CLIENTS["claude-code"]
 _VERSION_LINES = 64
 
 
+def check(request: Request) -> list[bytes]:
+    """The lines of the copy (none when the turn began the conversation), once the transcript
+    shows it still holds them, in the format of a version rewind knows; writes nothing."""
+    if not request.cut.offset:
+        return []
+    lines = whole_lines(transcript_prefix(request)).splitlines(keepends=True)
+    lines = _without_queued_prompt(lines, request.turn)
+    CLIENT.check(
+        _version(lines, request.turn), f"the transcript of turn {request.turn}", request.turn
+    )
+    return lines
+
+
 def branch(request: Request) -> Branch:
     found = Branch(CLIENT.agent, request.program)
+    lines = check(request)
     if not request.cut.offset:
         found.notes.append(f"turn {request.turn} began the conversation: this starts a new one.")
     else:
-        lines = whole_lines(transcript_prefix(request)).splitlines(keepends=True)
-        lines = _without_queued_prompt(lines, request.turn)
-        CLIENT.check(
-            _version(lines, request.turn), f"the transcript of turn {request.turn}", request.turn
-        )
         copy = write_copy(request, b"".join(lines))
         found.head = ["--resume", copy, "--fork-session"]
         found.notes.append(

@@ -96,6 +96,7 @@ def installed(client: Client, turn: int | None = None) -> tuple[str, str]:
             f"{client.program} ({client.name}) is not on PATH; install it or put it there, or "
             "use --print to see the command."
         )
+    program = os.path.abspath(program)  # a relative PATH entry: started from another directory
     try:
         done = subprocess.run(
             [program, "--version"],

@@ -21,11 +21,17 @@ CLIENT = CLIENTS["codex"]
 FORK_TIMEOUT = 60.0  # seconds for the app server to start and fork
 
 
+def check(request: Request) -> list[str]:
+    """The rollout's turn ids, once the recording client's version and the rollout show the
+    thread can be forked before the turn; asks the client nothing."""
+    CLIENT.check(request.cut.version, f"the client that recorded turn {request.turn}", request.turn)
+    return _turns(request)
+
+
 def branch(request: Request) -> Branch:
     cut = request.cut
     found = Branch(CLIENT.agent, request.program)
-    CLIENT.check(cut.version, f"the client that recorded turn {request.turn}", request.turn)
-    turns = _turns(request)
+    turns = check(request)
     if turns and turns[0] == cut.turn:
         found.notes.append(f"turn {request.turn} began the conversation: this starts a new one.")
         found.head, found.tail = (["exec"], [request.prompt]) if request.prompt else ([], [])

@@ -24,11 +24,18 @@ CLIENT = CLIENTS["copilot"]
 FORK_TIMEOUT = 60.0  # seconds for the runtime to start and fork
 
 
+def check(request: Request) -> tuple[str, bool]:
+    """The turn's ``user.message`` id and whether it is the session's first, once the
+    recording client's version and the events file show the session can be forked there;
+    asks the client nothing."""
+    CLIENT.check(request.cut.version, f"the client that recorded turn {request.turn}", request.turn)
+    return _turn_message(request)
+
+
 def branch(request: Request) -> Branch:
     cut = request.cut
     found = Branch(CLIENT.agent, request.program)
-    CLIENT.check(cut.version, f"the client that recorded turn {request.turn}", request.turn)
-    message, first = _turn_message(request)
+    message, first = check(request)
     if first:
         found.notes.append(f"turn {request.turn} began the conversation: this starts a new one.")
     else:

@@ -23,14 +23,23 @@ from rewind.store.fastjson import load_object
 CLIENT = CLIENTS["gemini"]
 
 
+def check(request: Request) -> bytes:
+    """The copy (nothing when the turn began the conversation), once the recording client's
+    version and the session file show it can be made; writes nothing."""
+    CLIENT.check(request.cut.version, f"the client that recorded turn {request.turn}", request.turn)
+    if not request.cut.offset:
+        return b""
+    data = whole_lines(transcript_prefix(request))
+    _check_format(data, request.turn)
+    return data
+
+
 def branch(request: Request) -> Branch:
     found = Branch(CLIENT.agent, request.program)
-    CLIENT.check(request.cut.version, f"the client that recorded turn {request.turn}", request.turn)
+    data = check(request)
     if not request.cut.offset:
         found.notes.append(f"turn {request.turn} began the conversation: this starts a new one.")
     else:
-        data = whole_lines(transcript_prefix(request))
-        _check_format(data, request.turn)
         copy = write_copy(request, data)
         found.head = ["--session-file", copy]
         found.notes.append(

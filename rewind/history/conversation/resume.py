@@ -5,6 +5,8 @@ read; what the branch needs is a copy in rewind's directory, or the client's own
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rewind.errors import UserError
 from rewind.history.conversation import claude_code, codex, copilot, gemini
 from rewind.history.conversation.branch import Branch, Request
@@ -45,14 +47,33 @@ def cut_point_of(entry: Entry) -> CutPoint:
     return cut
 
 
+# What each agent's branch needs, checked without writing anything or asking the client.
+CHECKS: dict[str, Callable[[Request], object]] = {
+    "claude-code": claude_code.check,
+    "gemini": gemini.check,
+    "codex": codex.check,
+    "copilot": copilot.check,
+}
+
+
 def plan(store: Store, entry: Entry, prompt: str = "", check_client: bool = True) -> Branch:
     """The branch that resumes the conversation from just before ``entry``; with
     ``check_client``, the installed client must be one rewind knows (else the program is
     named as the agent runs it, for a command to be printed)."""
     cut = cut_point_of(entry)
-    client = client_of(cut.agent, entry.number)
-    program = client.program
-    if check_client or cut.agent in FORKED_BY_THE_CLIENT:
-        program, _ = installed(client, entry.number)
-    request = Request(store, cut, entry.number, program, prompt)
+    request = _request(store, entry, cut, prompt, check_client or cut.agent in FORKED_BY_THE_CLIENT)
     return BRANCHES[cut.agent](request)
+
+
+def check(store: Store, entry: Entry, check_client: bool = True) -> None:
+    """Refuses, as :func:`plan` would, a resume from before ``entry`` that cannot be made,
+    writing nothing (no copy, no fork): ``rewind restore TURN --conversation`` asks before it
+    changes a file, so that a refusal never comes once the files are back."""
+    cut = cut_point_of(entry)
+    CHECKS[cut.agent](_request(store, entry, cut, "", check_client))
+
+
+def _request(store: Store, entry: Entry, cut: CutPoint, prompt: str, with_client: bool) -> Request:
+    client = client_of(cut.agent, entry.number)
+    program = installed(client, entry.number)[0] if with_client else client.program
+    return Request(store, cut, entry.number, program, prompt)

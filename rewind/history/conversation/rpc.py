@@ -18,6 +18,8 @@ from rewind.errors import UserError
 
 LINES = "lines"
 CONTENT_LENGTH = "content-length"
+# The longest answer read (a fork's is a few hundred bytes): a longer one ends the talk.
+MAX_BODY = 1 << 26
 
 
 class RpcProcess:
@@ -74,7 +76,8 @@ class RpcProcess:
             elif message.get("id") == wanted:
                 error = message.get("error")
                 if isinstance(error, dict):
-                    raise UserError(f"{self.name} refused {method}: {error.get('message', error)}.")
+                    said = " ".join(str(error.get("message", error)).split())[:300]
+                    raise UserError(f"{self.name} refused {method}: {said}.")
                 result = message.get("result")
                 return result if isinstance(result, dict) else {}
 
@@ -115,7 +118,7 @@ class RpcProcess:
                 return
             try:
                 message = json.loads(body)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested deeper than it parses
                 continue
             if isinstance(message, dict):
                 self.answers.put(message)
@@ -130,7 +133,7 @@ class RpcProcess:
                 return None
             if line in (b"\r\n", b"\n"):
                 if length is not None:
-                    return stream.read(length)
+                    return stream.read(length) if length <= MAX_BODY else None
                 continue
             name, _, value = line.decode("latin-1").partition(":")
             if name.strip().lower() == "content-length" and value.strip().isdigit():
