@@ -75,6 +75,12 @@ def run(
         return resume_from(store, chosen, "", print_only=False, as_json=False, extra=[])
     if conversation and dry_run and not as_json:
         print(f"Then the conversation would be resumed from before turn {chosen.number}.")
+    if conversation and code == ExitCode.INCOMPLETE:
+        print(
+            "rewind: the conversation was not resumed, since some files are not as before the "
+            f"turn; once they are, run 'rewind resume {chosen.number}'.",
+            file=sys.stderr,
+        )
     return code
 
 

@@ -32,6 +32,11 @@ def run(
         raise UserError(
             "--json prints the command; give --print too ('rewind resume TURN --print --json')."
         )
+    if prompt and prompt.startswith("-"):
+        raise UserError(
+            "a --prompt that begins with '-' would be read by the client as one of its options; "
+            "begin it with another character."
+        )
     store = open_current_store()
     head = require_existing(store, local_session(store, session))
     entry = find(store, head, turn)
@@ -74,5 +79,7 @@ def _start(branch: Branch, argv: list[str], root: str) -> int:
         os.chdir(root)
         os.execv(argv[0], argv)
     except OSError as error:
-        raise UserError(f"{argv[0]} could not be started ({error.strerror}).") from None
+        raise UserError(
+            f"{argv[0]} could not be started ({error.strerror}); check the client's installation."
+        ) from None
     raise AssertionError("unreachable")  # pragma: no cover

@@ -36,7 +36,7 @@ _ANCESTORS = 3
 
 def claude_code(context: HookContext) -> CutPoint | None:
     session = context.text("session_id")
-    transcript = context.text("transcript_path")
+    transcript = _absolute(context, context.text("transcript_path"))
     if not session or not transcript:
         return None
     offset, tail = transcript_cut(transcript)
@@ -54,7 +54,7 @@ def claude_code(context: HookContext) -> CutPoint | None:
 
 def gemini(context: HookContext) -> CutPoint | None:
     session = context.text("session_id")
-    transcript = context.text("transcript_path")
+    transcript = _absolute(context, context.text("transcript_path"))
     if not session or not transcript:
         return None
     offset, tail = transcript_cut(transcript)
@@ -64,7 +64,7 @@ def gemini(context: HookContext) -> CutPoint | None:
 
 def codex(context: HookContext) -> CutPoint | None:
     session = context.text("session_id")
-    transcript = context.text("transcript_path")
+    transcript = _absolute(context, context.text("transcript_path"))
     turn = context.text("turn_id")
     if not session or not transcript or not turn:
         return None
@@ -82,6 +82,14 @@ def copilot(context: HookContext) -> CutPoint | None:
     transcript = os.path.join(copilot_home(), "session-state", session, "events.jsonl")
     version = os.environ.get("COPILOT_CLI_BINARY_VERSION", "")[:40]
     return CutPoint("copilot", session, transcript, None, "", str(stamp), version)
+
+
+def _absolute(context: HookContext, path: str) -> str:
+    """``path`` made absolute against the event's ``cwd`` (the agents send absolute paths;
+    a relative one would be read from wherever 'rewind resume' runs)."""
+    if not path or os.path.isabs(path):
+        return path
+    return os.path.join(context.text("cwd") or os.getcwd(), path)
 
 
 def copilot_home() -> str:

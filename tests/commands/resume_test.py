@@ -406,3 +406,29 @@ def test_the_prompt_hook_opens_nothing_but_regular_files(project: Path, tmp_path
     ok("track", "--session", "th1", "a.txt")
     assert "not a regular file" in (store_dir(project) / "rewind" / "rewind.log").read_text()
     assert json.loads(ok("show", "2", "--session", "th1", "--json").stdout)["conversation"]
+
+
+def test_a_prompt_the_client_would_take_for_an_option_is_refused(
+    project: Path, claude: Transcript
+) -> None:
+    line = error_line(run_rewind("resume", "2", "--session", SESSION, "--prompt=-rf", "--print"))
+    assert "begins with '-'" in line
+
+
+def test_a_transcript_path_relative_to_the_agents_directory_is_kept_absolute(
+    project: Path,
+) -> None:
+    (project / "t.jsonl").write_text('{"type": "user", "uuid": "u0", "version": "2.1.332"}\n')
+    hook(
+        "claude-code",
+        {
+            "hook_event_name": "UserPromptSubmit",
+            "session_id": SESSION,
+            "cwd": str(project),
+            "transcript_path": "t.jsonl",
+            "prompt": "one",
+        },
+        cwd=project.parent,
+    )
+    shown = json.loads(ok("show", "1", "--session", SESSION, "--json").stdout)
+    assert shown["conversation"]["transcript"] == str(project / "t.jsonl")

@@ -41,7 +41,9 @@ class RpcProcess:
                 stderr=subprocess.DEVNULL,
             )
         except OSError as error:
-            raise UserError(f"{name} could not start ({error.strerror}).") from None
+            raise UserError(
+                f"{name} could not start ({error.strerror}); check the client's installation."
+            ) from None
         self.answers: queue.Queue[dict[str, object] | None] = queue.Queue()
         self.next_id = 0
         self.deadline = time.monotonic() + timeout
@@ -70,7 +72,10 @@ class RpcProcess:
                     f"{self.name} did not answer {method} within {self.timeout:.0f} s."
                 ) from None
             if message is None:
-                raise UserError(f"{self.name} ended before it answered {method}.")
+                raise UserError(
+                    f"{self.name} ended before it answered {method}; check that the client "
+                    "starts on its own, then try again."
+                )
             if "method" in message and "id" in message:  # a request of the server's: declined
                 self._send({"id": message["id"], "error": {"code": -32601, "message": "no"}})
             elif message.get("id") == wanted:
