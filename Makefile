@@ -1,8 +1,9 @@
 # Entry points: `make demo` (the main job on a throwaway project), `make test`, and `make faults`
 # (the fault suite in its long mode: hundreds of kill -9, 16 x 500 hook events).
 PYTHON ?= python3
-# Test workers: one per core (pytest-xdist); JOBS=0 runs the suite in this one process.
-JOBS ?= auto
+# Test workers (pytest-xdist): one more than the processors this may run on, since most tests
+# wait on the real rewind and git processes they start; JOBS=0 runs the suite in this one process.
+JOBS ?= $(shell $(PYTHON) -c 'import os; print(len(os.sched_getaffinity(0)) + 1)' 2>/dev/null || echo auto)
 VENV := .venv
 BIN := $(VENV)/bin
 
