@@ -19,6 +19,23 @@ if TYPE_CHECKING:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        code = _run(argv)
+    except SystemExit as stop:  # argparse ends '--help' this way
+        if not isinstance(stop.code, int | None):
+            raise
+        code = stop.code or 0
+    try:
+        sys.stdout.flush()  # here, not at exit, where a closed pipe would end in exit code 120
+    except BrokenPipeError:
+        _detach_stdout()
+        return code
+    except (OSError, ValueError):  # standard output closed or gone: nothing more can be said
+        pass
+    return code
+
+
+def _run(argv: Sequence[str] | None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments and sys.stdin.isatty() and sys.stdout.isatty():
         arguments = ["tui"]  # plain 'rewind' on a terminal opens the TUI
@@ -43,7 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(error.exit_code)
     except KeyboardInterrupt:
         return int(ExitCode.INTERRUPTED)
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader went away (| head): done, as git is
+        _detach_stdout()
         return int(ExitCode.OK)
     except OSError as error:
         problem = environment_problem(error)
@@ -63,6 +81,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.USER_ERROR)
     except Exception as error:
         return _crashed(error, arguments)
+
+
+def _detach_stdout() -> None:
+    """Points standard output at the null device once its reader has gone: what is still
+    buffered can never be written, and Python's flush at exit must not fail on it."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _print_version() -> int:
