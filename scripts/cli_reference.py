@@ -88,7 +88,7 @@ EXIT_CODES = """\
 
 | Code | Meaning |
 | --- | --- |
-| 0 | Success. Also: `--help`; `restore` or `undo` with nothing to change; `end` with no open turn (a note is printed on standard error). |
+| 0 | Success. Also: `--help`; `restore` or `undo` with nothing to change; `end` with no open turn (a note is printed on standard error); a reader that went away before the output ended (`rewind log \| head -1`), quietly, as git does. |
 | 1 | A mistake you can fix, or a refusal: one line on standard error that starts with `rewind:` and says what to do next. This covers usage errors (unknown command or option, missing argument), conflicts (`changed outside rewind since it last recorded it`: nothing was written), a declined confirmation (`Nothing was changed.`), `track` paths that could not be recorded with their content (the other paths are recorded), files a restore could not write, and problems found by `check`. It also covers what the environment refuses, named with the file concerned: a full disk or quota, a file size limit (`ulimit -f`), permissions, a read-only file system, a file where rewind needs a directory (`$REWIND_HOME/stores` for one), a store file that is not UTF-8 text. |
 | 2 | `restore` or `undo` did what it could, but some files could not be brought back: their earlier content was never recorded (larger than `max_file_size`, unreadable, or seen only after a change) or what is there now is never replaced (a directory, a special file, a file that cannot be read). Standard error names them (the first three) in one line. |
 | 3 | A bug in rewind: `rewind: unexpected error: ...; details in .../crash.log`, the traceback being appended to `crash.log` in the rewind home directory. |
