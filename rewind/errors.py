@@ -5,6 +5,10 @@ from __future__ import annotations
 import errno
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 
 class ExitCode:
     """The process's exit codes (plain ints: importing enum costs the hook path ~3 ms)."""
@@ -102,3 +106,12 @@ def _file_in_the_way(path: str | bytes | None) -> str | None:
         if parent == current:
             return None
         current = parent
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``"; did you mean 'X'?"`` for the choice closest to a mistyped ``word`` (as git
+    suggests a command), or '' when none is close."""
+    from difflib import get_close_matches  # only on the way to an error
+
+    close = get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""

@@ -71,7 +71,7 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 
-from rewind.errors import UserError
+from rewind.errors import UserError, did_you_mean
 from rewind.store.root import find_root
 
 SCOPES = ("user", "project", "local")
@@ -261,5 +261,6 @@ def targets() -> dict[str, Target]:
 def get_target(name: str) -> Target:
     found = targets().get(name)
     if found is None:
-        raise UserError(f"unknown target {name!r}; use one of {', '.join(targets())}.")
+        hint = did_you_mean(name, targets())
+        raise UserError(f"unknown target {name!r}{hint} (one of {', '.join(targets())})")
     return found

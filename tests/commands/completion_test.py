@@ -46,4 +46,7 @@ def test_every_command_is_in_every_script(shell: str) -> None:
 
 def test_an_unknown_shell_is_refused_in_one_line() -> None:
     result = run_rewind("completion", "cmd.exe")
-    assert result.returncode == 1 and "invalid choice" in result.stderr
+    assert (
+        result.returncode == 1
+        and "unknown choice 'cmd.exe' (one of bash, zsh, fish)" in result.stderr
+    )

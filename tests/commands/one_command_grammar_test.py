@@ -49,7 +49,7 @@ def test_the_command_word_is_the_one_argparse_takes(arguments: list[str], word: 
 
 def test_arguments_the_one_command_grammar_refuses_get_the_whole_grammars_answer() -> None:
     assert _parse_with_argparse(["--root", "log", "status"])["command"] == "status"
-    with pytest.raises(UserError, match="invalid choice: 'lgo'"):
+    with pytest.raises(UserError, match="unknown command 'lgo'; did you mean 'log'"):
         _parse_with_argparse(["lgo"])
     with pytest.raises(UserError, match="unrecognized arguments: --bogus"):
         _parse_with_argparse(["log", "--bogus"])

@@ -359,7 +359,7 @@ def test_scopes_are_exclusive_and_agents_known(project: Path) -> None:
     line = error_line(run_rewind("install", "claude-code", "--user", "--project"))
     assert "not allowed with argument" in line
     line = error_line(run_rewind("install", "vim"))
-    assert line.startswith("rewind: unknown target 'vim'; use one of claude-code, codex"), line
+    assert line.startswith("rewind: unknown target 'vim' (one of claude-code, codex"), line
     assert list(project.iterdir()) == [project / ".git"]
 
 
