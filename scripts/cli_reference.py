@@ -433,7 +433,8 @@ tree: a session of this project, or with `--remote NAME` a fetched one (`MACHINE
 `SESSION` when one machine has it). Each file is a three-way merge against what that session
 recorded: the base is its state before the first of the turns that touched it, theirs its
 state after the last one, ours the file here. Ours equal to the base: theirs is written
-(content, mode, symlink, or a deletion; folders are made). Ours equal to theirs: nothing to do
+(content, mode, symlink; folders are made), or, when theirs is no file, ours is deleted
+(`delete`). Ours equal to theirs: nothing to do
 (`already`). Both changed: a text file is merged line by line when the changes do not touch the
 same lines or the lines next to them (`merge`); otherwise, and for binary files and symlinks
 changed on both sides, it is a `conflict`. A state whose content the session does not hold
@@ -445,10 +446,10 @@ All or nothing by default: if any file conflicts or is refused, nothing is writt
 error names them (`use --path to apply the others, or --skip-conflicts`). `--skip-conflicts`
 applies the rest, lists the others on stderr and exits 2. `--path P` (repeatable) applies only
 those files. A file rewind recorded here and that changed since is refused unless `--force`,
-as for `restore`. `--dry-run` prints the plan, one line per file (`write`, `merge`, `already`,
-`conflict`, `refused`, with why); with `--json`: `{"format": 1, "kind": "apply", "from",
-"remote", "session", "first": {"turn", "id"}, "last": {...}, "into", "counts": {"write",
-"merge", "already-applied", "conflict", "refused"}, "files": [{"path", "outcome", "reason",
+as for `restore`. `--dry-run` prints the plan, one line per file (`write`, `delete`, `merge`,
+`already`, `conflict`, `refused`, with why); with `--json`: `{"format": 1, "kind": "apply",
+"from", "remote", "session", "first": {"turn", "id"}, "last": {...}, "into", "counts":
+{"write", "delete", "merge", "already-applied", "conflict", "refused"}, "files": [{"path", "outcome", "reason",
 "changed_outside", "base", "theirs", "now", "result"}]}` (states as in `log --json`).
 
 The apply is recorded as a `restore` entry of a local session (`--into ID`; default

@@ -16,6 +16,7 @@ from rewind.history.remote.fetched import open_fetched
 from rewind.history.restoring.apply import (
     ALREADY,
     CONFLICT,
+    DELETE,
     MERGE,
     REFUSED,
     WRITE,
@@ -33,6 +34,7 @@ from rewind.store.repository import Store
 
 _WORDS = {
     WRITE: "write   ",
+    DELETE: "delete  ",
     MERGE: "merge   ",
     ALREADY: "already ",
     CONFLICT: "conflict",

@@ -60,6 +60,7 @@ from rewind.store.repository import Store
 
 # What apply does with one file (ApplyFile.outcome).
 WRITE = "write"  # ours is the base: theirs is written
+DELETE = "delete"  # ours is the base, and theirs is no file: ours is deleted
 MERGE = "merge"  # both changed, the changes do not overlap: the merge is written
 ALREADY = "already-applied"  # ours holds theirs (or the merge changes nothing)
 CONFLICT = "conflict"  # both changed, and the changes cannot be merged
@@ -149,13 +150,13 @@ class ApplyFile:
         self.path = path
         self.outcome = outcome
         self.reason = reason
-        self.planned = planned  # what the restore engine writes (WRITE and MERGE only)
+        self.planned = planned  # what the restore engine writes (WRITE, DELETE, MERGE only)
         self.base = base
         self.theirs = theirs
 
 
 class ApplyPlan(RestorePlan):
-    """An apply, as a restore plan the engine carries out (only its WRITE and MERGE files), with
+    """An apply, as a restore plan the engine carries out (its WRITE, DELETE, MERGE files), with
     every file's outcome for the report."""
 
     __slots__ = ("applied", "entries", "hint", "source")
@@ -291,7 +292,8 @@ def _plan_file(
     try:
         if ours.same_as(base):
             target, content = _theirs(source.store, path, theirs, limit)
-            return _planned(path, WRITE, ours, target, content, base, theirs)
+            written = DELETE if target.kind == ABSENT else WRITE
+            return _planned(path, written, ours, target, content, base, theirs)
         merged = _merge(store, source.store, path, ours, base, theirs, limit)
     except ContentRefused as refused:
         return outcome(REFUSED, str(refused))
@@ -432,6 +434,7 @@ def _read_ours(store: Store, path: bytes, ours: FileState) -> bytes:
 __all__ = [
     "ALREADY",
     "CONFLICT",
+    "DELETE",
     "MERGE",
     "REFUSED",
     "WRITE",

@@ -69,6 +69,17 @@ def test_a_clean_apply_writes_theirs_and_undo_gives_back_every_byte(pair: TwoMac
     assert snapshot(b) == before
 
 
+def test_the_plan_says_delete_for_a_file_the_turn_deleted(pair: TwoMachines) -> None:
+    text = pair.b.ok("apply", "--remote", REMOTE, "s1", "1", "--dry-run").stdout
+    assert "  delete    gone.txt" in text and "  write     a.txt" in text, text
+    plan = json.loads(
+        pair.b.ok("apply", "--remote", REMOTE, "s1", "1", "--dry-run", "--json").stdout
+    )
+    outcomes = {item["path"]: item["outcome"] for item in plan["files"]}
+    assert outcomes["gone.txt"] == "delete" and outcomes["a.txt"] == "write"
+    assert plan["counts"]["delete"] == 1 and plan["counts"]["write"] == 4
+
+
 def test_applying_twice_finds_it_applied_already(pair: TwoMachines) -> None:
     pair.b.ok("apply", "--remote", REMOTE, "s1", "1")
     after = snapshot(pair.b.root)
