@@ -22,7 +22,10 @@ def run(*, as_json: bool, remote: str | None = None) -> int:
         print_json([_session_json(s, *d) for s, d in zip(summaries, details, strict=True)])
         return 0
     if not summaries:
-        print("no sessions yet")
+        print(
+            "no sessions yet; let your agent record its turns with 'rewind install AGENT' (or "
+            "record by hand with 'rewind begin')"
+        )
     for summary in summaries:
         entry = summary.head.current
         assert entry is not None

@@ -164,4 +164,7 @@ def resolve_session(store: Store, requested: str | None, create: bool = False) -
         return sessions[-1].head.session_id
     if create:
         return new_session_id()
-    raise UserError("this project has no sessions yet; start one with 'rewind begin'.")
+    raise UserError(
+        "this project has no sessions yet; let your agent record its turns with 'rewind "
+        "install AGENT' (or record by hand with 'rewind begin')."
+    )

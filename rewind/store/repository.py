@@ -194,8 +194,9 @@ class Store:
             store.ensure_layout()
         elif not os.path.exists(os.path.join(git_dir, "HEAD")):
             raise UserError(
-                f"rewind has recorded nothing for {os.fsdecode(root_path)} yet; "
-                "start with 'rewind begin' or 'rewind track PATH'."
+                f"rewind has recorded nothing for {os.fsdecode(root_path)} yet; let your agent "
+                "record its turns with 'rewind install AGENT' (or record by hand with "
+                "'rewind begin')."
             )
         return store
 

@@ -84,7 +84,7 @@ def test_log_and_sessions_json_without_a_store_are_empty_lists(project: Path) ->
     for command in (("log", "--json"), ("sessions", "--json"), ("log", "--json", "--path", "a")):
         result = run_rewind(*command)
         assert (result.returncode, result.stdout, result.stderr) == (0, "[]\n", ""), command
-    assert run_rewind("sessions").stdout == "no sessions yet\n"
+    assert run_rewind("sessions").stdout.startswith("no sessions yet; let your agent record")
 
 
 def test_log_json_of_a_store_without_sessions_is_an_empty_list(project: Path) -> None:

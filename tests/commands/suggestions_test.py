@@ -1,5 +1,6 @@
-"""A mistyped command, option or install target is answered with the closest one, in one line,
-as git does (issue 24, item 9)."""
+"""What rewind suggests: for a mistyped command, option or install target, the closest one, in
+one line, as git does; in a project with nothing recorded, how to begin (issue 24, items 9
+and 10)."""
 
 from __future__ import annotations
 
@@ -56,3 +57,15 @@ def test_nothing_close_lists_the_choices_or_says_what_was_not_understood(project
     assert error_line(run_rewind("log", "stray")) == (
         "rewind: unrecognized arguments: stray; see 'rewind --help'."
     )
+
+
+def test_with_nothing_recorded_reading_fails_and_listing_does_not_both_saying_how_to_begin(
+    project: Path,
+) -> None:
+    """One rule: asking for what does not exist exits 1; a listing of nothing exits 0."""
+    line = error_line(run_rewind("log"))
+    assert "let your agent record its turns with 'rewind install AGENT'" in line
+    listed = run_rewind("sessions")
+    assert listed.returncode == 0
+    assert "let your agent record its turns with 'rewind install AGENT'" in listed.stdout
+    assert run_rewind("sessions", "--json").stdout == "[]\n"
