@@ -1022,6 +1022,8 @@ run, `trust` for whether the agent will run the hooks here) and what was found:
 - the problems hooks logged (`rewind log`): the newest three lines of the last day of each log
   hooks write (the store's, `$REWIND_HOME/hooks.log` and the fallbacks), with the log's path, as
   warnings;
+- an agent whose hooks are installed in more than one scope (user, project, local), as a
+  warning: every event then runs rewind once per scope;
 - a live run: the hook command of each agent that runs rewind's hooks here (when none does,
   every agent's hook through this `rewind`, so that the hook path is proven before the first
   install) is sent the events that agent sends for a prompt and an edit of one file, in a

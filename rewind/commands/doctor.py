@@ -287,6 +287,7 @@ def _check_files(target: Target, context: Context, report: Findings) -> list[str
     """Reports each scope's file; returns the hook commands found (None: nothing installed)."""
     commands: dict[str, str] = {}
     active = False
+    installed: list[str] = []
     for scope in target.scopes:
         found = target.inspect(scope, context)
         if found is None:
@@ -294,7 +295,19 @@ def _check_files(target: Target, context: Context, report: Findings) -> list[str
         _report_file(target, scope, found, report)
         for command in found.commands:
             commands.setdefault(command, scope)
+        if found.installed:
+            installed.append(scope)
         active = active or bool(found.installed) or found.active_otherwise
+    if len(installed) > 1:
+        times = len(installed)
+        report.add(
+            "warn",
+            target.name,
+            "scopes",
+            f"rewind's hooks are installed in {times} scopes ({', '.join(installed)}), so every "
+            f"event runs rewind {times} times (the records stay right; the time is {times}-fold); "
+            f"keep one, e.g. 'rewind uninstall {target.name} --{installed[0]}'.",
+        )
     for command, scope in commands.items():
         _check_command(target, scope, command, report)
     return list(commands) if active else None
