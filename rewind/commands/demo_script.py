@@ -231,6 +231,7 @@ def run_demo(*, tui: bool, keep: bool) -> int:
     for number in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, _exit_on_signal)
     base = os.path.realpath(tempfile.mkdtemp(prefix="rewind-demo-"))
+    keep_told = False
     try:
         project = make_project(base)
         environment = demo_environment(base)
@@ -246,18 +247,25 @@ def run_demo(*, tui: bool, keep: bool) -> int:
         else:
             print(flush=True)
             _rewind(["log"], project, environment)
+            if keep:  # the hints below need it first
+                _print_kept(base)
+                keep_told = True
             _print_next_steps(keep)
     finally:
-        if keep:
-            print(
-                f"\nKept the demo in {base}; to run rewind on it:\n"
-                f"  cd {os.path.join(base, PROJECT)}\n"
-                f"  export REWIND_HOME={os.path.join(base, HOME)}\n"
-                f"'rm -r {base}' removes it."
-            )
-        else:
+        if keep and not keep_told:
+            _print_kept(base)
+        elif not keep:
             shutil.rmtree(base, ignore_errors=True)
     return 0
+
+
+def _print_kept(base: str) -> None:
+    print(
+        f"\nKept the demo in {base}; to run rewind on it:\n"
+        f"  cd {os.path.join(base, PROJECT)}\n"
+        f"  export REWIND_HOME={os.path.join(base, HOME)}\n"
+        f"'rm -r {base}' removes it."
+    )
 
 
 def _exit_on_signal(number: int, frame: object) -> None:
@@ -321,9 +329,17 @@ def _print_next_steps(keep: bool) -> None:
         "  rewind restore 3 --yes         put every file back as it was before turn 3\n"
         "  rewind undo --yes              and forward again\n"
         "  rewind tui                     browse and rewind in the terminal\n"
-        "In a project of your own: 'rewind install claude-code' (or codex, gemini, cursor)."
+        f"In a project of your own: 'rewind install AGENT', AGENT one of {_agents()}."
         f"{_path_hint()}"
     )
+
+
+def _agents() -> str:
+    """The agents 'rewind install' takes, as a list in words."""
+    from rewind.installers import targets
+
+    names = [name for name, target in targets().items() if target.hook_agent]
+    return ", ".join(names[:-1]) + f" or {names[-1]}"
 
 
 def _path_hint() -> str:

@@ -67,6 +67,12 @@ def test_kept_demo_rewinds_to_the_initial_files(tmp_path: Path) -> None:
     check_log(result.stdout)
     (base,) = (tmp_path / "tmp").iterdir()
     assert f"Kept the demo in {base}" in result.stdout
+    # The hints follow what they need (the export), and name every agent install takes.
+    assert result.stdout.index("export REWIND_HOME=") < result.stdout.index("rewind show 4")
+    assert (
+        "'rewind install AGENT', AGENT one of claude-code, codex, gemini, cursor, copilot, "
+        "cline, git-hook or windsurf." in result.stdout
+    )
     project = base / PROJECT
     environment = {**os.environ, "REWIND_HOME": str(base / "rewind-home")}
     restore = subprocess.run(
