@@ -775,7 +775,7 @@ sessions      3
 entries       42: 38 turn(s), 3 restore(s), 1 undo(s)
 files         120 record(s) of 57 path(s)
 recorded      12.3 MiB as full copies
-on disk       1.2 MiB, 10.2x less than recorded
+on disk       1.2 MiB measured, 10.2x less than recorded
 restores      3 done, 1 refused (conflicts), 1 undone
 last gc       2026-12-01 15:30:12, 0.8 s: 3.4 MiB -> 1.2 MiB; retention dropped: none
 

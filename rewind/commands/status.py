@@ -61,7 +61,7 @@ def _print_store(store_dir: str, store: Store | None, storage: StorageCheck) -> 
         # measures it.
         last_gc = read_gc_record(store.state_path(STATS_DIR, GC_RECORD))
         size = human_size(estimated_size(store.git_dir, last_gc))
-        print(f"store:    {store.git_dir}  (about {size}{free})")
+        print(f"store:    {store.git_dir}  (about {size}, estimated{free})")
         print(f"last gc:  {_last_gc(last_gc)}")
         backup = backup_line(store)
         if backup is not None:

@@ -380,3 +380,18 @@ def test_a_record_spooled_for_want_of_the_journals_lock_is_counted(project: Path
     assert (day["calls"], day["spooled"], day["lock_timeouts"], day["errors"]) == (2, 1, 0, 0)
     lines = (store_dir(project) / "rewind" / "stats" / "hook-calls.log").read_text().splitlines()
     assert lines[-1].endswith(" event=PreToolUse spooled=1")
+
+
+def test_status_says_its_size_is_an_estimate_and_stats_that_its_is_measured(
+    project: Path,
+) -> None:
+    (project / "a.txt").write_text("one\n")
+    ok("begin", "--session", "s")
+    ok("track", "a.txt")
+    ok("end")
+    store_line = next(
+        line for line in ok("status").stdout.splitlines() if line.startswith("store:")
+    )
+    assert "(about " in store_line and ", estimated" in store_line
+    disk = next(line for line in ok("stats").stdout.splitlines() if line.startswith("on disk"))
+    assert " measured, " in disk

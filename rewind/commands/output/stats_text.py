@@ -83,7 +83,7 @@ def _row(label: str, value: str) -> str:
 
 
 def _on_disk(recorded: int, on_disk: int) -> str:
-    size = human_size(on_disk)
+    size = f"{human_size(on_disk)} measured"  # 'rewind status' gives an estimate
     if on_disk and recorded > on_disk:
         return f"{size}, {recorded / on_disk:.1f}x less than recorded"
     return f"{size}, more than recorded (the store's own files outweigh what it holds)"
