@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import os
 
-from rewind.installers import Context, Inspection, Probe, ProbeStep, register
+from rewind.installers import Change, Context, Inspection, Probe, ProbeStep, register
 from rewind.installers.json_settings import JsonHooksTarget, command_groups
 from rewind.installers.settings_file import JsonObject, SettingsFile
+from rewind.store.git_program import GitFailed, run_git
 
 # Anchored, so that old versions (unanchored regex) and new ones (exact lists) match the same.
 MATCHER = "^(Edit|Write|MultiEdit|NotebookEdit|Bash|PowerShell)$"
@@ -76,6 +77,14 @@ def probe(project: str, path: str) -> Probe:
 
 
 class ClaudeCode(JsonHooksTarget):
+    def install(self, scope: str, context: Context) -> Change:
+        change = super().install(scope, context)
+        if scope == "local":
+            note = _unignored(context.project, PATHS["local"])
+            if note:
+                change.notes.append(note)
+        return change
+
     def trust(self, context: Context) -> list[tuple[str, str]]:
         """Whether the project (or a folder above it) had its trust dialog accepted."""
         if os.environ.get("CLAUDE_CODE_SANDBOXED"):
@@ -159,3 +168,34 @@ def _trusted_folder(config_path: str, project: str) -> str:
 
 TARGET = ClaudeCode("claude-code", "Claude Code", PATHS, document, probe)
 register(TARGET)
+
+
+def _unignored(project: str, name: str) -> str:
+    """A warning when git neither tracks nor ignores the private settings file ``name`` of the
+    project (it holds this machine's paths, and 'git add .' would commit it); '' otherwise,
+    and outside a git work tree. rewind never edits the user's git files: it says so."""
+
+    def git(*arguments: str) -> int:
+        try:
+            done = run_git(
+                None,
+                *arguments,
+                what="git",
+                cwd=project,
+                timeout=30,
+                check=False,
+                repository_from_environment=True,
+            )
+        except GitFailed:
+            return 128
+        return done.returncode
+
+    ignored = git("check-ignore", "-q", "--", name)
+    if ignored != 1:  # 0: ignored; 128: no work tree here, or git failed
+        return ""
+    if git("ls-files", "--error-unmatch", "--", name) == 0:
+        return ""
+    return (
+        f"warning: git neither tracks nor ignores {name}, so 'git add .' would commit this "
+        "machine's paths; add it to .gitignore."
+    )

@@ -587,4 +587,16 @@ def test_install_warns_when_claude_code_hooks_are_all_disabled(
     again = ok("install", "claude-code").stdout.splitlines()
     assert again[-1] == warning and again[0].endswith("nothing changed.")
     write_json(user, {"disableAllHooks": False})
+    (project / ".gitignore").write_text(".claude/settings.local.json\n")  # as Claude Code does
     assert "warning" not in ok("install", "claude-code", "--local").stdout
+
+
+def test_a_local_settings_file_git_would_commit_is_pointed_out(project: Path) -> None:
+    """.claude/settings.local.json holds this machine's paths: rewind says when git would
+    commit it (it never edits the user's git files itself)."""
+    warning = "warning: git neither tracks nor ignores .claude/settings.local.json"
+    assert warning in ok("install", "claude-code", "--local").stdout
+    ok("uninstall", "claude-code", "--local")
+    (project / ".gitignore").write_text(".claude/settings.local.json\n")
+    assert warning not in ok("install", "claude-code", "--local").stdout
+    assert not (project / ".git" / "info" / "exclude").read_text().count("settings.local")
