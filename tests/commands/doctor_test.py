@@ -183,11 +183,11 @@ def test_json_of_an_unhealthy_setup_exits_1(project: Path) -> None:
 
 def test_hooks_installed_in_several_scopes_are_a_warning(project: Path) -> None:
     ok("install", "claude-code", "--local")
-    code, found = doctor(project)
+    _, found = doctor(project)
     assert [f for f in found if f[2] == "scopes"] == []  # one scope: nothing to say
     ok("install", "claude-code", "--project")
     ok("install", "claude-code", "--user")
-    code, found = doctor(project)
+    _, found = doctor(project)
     [(level, message)] = [(lv, m) for lv, t, w, m in found if (t, w) == ("claude-code", "scopes")]
     assert level == "warn"
     assert message.startswith("rewind's hooks are installed in 3 scopes (user, project, local)")
