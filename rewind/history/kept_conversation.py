@@ -45,6 +45,10 @@ SLICE = ".jsonl"
 REPLY = ".reply"
 
 
+# What KeptMissing says when nothing at all of the conversation was kept.
+NOTHING_KEPT = "no part of this conversation was kept"
+
+
 class KeptMissing(Exception):
     """The kept conversation does not hold what was asked for; the message says what lacks."""
 
@@ -208,7 +212,7 @@ def kept_prefix(store: Store, session_id: str, entry_id: str, transcript: str, e
     slices = [commit.as_slice() for commit in chain(store, session_id)]
     found = [one for one in slices if one is not None and one.transcript == transcript]
     if not found:
-        raise KeptMissing("no part of this conversation was kept")
+        raise KeptMissing(NOTHING_KEPT)
     at = _newest(found, len(found), end, entry_id)
     if at is None:
         raise KeptMissing("the part just before this turn was not kept")
