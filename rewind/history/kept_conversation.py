@@ -65,6 +65,24 @@ def keep_slice(store: Store, session_id: str, entry_id: str, transcript: str, of
     last = _last_cut(store, session_id)
     if last is not None and last[3] == entry_id:
         return  # the same prompt delivered twice: kept already
+    start, data, mark = 0, b"", sha1_hex(b"")
+    if offset > 0:  # at 0 (the conversation's first prompt) the file may not exist yet
+        start, data, mark = _read_slice(transcript, offset, last)
+    blob = store.writer.write_blob(data)
+    message = (
+        f"conversation slice {entry_id}\n\nstart {start}\nend {offset}\ntranscript {transcript}\n"
+    )
+    with store.lock():
+        _append(store, session_id, f"{entry_id}{SLICE}", blob, message)
+        path = kept_cut_path(store, session_id)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        write_text_atomically(path, f"{offset}\n{mark}\n{transcript}\n{entry_id}\n")
+
+
+def _read_slice(
+    transcript: str, offset: int, last: tuple[int, str, str, str] | None
+) -> tuple[int, bytes, str]:
+    """Where the slice starts, its bytes, and the fingerprint of the bytes before ``offset``."""
     fd = _open_regular(transcript)
     try:
         start = 0
@@ -75,18 +93,9 @@ def keep_slice(store: Store, session_id: str, entry_id: str, transcript: str, of
         data = os.pread(fd, offset - start, start) if offset > start else b""
         if len(data) != offset - start:
             raise ValueError(f"{transcript} is shorter than at the prompt")
-        mark = _fingerprint_before(fd, offset)
+        return start, data, _fingerprint_before(fd, offset)
     finally:
         os.close(fd)
-    blob = store.writer.write_blob(data)
-    message = (
-        f"conversation slice {entry_id}\n\nstart {start}\nend {offset}\ntranscript {transcript}\n"
-    )
-    with store.lock():
-        _append(store, session_id, f"{entry_id}{SLICE}", blob, message)
-        path = kept_cut_path(store, session_id)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_text_atomically(path, f"{offset}\n{mark}\n{transcript}\n{entry_id}\n")
 
 
 def keep_reply(store: Store, session_id: str, entry_id: str, reply: str) -> None:
