@@ -251,7 +251,8 @@ plus the file now. `--json` prints runs of lines with the same origin; see
 """,
     "show": """\
 Prints `KIND N (ENTRY-ID)  TIME  PROMPT [LABELS]`; for a turn whose agent's conversation can be
-resumed from before it, `conversation: AGENT session SESSION ('rewind resume N')`; then a
+resumed from before it, `conversation: AGENT session SESSION ('rewind resume N')`; when the
+agent's final reply was kept (`[conversation] keep`), `reply:` and the reply, indented; then a
 git-style unified diff of every file the entry touched, from its state before the entry to its
 state after it. A change of
 permission bits shows as `old mode` / `new mode` lines; a symlink's diff is the change of its
@@ -261,7 +262,8 @@ target. A file without a text diff is listed as `PATH: STATUS`.
 [`log --json`](#output-of-rewind-log---json) (the same keys, with the labels of `rewind label`
 too), plus `"format": 1`, `conversation` (where the agent's conversation stood before the
 turn, the fields of [the conversation](conversation.md#where-each-turns-conversation-stood), or
-`null`), and in each object of `files` one more key, `diff`: the unified diff as text (what
+`null`), `reply` (the agent's final reply, when
+[kept](conversation.md#keeping-the-conversation), or `null`), and in each object of `files` one more key, `diff`: the unified diff as text (what
 `show` prints for that file, without colour), or `null` when the file has no text diff (binary,
 a mode change only, no state from before). See
 [the other JSON outputs](#output-of-the-other---json-options).

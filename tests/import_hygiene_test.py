@@ -135,6 +135,40 @@ def test_a_prompt_that_takes_the_conversations_cut_point_loads_nothing_heavy(
     assert "has no record of where" not in done.stderr  # the cut point was taken
 
 
+@pytest.mark.parametrize(
+    ("agent", "fields", "stop"),
+    [
+        ("claude-code", {"hook_event_name": "UserPromptSubmit"}, {"hook_event_name": "Stop"}),
+        ("gemini", {"hook_event_name": "BeforeAgent"}, {"hook_event_name": "AfterAgent"}),
+        (
+            "codex",
+            {"hook_event_name": "UserPromptSubmit", "turn_id": "t"},
+            {"hook_event_name": "Stop"},
+        ),
+    ],
+)
+def test_keeping_the_conversation_loads_nothing_heavy(
+    project: Path, tmp_path: Path, agent: str, fields: dict[str, str], stop: dict[str, str]
+) -> None:
+    """With ``[conversation] keep``, the prompt hook keeps the transcript's slice and the end
+    of the turn the reply, on the hook path's own object writer."""
+    (project / "rewind.toml").write_text("[conversation]\nkeep = true\n")
+    ok("begin", "--session", "other")  # makes the store
+    ok("begin", "--session", "other")  # reads the TOML once, and keeps what it held there
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_text('{"type":"user","version":"2.1.332"}\n' * 200)
+    common = {"session_id": "s", "cwd": str(project), "transcript_path": str(transcript)}
+    code, modules = loaded_after("hook", agent, stdin=json_text(prompt="hi", **common, **fields))
+    assert code == 0 and "rewind.history.kept_conversation" in modules
+    assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
+    reply = {"last_assistant_message": "Done.", "prompt_response": "Done."}
+    code, modules = loaded_after("hook", agent, stdin=json_text(**common, **stop, **reply))
+    assert code == 0
+    assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules]
+    shown = run_rewind("show", "1", "--session", "s", "--json")
+    assert '"reply": "Done."' in shown.stdout, shown
+
+
 def test_a_copilot_hook_loads_nothing_heavy(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Copilot's toolArgs come as a JSON string inside the JSON payload: parsed without json."""
     (project / "a.txt").write_text("content\n")

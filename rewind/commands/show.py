@@ -7,8 +7,9 @@ from rewind.commands.output.render import PROMPT_WIDTH, colour_diff, local_time,
 from rewind.commands.parsing.reading import print_fetched_safely, session_to_read
 from rewind.errors import StoreError
 from rewind.history.conversation.cut_point import CutPoint
-from rewind.history.entry import Entry, first_line
+from rewind.history.entry import TURN, Entry, first_line
 from rewind.history.insight.diffs import entry_diffs
+from rewind.history.kept_conversation import kept_reply
 from rewind.history.lookup import find
 from rewind.history.restoring.partial import turn_hunks
 from rewind.history.session import require_existing
@@ -44,6 +45,7 @@ def run(
             "format": FORMAT,
             **entry_json(entry, diffs, names),
             "conversation": cut.to_json() if cut is not None else None,
+            "reply": _reply(store, entry, remote),
         }
         files = shown["files"]
         assert isinstance(files, list)
@@ -64,12 +66,24 @@ def run(
     cut = CutPoint.from_json(entry.conversation)
     if cut is not None:
         print(f"conversation: {cut.agent} session {cut.session} ('rewind resume {entry.number}')")
+    reply = _reply(store, entry, remote)
+    if reply is not None:
+        print("reply:")
+        print("".join(f"    {line}\n" for line in reply.splitlines()), end="")
     for diff in entry_diffs(store, entry, with_text=True):
         if diff.text:
             print(colour_diff(diff.text, colour), end="")
         elif diff.status != "unchanged":
             print(f"{store.root.display(diff.path)}: {diff.status}")
     return 0
+
+
+def _reply(store: Store, entry: Entry, remote: str | None) -> str | None:
+    """The agent's final reply to the turn, when it was kept ([conversation] keep); a fetched
+    session has none (the kept conversation is never pushed)."""
+    if remote is not None or entry.kind != TURN:
+        return None
+    return kept_reply(store, entry.session, entry.id)
 
 
 def _show_hunks(store: Store, entry: Entry, path: bytes, as_json: bool) -> int:

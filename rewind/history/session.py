@@ -18,7 +18,12 @@ from rewind.store import garbage
 from rewind.store.atomic import write_text_atomically
 from rewind.store.digest import sha1_hex
 from rewind.store.fastjson import dumps, load_object
-from rewind.store.repository import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store
+from rewind.store.repository import (
+    CONVERSATIONS_REF_PREFIX,
+    LABELS_REF_PREFIX,
+    SESSIONS_REF_PREFIX,
+    Store,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,6 +48,21 @@ def ref_name(session_id: str) -> str:
 def label_ref_prefix(session_id: str) -> str:
     """Where the session's labels live: ``refs/rewind/labels/<the session's ref name>/``."""
     return LABELS_REF_PREFIX + ref_leaf(session_id) + "/"
+
+
+def conversation_ref(session_id: str) -> str:
+    """Where the agent's conversation kept with the session is
+    (rewind.history.kept_conversation): ``refs/rewind/conversations/<the session's ref name>``."""
+    return CONVERSATIONS_REF_PREFIX + ref_leaf(session_id)
+
+
+# Where the end of the last slice kept of each session's conversation is noted, in the store's
+# state folder (rewind.history.kept_conversation).
+KEPT_CUTS = "kept-conversations"
+
+
+def kept_cut_path(store: Store, session_id: str) -> str:
+    return store.state_path(KEPT_CUTS, ref_leaf(session_id))
 
 
 def session_ref(store: Store, session_id: str) -> str:
@@ -402,8 +422,8 @@ def _remember_recent(store: Store, session_id: str) -> None:
 
 
 def forget_session(store: Store, head: SessionHead) -> int:
-    """Deletes the session's ref, its labels and its cache; its objects go at the next 'rewind gc'
-    (a full repack, which takes them out of the packs too).
+    """Deletes the session's ref, its labels, the conversation kept with it and its cache; its
+    objects go at the next 'rewind gc' (a full repack, which takes them out of the packs too).
 
     Returns how many labels went with it.
     """
@@ -417,10 +437,12 @@ def forget_session(store: Store, head: SessionHead) -> int:
         except OSError:
             pass
         store.delete_ref(head.ref)
-        try:
-            os.unlink(_cache_path(store, head.ref))
-        except FileNotFoundError:
-            pass
+        store.delete_ref(conversation_ref(head.session_id))
+        for path in (_cache_path(store, head.ref), kept_cut_path(store, head.session_id)):
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
         path = journal_path_of(store, head.session_id)
         fd = journal.lock_for_fold(path)
         try:

@@ -47,7 +47,7 @@ def handle(context: HookContext) -> None:
     elif event in ("PostToolUse", "PostToolUseFailure"):
         _after_tool(context, session, directory)
     elif event == "Stop":
-        context.end_turn(session)
+        context.end_turn(session, context.text("last_assistant_message"))
     elif event == "SessionEnd":
         _stop_watcher(context, session)
         context.end_turn(session)

@@ -35,7 +35,9 @@ def handle(context: HookContext) -> None:
         context.start_turn(session, context.text("prompt"), conversation_cuts.codex)
     elif event in ("PreToolUse", "PostToolUse"):
         _tool(context, session, directory, before=event == "PreToolUse")
-    elif event in ("Stop", "SessionEnd"):
+    elif event == "Stop":
+        context.end_turn(session, context.text("last_assistant_message"))
+    elif event == "SessionEnd":
         context.end_turn(session)
 
 

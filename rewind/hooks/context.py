@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 
 from rewind.errors import UserError
-from rewind.history.entry import EDIT, SHELL, valid_text
+from rewind.history.entry import EDIT, SHELL, TURN, valid_text
+from rewind.history.kept_conversation import SLICED_AGENTS, keep_reply, keep_slice
 from rewind.history.recording.turns import (
     TRACK_PROBLEMS,
     begin,
@@ -129,23 +130,35 @@ class HookContext:
         or run by two agents) starts nothing. ``cut`` takes where the agent's conversation
         stands (rewind.hooks.conversation_cuts); one that cannot be taken is logged."""
         assert self.store is not None
-        conversation = None
+        point = None
         if cut is not None:
             try:
                 point = cut(self)
             except (OSError, ValueError) as error:
                 self.log(f"the conversation's cut point was not taken: {error}")
-            else:
-                conversation = point.to_json() if point is not None else None
-        begin(
+        entry = begin(
             self.store,
             session,
             prompt=prompt,
             agent=self.agent,
             merge_copies=True,
-            conversation=conversation,
+            conversation=point.to_json() if point is not None else None,
         )
+        if point is not None and self.store.config.conversation_keep:
+            self._keep_slice(session, entry.id, point)
         pending_shell_calls.remove_stale(self.store)
+
+    def _keep_slice(self, session: str, entry_id: str, point: CutPoint) -> None:
+        """With ``[conversation] keep``: the transcript up to the cut, from where the last
+        slice kept ends (rewind.history.kept_conversation). Copilot CLI's file has no offset
+        (it writes late): nothing is kept of it. A failure is logged, never the hook's."""
+        assert self.store is not None
+        if point.offset is None or point.agent not in SLICED_AGENTS:
+            return
+        try:
+            keep_slice(self.store, session, entry_id, point.transcript, point.offset)
+        except Exception as error:  # keeping is never worth a failed hook
+            self.log(f"the conversation was not kept: {error}")
 
     def name_turn(self, session: str, entry_id: str, prompt: str) -> None:
         """Names the open turn ``entry_id``, if it is still open and has no prompt yet."""
@@ -264,8 +277,17 @@ class HookContext:
         elif names:
             record_after_states(self.store, session, names, candidates)
 
-    def end_turn(self, session: str) -> None:
+    def end_turn(self, session: str, reply: str = "") -> None:
+        """Closes the open turn; with ``[conversation] keep``, keeps ``reply``, the agent's
+        final reply to it (a failure to keep it is logged, never the hook's)."""
         assert self.store is not None
+        if reply and self.store.config.conversation_keep:
+            entry = load_head(self.store, session).current
+            if entry is not None and entry.kind == TURN:
+                try:
+                    keep_reply(self.store, session, entry.id, reply)
+                except Exception as error:  # keeping is never worth a failed hook
+                    self.log(f"the reply was not kept: {error}")
         record_after(self.store, session, close=True)
 
     # the log -------------------------------------------------------------------------------

@@ -31,7 +31,9 @@ def handle(context: HookContext) -> None:
         context.start_turn(session, context.text("prompt", "user_prompt"), conversation_cuts.gemini)
     elif event in ("BeforeTool", "AfterTool"):
         _tool(context, session, directory, before=event == "BeforeTool")
-    elif event in ("AfterAgent", "SessionEnd"):
+    elif event == "AfterAgent":
+        context.end_turn(session, context.text("prompt_response"))
+    elif event == "SessionEnd":
         context.end_turn(session)
 
 

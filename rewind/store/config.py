@@ -93,6 +93,7 @@ class RemoteSettings:
 
 class Config:
     __slots__ = (
+        "conversation_keep",
         "extra_roots",
         "max_file_size",
         "project_id",
@@ -129,6 +130,9 @@ class Config:
         self.watch_max_delay_ms = watch_max_delay_ms
         self.watch_on_session_start = watch_on_session_start
         self.retention = Retention()
+        # [conversation] keep: the agent's own conversation kept with each turn
+        # (rewind.history.kept_conversation); off by default, it holds secrets.
+        self.conversation_keep = False
         self.project_id = ""  # the project's name on remotes, when rewind.toml sets it
         self.remote = RemoteSettings()
 
@@ -222,6 +226,7 @@ def _parse(path: str, data: dict[str, Any]) -> Config:
     _read_watch_keys(path, data, config)
     config.retention = _read_retention(path, data.get("retention", {}))
     config.remote = _read_remote(path, data.get("remote", {}))
+    config.conversation_keep = _read_conversation(path, data.get("conversation", {}))
     project_id = data.get("project_id", "")
     if not isinstance(project_id, str) or (project_id and not usable_id(project_id)):
         raise UserError(
@@ -268,6 +273,21 @@ def _read_remote(path: str, table: object) -> RemoteSettings:
     if not _is_count(max_fetch_mb) or max_fetch_mb < 1:
         raise UserError(f"{path}: remote.max_fetch_mb must be a number of MB, like 1024.")
     return RemoteSettings(backup, tuple(exclude), share_ignored, max_fetch_mb)
+
+
+def _read_conversation(path: str, table: object) -> bool:
+    """``[conversation] keep``: whether the prompt hooks keep the agent's conversation."""
+    from rewind.errors import UserError
+
+    if not isinstance(table, dict):
+        raise UserError(f"{path}: conversation must be a table ([conversation]).")
+    unknown = sorted(set(table) - {"keep"})
+    if unknown:
+        raise UserError(f"{path}: [conversation] has no key {unknown[0]!r}; its key is keep.")
+    keep = table.get("keep", False)
+    if not isinstance(keep, bool):
+        raise UserError(f"{path}: conversation.keep must be true or false.")
+    return keep
 
 
 def _read_retention(path: str, table: object) -> Retention:

@@ -50,7 +50,12 @@ from rewind.store.objects import MODE_TREE, ObjectReader
 from rewind.store.packed import forget_repository
 from rewind.store.reachability import never_packed, unpacked_reachable
 from rewind.store.remotes import PUSHED_REF_PREFIX
-from rewind.store.repository import LABELS_REF_PREFIX, SESSIONS_REF_PREFIX, Store
+from rewind.store.repository import (
+    CONVERSATIONS_REF_PREFIX,
+    LABELS_REF_PREFIX,
+    SESSIONS_REF_PREFIX,
+    Store,
+)
 
 # How long an unreachable loose object (other than a superseded commit's own) is kept. It only
 # has to outlast the time between a writer storing a file's content and naming it in a journal
@@ -127,13 +132,15 @@ class Snapshot:
 
 
 def ref_tips(store: Store) -> list[str]:
-    """The commits the sessions' refs and the labels' refs point at, and those last pushed to
+    """The commits the sessions' refs and the labels' refs point at, those last pushed to
     each remote (rewind.store.remotes): a session's history as sent, where it had to be
-    rewritten (rewind.history.remote.export)."""
+    rewritten (rewind.history.remote.export), and the conversations kept with the sessions
+    (rewind.history.kept_conversation)."""
     refs = (
         store.ref_names(SESSIONS_REF_PREFIX)
         + store.all_ref_names(LABELS_REF_PREFIX)
         + store.all_ref_names(PUSHED_REF_PREFIX)
+        + store.ref_names(CONVERSATIONS_REF_PREFIX)
     )
     return [tip for tip in (store.read_ref(ref) for ref in refs) if tip]
 

@@ -4,6 +4,7 @@ Layout (see docs/store.md)::
 
     <store>/HEAD, config, objects/, refs/rewind/sessions/<session>   the git repository
     <store>/refs/rewind/labels/<session>/<label>                     labelled entries
+    <store>/refs/rewind/conversations/<session>                      the conversation kept
     <store>/rewind/lock                                              serialises writers
     <store>/rewind/project.json                                      which root this store is for
     <store>/rewind/sessions/<session>.json                           cache of a session's head
@@ -30,6 +31,8 @@ from rewind.store.root import Root
 
 SESSIONS_REF_PREFIX = "refs/rewind/sessions/"
 LABELS_REF_PREFIX = "refs/rewind/labels/"
+# The conversation kept with each session ([conversation] keep): rewind.history.kept_conversation.
+CONVERSATIONS_REF_PREFIX = "refs/rewind/conversations/"
 STATE_DIR = "rewind"
 JOURNAL = "restore-journal.json"
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from rewind.errors import UserError
 from rewind.history.conversation.clients import files_only
 from rewind.history.conversation.cut_point import TAIL, CutPoint, fingerprint
+from rewind.history.kept_conversation import NOTHING_KEPT, KeptMissing, kept_prefix
 from rewind.store.atomic import replace_file
 from rewind.store.repository import Store
 
@@ -51,27 +52,55 @@ class Request:
     turn: int
     program: str
     prompt: str = ""
+    session: str = ""  # the store's session of the turn, and the turn's entry id: where the
+    entry_id: str = ""  # conversation kept with the history is looked for
 
 
 def transcript_prefix(request: Request) -> bytes:
     """The transcript's bytes before the cut, once its fingerprint shows the file still holds
-    the conversation the turn began on; a refusal saying why otherwise."""
+    the conversation the turn began on; else, the same bytes rebuilt from the conversation kept
+    with the history (``[conversation] keep``) when it holds them all; a refusal saying why
+    otherwise."""
     cut = request.cut
     assert cut.offset is not None
     where = f"the transcript of turn {request.turn} ({cut.transcript})"
-    way_out = files_only(request.turn)
     try:
         data = read_transcript(cut.transcript, cut.offset)
     except FileNotFoundError:
-        raise UserError(
-            f"{where} is gone (the agent removes old conversations); {way_out}"
-        ) from None
+        return _kept_prefix(request, f"{where} is gone (the agent removes old conversations)")
     except OSError as error:
-        raise UserError(f"{where} cannot be read ({error.strerror}); {way_out}") from None
+        return _kept_prefix(request, f"{where} cannot be read ({error.strerror})")
     if len(data) < cut.offset or fingerprint(data[-TAIL:]) != cut.fingerprint:
-        raise UserError(
+        return _kept_prefix(
+            request,
             f"{where} no longer holds the conversation as it was when the turn began (the agent "
-            f"rewrote it); {way_out}"
+            "rewrote it)",
+        )
+    return data
+
+
+def _kept_prefix(request: Request, why: str) -> bytes:
+    """The transcript before the cut rebuilt from the kept slices (``why`` says what became of
+    the transcript); a refusal that says both when they cannot rebuild it."""
+    cut = request.cut
+    assert cut.offset is not None
+    way_out = files_only(request.turn)
+    try:
+        data = kept_prefix(
+            request.store, request.session, request.entry_id, cut.transcript, cut.offset
+        )
+    except KeptMissing as missing:
+        if str(missing) == NOTHING_KEPT:
+            raise UserError(
+                f"{why}, and no copy of it was kept ('[conversation] keep = true' in "
+                f"rewind.toml keeps one from now on); {way_out}"
+            ) from None
+        raise UserError(
+            f"{why}, and the copy kept with the history is not whole: {missing}; {way_out}"
+        ) from None
+    if len(data) != cut.offset or fingerprint(data[-TAIL:]) != cut.fingerprint:
+        raise UserError(
+            f"{why}, and the copy kept with the history does not match the turn's record; {way_out}"
         )
     return data
 

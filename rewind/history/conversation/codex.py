@@ -15,6 +15,7 @@ from rewind.errors import UserError
 from rewind.history.conversation.branch import Branch, Request, read_transcript
 from rewind.history.conversation.clients import CLIENTS, files_only
 from rewind.history.conversation.rpc import LINES, RpcProcess
+from rewind.history.kept_conversation import chain
 from rewind.store.fastjson import load_object
 
 CLIENT = CLIENTS["codex"]
@@ -56,8 +57,14 @@ def _turns(request: Request) -> list[str]:
         data = read_transcript(cut.transcript)
         lines = [line for line in data.splitlines() if b'"task_started"' in line]
     except FileNotFoundError:
+        kept = ""
+        if request.session and chain(request.store, request.session):
+            kept = (
+                " (the conversation kept with the history is not given back to Codex: it "
+                "indexes its threads in a database of its own)"
+            )
         raise UserError(
-            f"Codex's rollout of turn {request.turn} ({cut.transcript}) is gone; {way_out}"
+            f"Codex's rollout of turn {request.turn} ({cut.transcript}) is gone{kept}; {way_out}"
         ) from None
     except OSError as error:
         raise UserError(f"{cut.transcript} cannot be read ({error.strerror}); {way_out}") from None

@@ -76,4 +76,4 @@ def check(store: Store, entry: Entry, check_client: bool = True) -> None:
 def _request(store: Store, entry: Entry, cut: CutPoint, prompt: str, with_client: bool) -> Request:
     client = client_of(cut.agent, entry.number)
     program = installed(client, entry.number)[0] if with_client else client.program
-    return Request(store, cut, entry.number, program, prompt)
+    return Request(store, cut, entry.number, program, prompt, entry.session, entry.id)

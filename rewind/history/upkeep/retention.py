@@ -9,7 +9,9 @@ after it (a labelled entry stays restorable). While the store is still larger th
 Dropping is a cut, not a rewrite: the commit of the oldest kept entry is listed in the store's
 ``shallow`` file, which the reader (and git) take as the start of the chain, so every newer
 entry keeps its commit, its labels and its content, and stays restorable byte for byte. What
-only the dropped entries named becomes unreachable, and gc removes it.
+only the dropped entries named becomes unreachable, and gc removes it. The conversation kept
+with a session (rewind.history.kept_conversation) is no chain of entries: what was kept for
+the dropped entries is taken out of it (its small chain rewritten), so that it stays bounded too.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import time
 from rewind.history.entry import Entry
 from rewind.history.index.queries import EntryIndex
 from rewind.history.index.rows import COLUMNS, entries_of_rows
+from rewind.history.kept_conversation import drop_entries
 from rewind.history.session import SessionHead, load_head, ref_name
 from rewind.history.sessions import labels_of, list_sessions
 from rewind.store import garbage
@@ -35,13 +38,22 @@ MB = 1024 * 1024
 class Cut:
     """The entries of one session that retention drops: those numbered below ``keep_from``."""
 
-    __slots__ = ("commit", "dropped", "freed", "keep_from", "newest_dropped", "session")
+    __slots__ = (
+        "commit",
+        "dropped",
+        "dropped_ids",
+        "freed",
+        "keep_from",
+        "newest_dropped",
+        "session",
+    )
 
     def __init__(self, session: str, keep_from: int, commit: str, dropped: list[Entry]) -> None:
         self.session = session
         self.keep_from = keep_from
         self.commit = commit  # the commit of entry keep_from: the new start of the chain
         self.dropped = len(dropped)
+        self.dropped_ids = {entry.id for entry in dropped}
         self.newest_dropped = max((entry.started for entry in dropped), default=0.0)
         self.freed = 0  # bytes of content only the dropped entries name (an estimate of space)
 
@@ -229,6 +241,8 @@ def apply(store: Store, cuts: list[Cut]) -> list[Cut]:
         garbage.request_full_repack(store)  # what the cut leaves is in the packs too
         for cut in made:
             index.drop_before(cut.session, cut.keep_from)
+            # What was kept of the conversation before those entries goes with them.
+            drop_entries(store, cut.session, cut.dropped_ids)
             try:  # its parent may be the cut: read again from the commit
                 os.unlink(store.state_path("sessions", _ref_leaf(cut.session) + ".json"))
             except FileNotFoundError:
