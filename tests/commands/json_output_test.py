@@ -125,9 +125,10 @@ def test_sessions_json_has_start_time_and_file_count(history: Path) -> None:
 
 def test_show_json_is_the_log_entry_with_its_diffs(history: Path) -> None:
     shown = json_of("show", "1", "--json")
-    assert set(shown) == ENTRY_KEYS | {"format", "conversation"}
+    assert set(shown) == ENTRY_KEYS | {"format", "conversation", "reply"}
     assert shown["format"] == 1
     assert shown["conversation"] is None  # a turn with no agent's transcript
+    assert shown["reply"] is None  # nothing kept: [conversation] keep is off
     logged = json_of("log", "--json")[0]
     assert {key: shown[key] for key in ENTRY_KEYS - {"files"}} == {
         key: logged[key] for key in ENTRY_KEYS - {"files"}
