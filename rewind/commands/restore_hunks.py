@@ -39,7 +39,10 @@ def partial_plan(
     entry = find(store, head, turn)
     chosen: Mapping[bytes, Choice]
     if hunks:
-        chosen = {paths[0]: [item for text in hunks for item in parse_ranges(text)]}
+        shown = store.root.display(paths[0])
+        chosen = {
+            paths[0]: [item for text in hunks for item in parse_ranges(text, entry.number, shown)]
+        }
     else:
         chosen = _ask(store, entry, paths)
         if not chosen:

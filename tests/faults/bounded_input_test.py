@@ -62,7 +62,7 @@ class TestHunkChoices:
     ) -> None:
         turn(project, "f.txt", BEFORE, AFTER)
         line = error_line(within_memory("restore", "1", "--path", "f.txt", "--hunks", choice))
-        assert said in line and "'rewind show TURN --path" in line
+        assert said in line and "'rewind show 1 --path f.txt' numbers them." in line
         assert (project / "f.txt").read_bytes() == AFTER
 
     def test_numbers_are_ascii_digits_only(self, project: Path) -> None:

@@ -55,6 +55,8 @@ def _unrecognized(
             if not isinstance(owner, RewindParser):
                 continue
             options = [option for action in owner._actions for option in action.option_strings]
+            if extra.split("=", 1)[0] in options:  # an option in the wrong place (after --)
+                return f"unrecognized arguments: {' '.join(extras)}", parser
             hint = did_you_mean(extra.split("=", 1)[0], options)
             if hint:
                 return f"unknown option {extra!r}{hint}", owner

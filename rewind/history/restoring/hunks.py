@@ -150,14 +150,19 @@ _MAX_DIGITS = 18
 _HOW = "give hunk numbers (1,3 or 2-4) or lines of a hunk (2:1-3)"
 
 
-def parse_ranges(text: str) -> Ranges:
+def parse_ranges(text: str, turn: int | str = "TURN", name: str = "P") -> Ranges:
     """``--hunks`` as given: comma-separated items, each ``N`` (hunk N), ``N-M`` (hunks N to M),
     ``N:L`` (changed line L of hunk N) or ``N:L-M`` (its lines L to M); numbers are written with
-    the ASCII digits 0-9, and spaces around them are allowed."""
+    the ASCII digits 0-9, and spaces around them are allowed. ``turn`` and ``name``, the entry
+    and the file, go into the hint of a refusal."""
+    hint = f"'rewind show {turn} --path {name}' numbers them."
     items = text.split(",")
-    if any(not item.strip(" ") for item in items):
-        raise _not_a_choice(text, f"an item between commas is empty; {_HOW}")
-    return [_item(item) for item in items]
+    try:
+        if any(not item.strip(" ") for item in items):
+            raise _not_a_choice(text, f"an item between commas is empty; {_HOW}")
+        return [_item(item) for item in items]
+    except UserError as error:
+        raise UserError(str(error).replace(_HINT, hint)) from None
 
 
 def _item(item: str) -> tuple[range, range | None]:
@@ -192,22 +197,26 @@ def _number(item: str, text: str) -> int:
     return int(digits)
 
 
+_HINT = "'rewind show TURN --path P' numbers them."
+
+
 def _not_a_choice(item: str, advice: str) -> UserError:
     shown = item if len(item) <= 40 else item[:37] + "..."
-    return UserError(
-        f"{shown!r} is not a hunk choice: {advice}; 'rewind show TURN --path P' numbers them."
-    )
+    return UserError(f"{shown!r} is not a hunk choice: {advice}; {_HINT}")
 
 
-def resolve_choice(hunks: list[Hunk], choice: Choice, name: str) -> Selection:
-    """The hunks and lines ``choice`` names in the diff ``hunks`` (of the file ``name``).
+def resolve_choice(
+    hunks: list[Hunk], choice: Choice, name: str, turn: int | str = "TURN"
+) -> Selection:
+    """The hunks and lines ``choice`` names in the diff ``hunks`` (of the file ``name``, as
+    entry ``turn`` changed it: the hint names it).
 
     Raises UserError for a hunk or a line the diff does not have. Every number is checked
     before any range is expanded, and overlapping ranges are joined first, so the work is
     bounded by the diff's size and the choice's length, not by the numbers it holds."""
     if isinstance(choice, dict):
         for number, numbers in choice.items():
-            _check(hunks, number, name, max(numbers) if numbers else None)
+            _check(hunks, number, name, max(numbers) if numbers else None, turn)
             if numbers is not None and (not numbers or min(numbers) < 1):
                 raise UserError(
                     f"choose changed lines of hunk {number} by their numbers, from 1 (or None "
@@ -215,7 +224,7 @@ def resolve_choice(hunks: list[Hunk], choice: Choice, name: str) -> Selection:
                 )
         return choice
     for chosen, lines in choice:
-        _check(hunks, chosen[-1], name, lines[-1] if lines is not None else None)
+        _check(hunks, chosen[-1], name, lines[-1] if lines is not None else None, turn)
     whole = _union([chosen for chosen, lines in choice if lines is None])
     selection: Selection = dict.fromkeys(number for chosen in whole for number in chosen)
     by_hunk: dict[int, list[range]] = {}
@@ -227,20 +236,20 @@ def resolve_choice(hunks: list[Hunk], choice: Choice, name: str) -> Selection:
     return selection
 
 
-def _check(hunks: list[Hunk], number: int, name: str, line: int | None) -> None:
+def _check(hunks: list[Hunk], number: int, name: str, line: int | None, turn: int | str) -> None:
     """Refuses hunk ``number`` (and its changed line ``line``) unless the diff has them."""
     if number < 1:
         raise UserError(f"hunks are numbered from 1, not {number}.")
     if number > len(hunks):
         raise UserError(
             f"the diff of {name} has {len(hunks)} hunk(s), not {number}; "
-            f"'rewind show TURN --path {name}' numbers them."
+            f"'rewind show {turn} --path {name}' numbers them."
         )
     count = len(hunks[number - 1].removed) + len(hunks[number - 1].added)
     if line is not None and line > count:
         raise UserError(
             f"hunk {number} of {name} has {count} changed line(s), not {line}; "
-            f"'rewind show TURN --path {name}' numbers them."
+            f"'rewind show {turn} --path {name}' numbers them."
         )
 
 

@@ -210,7 +210,7 @@ def plan_partial(
     for path, choice in chosen.items():
         given = sources.get(path) if sources is not None else None
         found = given if given is not None else turn_hunks(store, subject, path)
-        selection = resolve_choice(found.hunks, choice, store.root.display(path))
+        selection = resolve_choice(found.hunks, choice, store.root.display(path), subject.number)
         resolved[path] = selection
         hunks[path] = found
         current, data = read_now(store, path)
