@@ -1054,8 +1054,10 @@ has that name; `json`, `exit-codes` and `options` print those sections of it. Th
 Markdown, through the pager on a terminal. An unknown topic is an error (exit code 1).
 """,
     "tui": """\
-Needs a terminal (its standard input and standard error): without one it exits 1 at once. A
-session that does not exist is refused as by every other command. If the TUI stops on an error,
+Needs a terminal (its standard input and standard error): without one it exits 1 at once. In a
+project with nothing recorded it opens a screen that says how to start (the agents' `rewind
+install` commands; `q` quits, exit code 0). A session that does not exist is refused as by
+every other command. If the TUI stops on an error,
 the exit code is 3 and the error is appended to `crash.log`. With `--remote NAME` it opens a
 fetched session read-only: every key that would restore, undo or label says so instead
 ([the TUI](tui.md#fetched-sessions)).

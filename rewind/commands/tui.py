@@ -15,9 +15,12 @@ class TuiCrashed(Exception):
 
 
 def run(*, session: str | None, remote: str | None = None) -> int:
+    on_a_terminal = sys.stdin.isatty() and sys.stderr.isatty()
+    if session is None and remote is None and on_a_terminal and _nothing_recorded():
+        return _how_to_start()
     store, session_id = session_to_read(session, remote)
     require_existing(store, session_id)
-    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+    if not on_a_terminal:
         raise UserError(
             "rewind tui needs a terminal (its input and standard error are not one); run it in "
             "one, or use 'rewind log' and 'rewind restore' instead."
@@ -35,4 +38,27 @@ def run(*, session: str | None, remote: str | None = None) -> int:
         from rewind.commands.resume import resume_from
 
         return resume_from(app.store, app.resume, "", False, False, [])
+    return int(ExitCode.OK)
+
+
+def _nothing_recorded() -> bool:
+    """Whether the project has no session of its own (nor fetched ones to point to)."""
+    from rewind.commands.output.json_output import recorded_store
+    from rewind.history.remote.fetched import fetched_sessions
+    from rewind.history.sessions import list_sessions
+
+    store = recorded_store()
+    if store is None:
+        return True
+    return not list_sessions(store, damaged=[]) and not fetched_sessions(store)
+
+
+def _how_to_start() -> int:
+    """The TUI's empty state: how to start recording, and 'q' to quit (exit code 0)."""
+    from rewind.installers import targets
+    from rewind.store.root import find_root
+    from rewind.tui.empty_state import NothingRecorded
+
+    agents = [name for name, target in targets().items() if target.hook_agent]
+    NothingRecorded(os.fsdecode(find_root(os.getcwdb())), agents).run()
     return int(ExitCode.OK)
