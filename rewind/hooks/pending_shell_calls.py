@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import time
 
-from rewind.store.atomic import write_text_atomically
+from rewind.store.atomic import remove_older_than, write_text_atomically
 from rewind.store.fastjson import dumps, load_list
 from rewind.store.repository import Store
 
@@ -88,19 +88,7 @@ def claim(store: Store, call: str, pairing: str) -> ClaimedCall | None:
 
 def remove_stale(store: Store) -> None:
     """Removes what before-events of shell commands left for after-events that never came."""
-    folder = store.state_path(PENDING_DIR)
-    cutoff = time.time() - PENDING_MAX_AGE
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(folder, name)
-        try:
-            if os.lstat(path).st_mtime < cutoff:
-                os.unlink(path)
-        except OSError:
-            pass
+    remove_older_than(store.state_path(PENDING_DIR), time.time() - PENDING_MAX_AGE)
 
 
 def _queue_prefix(pairing: str) -> str:

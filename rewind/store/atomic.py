@@ -92,6 +92,23 @@ def write_text_atomically(path: str, text: str) -> None:
     replace_file(os.fsencode(path), text.encode(), 0o644)
 
 
+def remove_older_than(directory: str, cutoff: float) -> None:
+    """Removes the entries of ``directory`` last changed before ``cutoff`` (Unix time): files
+    left for a reader that never came. A directory that cannot be listed, or an entry that
+    cannot be removed, is passed over."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(directory, name)
+        try:
+            if os.lstat(path).st_mtime < cutoff:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
 def _remove_quietly(path: bytes) -> None:
     try:
         os.unlink(path)

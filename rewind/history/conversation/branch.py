@@ -18,7 +18,7 @@ from rewind.errors import UserError
 from rewind.history.conversation.clients import files_only
 from rewind.history.conversation.cut_point import TAIL, CutPoint, fingerprint
 from rewind.history.kept_conversation import NOTHING_KEPT, KeptMissing, kept_prefix
-from rewind.store.atomic import replace_file
+from rewind.store.atomic import remove_older_than, replace_file
 from rewind.store.repository import Store
 
 COPIES = "conversations"
@@ -128,27 +128,12 @@ def write_copy(request: Request, data: bytes, suffix: str = ".jsonl") -> str:
     """Writes ``data`` as a transcript copy for the client to read; returns its path."""
     directory = request.store.state_path(COPIES)
     os.makedirs(directory, mode=0o700, exist_ok=True)
-    _remove_old_copies(directory)
+    remove_older_than(directory, time.time() - COPY_DAYS * 86400)
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in request.cut.session)[:80]
     name = f"{request.cut.agent}-{safe}-turn-{request.turn}-{int(time.time())}{suffix}"
     path = os.path.join(directory, name)
     replace_file(os.fsencode(path), data, 0o600)
     return path
-
-
-def _remove_old_copies(directory: str) -> None:
-    oldest = time.time() - COPY_DAYS * 86400
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(directory, name)
-        try:
-            if os.lstat(path).st_mtime < oldest:
-                os.unlink(path)
-        except OSError:
-            pass
 
 
 def whole_lines(data: bytes) -> bytes:
