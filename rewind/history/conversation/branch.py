@@ -56,6 +56,29 @@ class Request:
     entry_id: str = ""  # conversation kept with the history is looked for
 
 
+def began_the_conversation(request: Request) -> str:
+    """The note of a resume from the turn that began the conversation."""
+    return f"turn {request.turn} began the conversation: this starts a new one."
+
+
+def from_copy(request: Request, data: bytes, flag: str, what: str) -> Branch:
+    """The branch of a client that resumes from a copy of its ``what`` (``data``, empty when
+    the turn began the conversation), given after ``flag``; in print mode with the prompt."""
+    found = Branch(request.cut.agent, request.program)
+    if not request.cut.offset:
+        found.notes.append(began_the_conversation(request))
+    else:
+        copy = write_copy(request, data)
+        found.head = [flag, copy]
+        found.notes.append(
+            f"the conversation up to turn {request.turn} is read from {copy}; the branch is a "
+            f"new session, and the original {what} is left as it is."
+        )
+    if request.prompt:
+        found.tail = ["-p", request.prompt]
+    return found
+
+
 def transcript_prefix(request: Request) -> bytes:
     """The transcript's bytes before the cut, once its fingerprint shows the file still holds
     the conversation the turn began on; else, the same bytes rebuilt from the conversation kept

@@ -14,9 +14,9 @@ from rewind.errors import UserError
 from rewind.history.conversation.branch import (
     Branch,
     Request,
+    from_copy,
     transcript_prefix,
     whole_lines,
-    write_copy,
 )
 from rewind.history.conversation.clients import CLIENTS, files_only
 from rewind.store.fastjson import load_object
@@ -40,19 +40,9 @@ def check(request: Request) -> list[bytes]:
 
 
 def branch(request: Request) -> Branch:
-    found = Branch(CLIENT.agent, request.program)
-    lines = check(request)
-    if not request.cut.offset:
-        found.notes.append(f"turn {request.turn} began the conversation: this starts a new one.")
-    else:
-        copy = write_copy(request, b"".join(lines))
-        found.head = ["--resume", copy, "--fork-session"]
-        found.notes.append(
-            f"the conversation up to turn {request.turn} is read from {copy}; the branch is a "
-            "new session, and the original transcript is left as it is."
-        )
-    if request.prompt:
-        found.tail = ["-p", request.prompt]
+    found = from_copy(request, b"".join(check(request)), "--resume", "transcript")
+    if found.head:  # never without it: the client would append to a file named after the session
+        found.head.append("--fork-session")
     return found
 
 

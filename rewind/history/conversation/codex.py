@@ -12,7 +12,12 @@ from __future__ import annotations
 import os
 
 from rewind.errors import UserError
-from rewind.history.conversation.branch import Branch, Request, read_transcript
+from rewind.history.conversation.branch import (
+    Branch,
+    Request,
+    began_the_conversation,
+    read_transcript,
+)
 from rewind.history.conversation.clients import CLIENTS, files_only
 from rewind.history.conversation.rpc import LINES, RpcProcess
 from rewind.history.kept_conversation import chain
@@ -34,7 +39,7 @@ def branch(request: Request) -> Branch:
     found = Branch(CLIENT.agent, request.program)
     turns = check(request)
     if turns and turns[0] == cut.turn:
-        found.notes.append(f"turn {request.turn} began the conversation: this starts a new one.")
+        found.notes.append(began_the_conversation(request))
         found.head, found.tail = (["exec"], [request.prompt]) if request.prompt else ([], [])
         return found
     thread = fork(request.program, cut.session, cut.turn, os.fsdecode(request.store.root.path))

@@ -15,7 +15,12 @@ from __future__ import annotations
 import os
 
 from rewind.errors import UserError
-from rewind.history.conversation.branch import Branch, Request, read_transcript
+from rewind.history.conversation.branch import (
+    Branch,
+    Request,
+    began_the_conversation,
+    read_transcript,
+)
 from rewind.history.conversation.clients import CLIENTS, files_only
 from rewind.history.conversation.rpc import CONTENT_LENGTH, RpcProcess
 from rewind.store.fastjson import load_object
@@ -37,7 +42,7 @@ def branch(request: Request) -> Branch:
     found = Branch(CLIENT.agent, request.program)
     message, first = check(request)
     if first:
-        found.notes.append(f"turn {request.turn} began the conversation: this starts a new one.")
+        found.notes.append(began_the_conversation(request))
     else:
         session = fork(request.program, cut.session, message, os.fsdecode(request.store.root.path))
         found.session = session

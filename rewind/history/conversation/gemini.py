@@ -13,9 +13,9 @@ from rewind.errors import UserError
 from rewind.history.conversation.branch import (
     Branch,
     Request,
+    from_copy,
     transcript_prefix,
     whole_lines,
-    write_copy,
 )
 from rewind.history.conversation.clients import CLIENTS
 from rewind.store.fastjson import load_object
@@ -35,20 +35,7 @@ def check(request: Request) -> bytes:
 
 
 def branch(request: Request) -> Branch:
-    found = Branch(CLIENT.agent, request.program)
-    data = check(request)
-    if not request.cut.offset:
-        found.notes.append(f"turn {request.turn} began the conversation: this starts a new one.")
-    else:
-        copy = write_copy(request, data)
-        found.head = ["--session-file", copy]
-        found.notes.append(
-            f"the conversation up to turn {request.turn} is read from {copy}; the branch is a "
-            "new session, and the original session file is left as it is."
-        )
-    if request.prompt:
-        found.tail = ["-p", request.prompt]
-    return found
+    return from_copy(request, check(request), "--session-file", "session file")
 
 
 def _check_format(data: bytes, turn: int) -> None:
