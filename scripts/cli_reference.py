@@ -252,7 +252,8 @@ plus the file now. `--json` prints runs of lines with the same origin; see
     "show": """\
 Prints `KIND N (ENTRY-ID)  TIME  PROMPT [LABELS]`; for a turn whose agent's conversation can be
 resumed from before it, `conversation: AGENT session SESSION ('rewind resume N')`; when the
-agent's final reply was kept (`[conversation] keep`), `reply:` and the reply, indented; then a
+agent's final reply was kept (`[conversation] keep`; in a fetched session, shared with
+`[conversation] share`), `reply:` and the reply, indented; then a
 git-style unified diff of every file the entry touched, from its state before the entry to its
 state after it. A change of
 permission bits shows as `old mode` / `new mode` lines; a symlink's diff is the change of its
@@ -415,6 +416,11 @@ Arguments after `--` go to the client. `--print` prints the command (`cd ROOT &&
 "session": "NEW" or null, "notes": [...]}`. Codex and Copilot CLI fork with their client even for
 `--print`.
 
+`--remote NAME` (with `--session MACHINE/SESSION` or `SESSION`) resumes a turn of a session
+fetched from remote `NAME`, on this machine, from the conversation its machine shared
+(`[conversation] share`): Claude Code and Gemini CLI; Codex and Copilot CLI are refused (their
+fork needs the recording machine's client).
+
 Refused (exit 1, nothing changed): an entry that is not an agent's turn; Cline, Cursor and
 Windsurf (their conversations live in the editor's storage); a turn recorded before rewind took
 cut points; a transcript gone, cut or rewritten since; a client not on PATH, or of a version
@@ -549,12 +555,14 @@ Sends the session (`--session`, default the most recent one; `--all` every sessi
 `refs/rewind/<project id>/<machine id>/` on the remote, never among its branches or tags. Only
 closed entries go (an open turn goes with the next push once it ends), and only what the remote
 lacks is sent. Contents of files git ignores or that match `[remote] exclude` (and `.env`,
-keys and credentials) stay here: their states travel as `not-shared`. Prints the sessions sent,
+keys and credentials) stay here: their states travel as `not-shared`. The conversation kept with
+a session goes only to the remotes `[conversation] share` names, and all of it
+([what is shared](conversation.md#what-is-shared)). Prints the sessions sent,
 or that the remote is up to date; a session the remote refused is named on stderr and the exit
 code is 1. `--dry-run` lists the sessions, their entries not on the remote yet and each file,
 marking those whose content is not shared and why; `--json` prints it as
 `{"format": 1, "remote", "url", "project", "machine", "sessions": [{"session", "open_turn_held",
-"labels", "entries": [{"turn", "id", "number", "kind", "prompt", "files": [{"path", "shared",
+"labels", "conversation" ("sent", "deleted" or null), "entries": [{"turn", "id", "number", "kind", "prompt", "files": [{"path", "shared",
 "why_not"}]}]}], "up_to_date": [...]}` (without `--dry-run`: `pushed`, `up_to_date`,
 `rejected`). A remote that is one of the project's own (its `origin`) is pushed to only once
 confirmed: a question on a terminal, else `--yes`. `--background` is what the automatic

@@ -10,7 +10,14 @@ from rewind.commands.output.records_json import entry_key_json
 from rewind.errors import UserError
 from rewind.history.entry import first_line
 from rewind.history.remote.backup import note_backup, run_backup
-from rewind.history.remote.push import PushPlan, plan_push, private_paths, push, unsent_entries
+from rewind.history.remote.push import (
+    PushPlan,
+    SessionPush,
+    plan_push,
+    private_paths,
+    push,
+    unsent_entries,
+)
 from rewind.history.remote.remote_setup import confirm, needs_confirmation
 from rewind.history.restoring.opening import open_current_store
 from rewind.history.sessions import resolve_session
@@ -94,11 +101,29 @@ def _confirm_project_remote(store: Store, plan: PushPlan, yes: bool) -> None:
     confirm(store, plan.remote)
 
 
+# What a push that shares a session's conversation says it sends.
+SHARED_CONVERSATION = (
+    "with its kept conversation: every prompt, reply and tool result, whatever the agent read "
+    "([conversation] share)"
+)
+
+
+def _conversation_fate(pending: SessionPush) -> str | None:
+    """What a push does with the session's kept conversation: "sent", "deleted" (shared
+    before, not now) or None."""
+    if pending.conversation is not None:
+        return "sent"
+    return "deleted" if pending.sent_conversation else None
+
+
 def _print_result(plan: PushPlan, pushed: list[str], rejected: list[tuple[str, str]]) -> None:
     where = f"{plan.remote} ({plan.url})"
     if pushed:
         names = ", ".join(pushed)
         print(f"pushed {len(pushed)} session(s) to {where}: {names}")
+        sent = [p for p in plan.sessions if p.conversation and p.head.session_id in pushed]
+        if sent:
+            print(f"{len(sent)} of them {SHARED_CONVERSATION}")
     for session, why in rejected:
         print(f"rewind: {plan.remote} refused session {session}: {why}", file=sys.stderr)
     if plan.up_to_date and not pushed and not rejected:
@@ -138,6 +163,7 @@ def _print_dry_run(store: Store, plan: PushPlan, as_json: bool) -> None:
                         "session": p.head.session_id,
                         "open_turn_held": p.open_turn,
                         "labels": sorted(p.labels),
+                        "conversation": _conversation_fate(p),
                         "entries": [
                             {
                                 **entry_key_json(entry),
@@ -182,5 +208,10 @@ def _print_dry_run(store: Store, plan: PushPlan, as_json: bool) -> None:
                 print(f"      {shown}" + (f"  (not shared: {why})" if why else ""))
         if pending.open_turn:
             print("  (the open turn is not sent until it ends)")
+        fate = _conversation_fate(pending)
+        if fate == "sent":
+            print(f"  {SHARED_CONVERSATION}")
+        elif fate == "deleted":
+            print("  its conversation, shared before, is deleted from the remote")
     if plan.up_to_date:
         print(f"already up to date: {', '.join(plan.up_to_date)}")

@@ -8,10 +8,10 @@ import shlex
 import sys
 
 from rewind.commands.output.json_output import FORMAT, print_json
-from rewind.commands.parsing.reading import local_session
+from rewind.commands.parsing.reading import local_session, session_to_read
 from rewind.errors import UserError
 from rewind.history.conversation.branch import Branch
-from rewind.history.conversation.resume import plan
+from rewind.history.conversation.resume import Fetched, plan
 from rewind.history.entry import Entry
 from rewind.history.lookup import find
 from rewind.history.restoring.opening import open_current_store
@@ -27,6 +27,7 @@ def run(
     print_only: bool = False,
     as_json: bool = False,
     client_args: list[str] | None = None,
+    remote: str | None = None,
 ) -> int:
     if as_json and not print_only:
         raise UserError(
@@ -38,16 +39,31 @@ def run(
             "begin it with another character."
         )
     store = open_current_store()
-    head = require_existing(store, local_session(store, session))
-    entry = find(store, head, turn)
-    return resume_from(store, entry, prompt or "", print_only, as_json, client_args or [])
+    fetched: Fetched = None
+    if remote is not None:
+        view, session_id = session_to_read(session, remote)
+        head = require_existing(view, session_id)
+        entry = find(view, head, turn)
+        fetched = (remote, view)
+    else:
+        head = require_existing(store, local_session(store, session))
+        entry = find(store, head, turn)
+    extra = client_args or []
+    return resume_from(store, entry, prompt or "", print_only, as_json, extra, fetched)
 
 
 def resume_from(
-    store: Store, entry: Entry, prompt: str, print_only: bool, as_json: bool, extra: list[str]
+    store: Store,
+    entry: Entry,
+    prompt: str,
+    print_only: bool,
+    as_json: bool,
+    extra: list[str],
+    fetched: Fetched = None,
 ) -> int:
-    """Starts (or prints) the branch of the conversation from just before ``entry``."""
-    branch = plan(store, entry, prompt, check_client=not print_only)
+    """Starts (or prints) the branch of the conversation from just before ``entry`` (of the
+    session ``fetched`` from a remote, when given)."""
+    branch = plan(store, entry, prompt, check_client=not print_only, fetched=fetched)
     argv = branch.argv(extra)
     root = os.fsdecode(store.root.path)
     if as_json:

@@ -45,7 +45,7 @@ def run(
             "format": FORMAT,
             **entry_json(entry, diffs, names),
             "conversation": cut.to_json() if cut is not None else None,
-            "reply": _reply(store, entry, remote),
+            "reply": _reply(store, entry),
         }
         files = shown["files"]
         assert isinstance(files, list)
@@ -65,8 +65,11 @@ def run(
     )
     cut = CutPoint.from_json(entry.conversation)
     if cut is not None:
-        print(f"conversation: {cut.agent} session {cut.session} ('rewind resume {entry.number}')")
-    reply = _reply(store, entry, remote)
+        resume = f"rewind resume {entry.number}"
+        if remote is not None:
+            resume += f" --remote {remote} --session {session_id}"
+        print(f"conversation: {cut.agent} session {cut.session} ('{resume}')")
+    reply = _reply(store, entry)
     if reply is not None:
         print("reply:")
         print("".join(f"    {line}\n" for line in reply.splitlines()), end="")
@@ -78,10 +81,10 @@ def run(
     return 0
 
 
-def _reply(store: Store, entry: Entry, remote: str | None) -> str | None:
-    """The agent's final reply to the turn, when it was kept ([conversation] keep); a fetched
-    session has none (the kept conversation is never pushed)."""
-    if remote is not None or entry.kind != TURN:
+def _reply(store: Store, entry: Entry) -> str | None:
+    """The agent's final reply to the turn, when it was kept ([conversation] keep; in a
+    fetched session, when its machine shared it: [conversation] share)."""
+    if entry.kind != TURN:
         return None
     return kept_reply(store, entry.session, entry.id)
 

@@ -18,8 +18,10 @@ noted in the store's state folder (rewind.history.session.kept_cut_path), so tha
 reads a commit (which, once packed by gc, only pygit2 can read). Concatenating the slices of a
 session's turns 1..K rebuilds the transcript up to turn K's cut, byte for byte.
 
-Nothing here is pushed: the conversation holds prompts, replies and whatever the agent read
-(file contents the push rules would hold back, secrets), so it stays in this store.
+The conversation holds prompts, replies and whatever the agent read (file contents the push
+rules would hold back, secrets): it is pushed only to the remotes ``[conversation] share``
+names (rewind.history.remote.push), and read back from a fetched session's view, where
+``conversation_ref`` names that machine's chain in the mirror.
 """
 
 from __future__ import annotations
@@ -109,7 +111,7 @@ def keep_reply(store: Store, session_id: str, entry_id: str, reply: str) -> None
 
 def _append(store: Store, session_id: str, name: str, blob: str, message: str) -> None:
     """A commit holding ``name`` -> ``blob`` on top of the session's chain (under the lock)."""
-    ref = conversation_ref(session_id)
+    ref = conversation_ref(store, session_id)
     tree = store.writer.write_tree([(name.encode(), MODE_FILE, blob)])
     commit = store.writer.write_commit(tree, store.read_ref(ref), message, time.time())
     store.write_ref(ref, commit)
@@ -176,6 +178,8 @@ class KeptCommit:
             start, end = int(fields["start"]), int(fields["end"])
         except (KeyError, ValueError):
             return None
+        if not 0 <= start <= end:
+            return None  # not a slice rewind writes (a record made up by a remote)
         entry = self.name[: -len(SLICE)]
         return KeptSlice(entry, self.blob, start, end, fields.get("transcript", ""))
 
@@ -183,7 +187,7 @@ class KeptCommit:
 def chain(store: Store, session_id: str) -> list[KeptCommit]:
     """The commits of the session's kept conversation, oldest first (none when nothing is
     kept). A commit that cannot be read ends the walk: what is older is out of reach."""
-    tip = store.read_ref(conversation_ref(session_id))
+    tip = store.read_ref(conversation_ref(store, session_id))
     found: list[KeptCommit] = []
     seen: set[str] = set()
     while tip is not None and tip not in seen:
@@ -259,7 +263,7 @@ def drop_entries(store: Store, session_id: str, entry_ids: set[str]) -> int:
     kept = [c for c in commits if c.name.rsplit(".", 1)[0] not in entry_ids]
     if len(kept) == len(commits):
         return 0
-    ref = conversation_ref(session_id)
+    ref = conversation_ref(store, session_id)
     parent: str | None = None
     for commit in kept:
         parent = store.writer.write_commit(commit.tree, parent, commit.message, time.time())

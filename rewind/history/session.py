@@ -19,7 +19,6 @@ from rewind.store.atomic import write_text_atomically
 from rewind.store.digest import sha1_hex
 from rewind.store.fastjson import dumps, load_object
 from rewind.store.repository import (
-    CONVERSATIONS_REF_PREFIX,
     LABELS_REF_PREFIX,
     SESSIONS_REF_PREFIX,
     Store,
@@ -50,10 +49,11 @@ def label_ref_prefix(session_id: str) -> str:
     return LABELS_REF_PREFIX + ref_leaf(session_id) + "/"
 
 
-def conversation_ref(session_id: str) -> str:
+def conversation_ref(store: Store, session_id: str) -> str:
     """Where the agent's conversation kept with the session is
-    (rewind.history.kept_conversation): ``refs/rewind/conversations/<the session's ref name>``."""
-    return CONVERSATIONS_REF_PREFIX + ref_leaf(session_id)
+    (rewind.history.kept_conversation): ``refs/rewind/conversations/<the session's ref name>``
+    in a project's store, that machine's folder of the mirror in a view of fetched sessions."""
+    return store.conversations_prefix + ref_leaf(session_id)
 
 
 # Where the end of the last slice kept of each session's conversation is noted, in the store's
@@ -437,7 +437,7 @@ def forget_session(store: Store, head: SessionHead) -> int:
         except OSError:
             pass
         store.delete_ref(head.ref)
-        store.delete_ref(conversation_ref(head.session_id))
+        store.delete_ref(conversation_ref(store, head.session_id))
         for path in (_cache_path(store, head.ref), kept_cut_path(store, head.session_id)):
             try:
                 os.unlink(path)

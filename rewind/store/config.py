@@ -94,6 +94,7 @@ class RemoteSettings:
 class Config:
     __slots__ = (
         "conversation_keep",
+        "conversation_share",
         "extra_roots",
         "max_file_size",
         "project_id",
@@ -133,8 +134,16 @@ class Config:
         # [conversation] keep: the agent's own conversation kept with each turn
         # (rewind.history.kept_conversation); off by default, it holds secrets.
         self.conversation_keep = False
+        # [conversation] share: the remotes a push sends the kept conversation to (True:
+        # every one); none by default, it bypasses [remote] exclude.
+        self.conversation_share: bool | tuple[str, ...] = False
         self.project_id = ""  # the project's name on remotes, when rewind.toml sets it
         self.remote = RemoteSettings()
+
+    def shares_conversation_with(self, remote: str) -> bool:
+        """Whether a push to ``remote`` sends the conversation kept with each session."""
+        share = self.conversation_share
+        return share if isinstance(share, bool) else remote in share
 
 
 # What a rewind.toml held when it was last read, as JSON in the store (rewind/config.json):
@@ -226,7 +235,9 @@ def _parse(path: str, data: dict[str, Any]) -> Config:
     _read_watch_keys(path, data, config)
     config.retention = _read_retention(path, data.get("retention", {}))
     config.remote = _read_remote(path, data.get("remote", {}))
-    config.conversation_keep = _read_conversation(path, data.get("conversation", {}))
+    config.conversation_keep, config.conversation_share = _read_conversation(
+        path, data.get("conversation", {})
+    )
     project_id = data.get("project_id", "")
     if not isinstance(project_id, str) or (project_id and not usable_id(project_id)):
         raise UserError(
@@ -275,19 +286,29 @@ def _read_remote(path: str, table: object) -> RemoteSettings:
     return RemoteSettings(backup, tuple(exclude), share_ignored, max_fetch_mb)
 
 
-def _read_conversation(path: str, table: object) -> bool:
-    """``[conversation] keep``: whether the prompt hooks keep the agent's conversation."""
+def _read_conversation(path: str, table: object) -> tuple[bool, bool | tuple[str, ...]]:
+    """``[conversation]``: ``keep``, whether the prompt hooks keep the agent's conversation,
+    and ``share``, the remotes a push sends it to (true: every one)."""
     from rewind.errors import UserError
 
     if not isinstance(table, dict):
         raise UserError(f"{path}: conversation must be a table ([conversation]).")
-    unknown = sorted(set(table) - {"keep"})
+    unknown = sorted(set(table) - {"keep", "share"})
     if unknown:
-        raise UserError(f"{path}: [conversation] has no key {unknown[0]!r}; its key is keep.")
+        raise UserError(
+            f"{path}: [conversation] has no key {unknown[0]!r}; its keys are keep and share."
+        )
     keep = table.get("keep", False)
     if not isinstance(keep, bool):
         raise UserError(f"{path}: conversation.keep must be true or false.")
-    return keep
+    share = table.get("share", False)
+    if isinstance(share, list) and all(isinstance(n, str) and usable_id(n) for n in share):
+        return keep, tuple(share)
+    if not isinstance(share, bool):
+        raise UserError(
+            f'{path}: conversation.share must be true, false or a list of remotes, like ["backup"].'
+        )
+    return keep, share
 
 
 def _read_retention(path: str, table: object) -> Retention:

@@ -151,6 +151,7 @@ class ReadOnlyStore(UserError):
 class Store:
     __slots__ = (
         "config",
+        "conversations_prefix",
         "git_dir",
         "labels_prefix",
         "lock_timeout",
@@ -167,11 +168,13 @@ class Store:
         self.git_dir = git_dir
         self.root = root
         self.config = config
-        # Where the sessions' refs, the labels' refs and rewind's own files are: a project's
+        # Where the sessions' refs, the labels' refs, the kept conversations' refs and rewind's own
+        # files are: a project's
         # store has them at their usual places; a view of the sessions one machine pushed to a
         # remote (rewind.history.remote.fetched) has them under that machine's folder of the mirror.
         self.sessions_prefix = SESSIONS_REF_PREFIX
         self.labels_prefix = LABELS_REF_PREFIX
+        self.conversations_prefix = CONVERSATIONS_REF_PREFIX
         self.state_root = os.path.join(git_dir, STATE_DIR)
         self.read_only = False  # a view of fetched sessions: nothing is recorded into it
         self.writer = ObjectWriter(git_dir)

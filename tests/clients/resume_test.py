@@ -94,13 +94,13 @@ def digests(world: World, pattern: str) -> dict[Path, str]:
 
 
 def resume(
-    world: World, program: Path, turn: int, *arguments: str
+    world: World, program: Path, turn: int, *arguments: str, options: tuple[str, ...] = ()
 ) -> subprocess.CompletedProcess[str]:
-    """``rewind resume TURN --prompt FORK -- ARGUMENTS`` with the client on PATH."""
+    """``rewind resume TURN OPTIONS --prompt FORK -- ARGUMENTS`` with the client on PATH."""
     env = world.env
     env["PATH"] = f"{program.parent}{os.pathsep}{env['PATH']}"
     return subprocess.run(
-        [world.rewind.rewind, "resume", str(turn), "--prompt", FORK, "--", *arguments],
+        [world.rewind.rewind, "resume", str(turn), *options, "--prompt", FORK, "--", *arguments],
         cwd=world.root,
         env=env,
         capture_output=True,

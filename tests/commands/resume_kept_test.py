@@ -139,7 +139,7 @@ def test_without_keep_nothing_is_kept(project: Path, tmp_path: Path) -> None:
     transcript = Transcript(tmp_path / "t.jsonl")
     three_turns(project, transcript, [False, False, False])
     store = open_current_store()
-    assert store.read_ref(conversation_ref(SESSION)) is None
+    assert store.read_ref(conversation_ref(store, SESSION)) is None
     assert not Path(kept_cut_path(store, SESSION)).exists()
     assert json.loads(ok("show", "2", "--session", SESSION, "--json").stdout)["reply"] is None
     transcript.path.unlink()
@@ -162,7 +162,7 @@ def test_gc_keeps_the_kept_conversation_and_forget_lets_it_go(
     assert all(git_has(project, blob) for blob in blobs)
     assert len(chain(open_current_store(), SESSION)) == 6
     ok("forget", SESSION, "--yes")
-    assert open_current_store().read_ref(conversation_ref(SESSION)) is None
+    assert store.read_ref(conversation_ref(store, SESSION)) is None
     assert not Path(kept_cut_path(store, SESSION)).exists()
     ok("gc")
     assert not any(git_has(project, blob) for blob in blobs)

@@ -76,11 +76,12 @@ def _add_resume(commands: Commands) -> None:
         "resume",
         help="continue the agent's conversation from just before a turn, as a new branch of "
         "it (Claude Code, Gemini CLI, Codex, Copilot CLI)",
-        usage="rewind resume [-h] [--session ID] [--prompt TEXT] [--print] [--json] TURN "
-        "[-- CLIENT_ARG ...]",
+        usage="rewind resume [-h] [--session ID] [--remote NAME] [--prompt TEXT] [--print] "
+        "[--json] TURN [-- CLIENT_ARG ...]",
         epilog="Arguments after -- are passed to the agent's client (e.g. -- --model NAME).",
     )
     session_option(resume)
+    remote_session_option(resume)
     resume.add_argument("turn", metavar="TURN", type=turn, help="turn number or id")
     resume.add_argument(
         "--prompt",

@@ -43,7 +43,7 @@ class Branch:
 
 @dataclass(frozen=True)
 class Request:
-    """What to resume: the cut point of turn ``turn`` of the store's session ``store``, the
+    """What to resume: the cut point of turn ``turn`` of the project's store ``store``, the
     client ``program`` to run (its version known when not ''), and the first ``prompt`` to
     send in the branch ('' for an interactive session)."""
 
@@ -54,6 +54,16 @@ class Request:
     prompt: str = ""
     session: str = ""  # the store's session of the turn, and the turn's entry id: where the
     entry_id: str = ""  # conversation kept with the history is looked for
+    # A turn fetched from a remote: the remote's name, and the view of the machine that
+    # recorded it, where its kept conversation is. The transcript the cut point names is on
+    # that machine: only the kept conversation is read, never a file of this one.
+    remote: str = ""
+    view: Store | None = None
+
+    @property
+    def kept_in(self) -> Store:
+        """The store whose kept conversation holds the turn's (a view, for a fetched turn)."""
+        return self.view if self.view is not None else self.store
 
 
 def began_the_conversation(request: Request) -> str:
@@ -86,6 +96,8 @@ def transcript_prefix(request: Request) -> bytes:
     otherwise."""
     cut = request.cut
     assert cut.offset is not None
+    if request.remote:
+        return _kept_prefix(request, f"turn {request.turn} was recorded on another machine")
     where = f"the transcript of turn {request.turn} ({cut.transcript})"
     try:
         data = read_transcript(cut.transcript, cut.offset)
@@ -110,9 +122,15 @@ def _kept_prefix(request: Request, why: str) -> bytes:
     way_out = files_only(request.turn)
     try:
         data = kept_prefix(
-            request.store, request.session, request.entry_id, cut.transcript, cut.offset
+            request.kept_in, request.session, request.entry_id, cut.transcript, cut.offset
         )
     except KeptMissing as missing:
+        if str(missing) == NOTHING_KEPT and request.remote:
+            raise UserError(
+                f"{why}, which shared no copy of its conversation with {request.remote} "
+                "('[conversation] keep' and 'share' in its rewind.toml send one with each "
+                "push from then on); resume it on the machine that recorded it."
+            ) from None
         if str(missing) == NOTHING_KEPT:
             raise UserError(
                 f"{why}, and no copy of it was kept ('[conversation] keep = true' in "

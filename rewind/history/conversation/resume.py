@@ -6,6 +6,7 @@ read; what the branch needs is a copy in rewind's directory, or the client's own
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeAlias
 
 from rewind.errors import UserError
 from rewind.history.conversation import claude_code, codex, copilot, gemini
@@ -14,6 +15,9 @@ from rewind.history.conversation.clients import client_of, files_only, installed
 from rewind.history.conversation.cut_point import CutPoint
 from rewind.history.entry import TURN, Entry
 from rewind.store.repository import Store
+
+# A fetched turn's remote, and the view of the machine that recorded it (None: a local turn).
+Fetched: TypeAlias = "tuple[str, Store] | None"
 
 BRANCHES = {
     "claude-code": claude_code.branch,
@@ -56,13 +60,34 @@ CHECKS: dict[str, Callable[[Request], object]] = {
 }
 
 
-def plan(store: Store, entry: Entry, prompt: str = "", check_client: bool = True) -> Branch:
+def plan(
+    store: Store, entry: Entry, prompt: str = "", check_client: bool = True, fetched: Fetched = None
+) -> Branch:
     """The branch that resumes the conversation from just before ``entry``; with
     ``check_client``, the installed client must be one rewind knows (else the program is
-    named as the agent runs it, for a command to be printed)."""
-    cut = cut_point_of(entry)
-    request = _request(store, entry, cut, prompt, check_client or cut.agent in FORKED_BY_THE_CLIENT)
-    return BRANCHES[cut.agent](request)
+    named as the agent runs it, for a command to be printed). ``fetched``: the remote and the
+    view ``entry`` was read from, for a turn fetched from another machine."""
+    if fetched is None:
+        cut = cut_point_of(entry)
+        with_client = check_client or cut.agent in FORKED_BY_THE_CLIENT
+        return BRANCHES[cut.agent](_request(store, entry, cut, prompt, with_client))
+    remote, view = fetched
+    try:
+        cut = cut_point_of(entry)
+        if cut.agent in FORKED_BY_THE_CLIENT:
+            raise UserError(
+                f"{client_of(cut.agent).name} keeps its conversations in a database of its own "
+                f"on the machine that recorded turn {entry.number}, so it cannot be resumed "
+                f"here; {files_only(entry.number)}"
+            )
+        request = _request(store, entry, cut, prompt, check_client, remote, view)
+        return BRANCHES[cut.agent](request)
+    except UserError as error:
+        # The way out for a fetched turn: its files are not this work tree's to restore.
+        message = str(error).replace(
+            files_only(entry.number)[:-1], "resume it on the machine that recorded it"
+        )
+        raise UserError(message) from None
 
 
 def check(store: Store, entry: Entry, check_client: bool = True) -> None:
@@ -73,7 +98,15 @@ def check(store: Store, entry: Entry, check_client: bool = True) -> None:
     CHECKS[cut.agent](_request(store, entry, cut, "", check_client))
 
 
-def _request(store: Store, entry: Entry, cut: CutPoint, prompt: str, with_client: bool) -> Request:
+def _request(
+    store: Store,
+    entry: Entry,
+    cut: CutPoint,
+    prompt: str,
+    with_client: bool,
+    remote: str = "",
+    view: Store | None = None,
+) -> Request:
     client = client_of(cut.agent, entry.number)
     program = installed(client, entry.number)[0] if with_client else client.program
-    return Request(store, cut, entry.number, program, prompt, entry.session, entry.id)
+    return Request(store, cut, entry.number, program, prompt, entry.session, entry.id, remote, view)

@@ -279,6 +279,7 @@ def view_of(store: Store, mirror: str, machine: str) -> Store:
     view = Store(mirror, store.root, store.config)
     view.sessions_prefix = f"{MACHINES_PREFIX}{machine}/sessions/"
     view.labels_prefix = f"{MACHINES_PREFIX}{machine}/labels/"
+    view.conversations_prefix = f"{MACHINES_PREFIX}{machine}/conversations/"
     view.state_root = os.path.join(mirror, "rewind", VIEWS_DIR, machine)
     view.read_only = True
     try:

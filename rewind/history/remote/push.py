@@ -9,6 +9,10 @@ its journal, not in a commit, until it ends. What is sent is each entry as expor
 (rewind.history.remote.export: private contents held back); git sends only the objects the remote
 does not have, so a push after one more turn sends that turn.
 
+With ``[conversation] share`` naming the remote, the conversation kept with each session
+(rewind.history.kept_conversation) goes too, as ``conversations/<session>``: its chain of commits
+as it is here (forced: retention rewrites it), and deleted from the remote once sharing stops.
+
 What was pushed is kept as refs, ``refs/rewind/pushed/<remote>/``, and in
 ``<store>/rewind/pushed/<remote>.json`` (which local tip each session's push stands for): a
 session whose tip and labels are what was last pushed is not sent again.
@@ -47,7 +51,17 @@ REFSPECS_PER_PUSH = 500
 class SessionPush:
     """One session as a push would send it."""
 
-    __slots__ = ("entries", "head", "labels", "leaf", "open_turn", "sent_labels", "tip")
+    __slots__ = (
+        "conversation",
+        "entries",
+        "head",
+        "labels",
+        "leaf",
+        "open_turn",
+        "sent_conversation",
+        "sent_labels",
+        "tip",
+    )
 
     def __init__(self, head: SessionHead, tip: str, open_turn: bool) -> None:
         self.head = head
@@ -57,6 +71,10 @@ class SessionPush:
         self.labels: dict[str, str] = {}  # label -> the commit it labels
         self.sent_labels: dict[str, str] = {}  # what the last push sent (label -> export)
         self.entries: list[tuple[Entry, str]] = []  # entries not sent yet, with their commits
+        # The kept conversation's tip to send (None: not shared, or nothing kept), and whether
+        # the remote has one from an earlier push (deleted there when none is sent now).
+        self.conversation: str | None = None
+        self.sent_conversation = False
 
 
 class PushPlan:
@@ -67,6 +85,7 @@ class PushPlan:
         "project",
         "remote",
         "sessions",
+        "shares_conversation",
         "up_to_date",
         "url",
     )
@@ -82,6 +101,7 @@ class PushPlan:
         self.sessions: list[SessionPush] = []  # what has something to send
         self.up_to_date: list[str] = []  # sessions already on the remote as they are
         self.held_open: list[SessionHead] = []  # sessions with nothing but an open turn
+        self.shares_conversation = False  # [conversation] share names this remote
 
     @property
     def namespace(self) -> str:
@@ -92,6 +112,7 @@ def plan_push(store: Store, remote: str, sessions: list[str] | None) -> PushPlan
     """What pushing ``sessions`` (None: every session) to ``remote`` would send."""
     policy = SharingPolicy(store)
     plan = PushPlan(remote, remote_url(store, remote), project_id(store), machine_id(), policy)
+    plan.shares_conversation = store.config.shares_conversation_with(remote)
     pushed = load_state(store, remote)
     state = _sent_as_now(pushed, policy)
     if sessions is None:
@@ -111,8 +132,14 @@ def plan_push(store: Store, remote: str, sessions: list[str] | None) -> PushPlan
         pending.labels = _labels(store, pending.leaf)
         sent_labels = pushed.get(pending.leaf, {}).get("labels", {})
         pending.sent_labels = sent_labels if isinstance(sent_labels, dict) else {}
+        pending.conversation = _conversation(store, pending.leaf, plan.shares_conversation)
+        pending.sent_conversation = bool(pushed.get(pending.leaf, {}).get("conversation"))
         sent = state.get(pending.leaf, {})
-        if sent.get("local") == tip and sent.get("local_labels", {}) == pending.labels:
+        if (
+            sent.get("local") == tip
+            and sent.get("local_labels", {}) == pending.labels
+            and sent.get("conversation") == pending.conversation
+        ):
             plan.up_to_date.append(head.session_id)
             continue
         plan.sessions.append(pending)
@@ -147,7 +174,11 @@ def _changed_sessions(
         leaf = ref[len(store.sessions_prefix) :]
         sent = state.get(leaf, {})
         session = sent.get("session")
-        if sent.get("ref") == tip and sent.get("local_labels", {}) == _labels(store, leaf):
+        if (
+            sent.get("ref") == tip
+            and sent.get("local_labels", {}) == _labels(store, leaf)
+            and sent.get("conversation") == _conversation(store, leaf, plan.shares_conversation)
+        ):
             plan.up_to_date.append(session if isinstance(session, str) else leaf)
             continue
         if not isinstance(session, str):
@@ -179,6 +210,16 @@ def _labels(store: Store, leaf: str) -> dict[str, str]:
         if commit:
             found[ref[len(prefix) :]] = commit
     return found
+
+
+def _conversation(store: Store, leaf: str, shared: bool) -> str | None:
+    """The tip of the session's kept conversation when it is shared, else None."""
+    if not shared:
+        return None
+    try:
+        return store.read_ref(store.conversations_prefix + leaf)
+    except DamagedRef:
+        return None  # 'rewind check' names it; the session's entries still go
 
 
 def _existing(store: Store, session_id: str) -> SessionHead:
@@ -245,6 +286,11 @@ def push(
             if name not in labels:  # removed here since it was pushed
                 refspecs.append((pending, "label", "", _label_ref(plan, pending, name)))
         exported_labels[pending.leaf] = labels
+        target = f"{plan.namespace}conversations/{pending.leaf}"
+        if pending.conversation is not None:
+            refspecs.append((pending, "conversation", pending.conversation, target))
+        elif pending.sent_conversation:  # no longer shared, or no longer kept
+            refspecs.append((pending, "conversation", "", target))
     exporter.close()
     refused = _run_push(store, plan, refspecs, interactive, timeout)
     # After the push (what the map names is reachable from the refs written below), git's
@@ -265,6 +311,7 @@ def push(
             "local": pending.tip,
             "local_labels": pending.labels,
             "labels": labels,
+            "conversation": pending.conversation,
             "policy": plan.policy.key,
         }
         result.sessions.append(pending.head.session_id)
