@@ -15,9 +15,16 @@ Also timed in the same rounds, to split a hook call into interpreter start-up, i
 ``python -c "import rewind.cli"`` and ``python -c "import ..."`` of every module a PreToolUse
 loads beyond the bare interpreter's (listed by ``-X importtime`` of one, before the rounds).
 
+A second project keeps the conversation (``[conversation] keep = true``): each round, a timed
+``UserPromptSubmit`` whose hook keeps the transcript's slice since the last prompt (about 3 KB
+of a transcript that starts at 4 MB; the first, whole slice is kept in the warm-up), then the
+timed ``Stop`` that keeps the final reply.
+
 Targets: median(PreToolUse hook) / median(python -c pass) <= 3.0; median(UserPromptSubmit with
 the 4 MB transcript) / median(UserPromptSubmit with no transcript yet, every other round) <= 1.1
-(the cut point reads 4 KB whatever the transcript's size).
+(the cut point reads 4 KB whatever the transcript's size); median(UserPromptSubmit keeping the
+conversation) / median(python -c pass) <= 3.0 and the same for its Stop (keeping writes a blob
+and a commit, as a PreToolUse does).
 
 Afterwards (untimed): ``rewind log --json`` must show every timed turn holding exactly the
 edited file, and the store's log must hold no problem (a hook exits 0 whatever happens, so this
@@ -157,12 +164,42 @@ def run(options: argparse.Namespace) -> Report:
 
         times: dict[str, list[float]] = {
             label: []
-            for label in ("prompt", "prompt_bare", "pre", "post", "pass", "cli", "imports")
+            for label in (
+                "prompt",
+                "prompt_bare",
+                "prompt_kept",
+                "stop_kept",
+                "pre",
+                "post",
+                "pass",
+                "cli",
+                "imports",
+            )
         }
         box.run(hook, workspace, env, stdin=prompt("imports"))
         before, after = agent.edit(EDITED, "value_1 =", "value_one =")
         hook_imports, module_count = imports_of(box, hook, workspace, payload(before))
         box.run(hook, workspace, env, stdin=payload(after))
+
+        kept_counter = iter(range(1, 1_000_000))  # the other counter's parity picks transcripts
+        kept_root = box.root / "kept"
+        git_init(box, kept_root)
+        (kept_root / "rewind.toml").write_text("[conversation]\nkeep = true\n")
+        kept_agent = ClaudeCode(kept_root, session="kept-conversation")
+        kept_transcript = box.root / "claude" / "kept.jsonl"
+        kept_transcript.write_bytes(transcript_lines(TRANSCRIPT_SIZE))
+
+        def kept_variant() -> None:
+            """A prompt that keeps the slice since the last one, then the turn's Stop."""
+            event = kept_agent.prompt(f"kept {next(kept_counter)}")
+            event["transcript_path"] = str(kept_transcript)
+            times["prompt_kept"].append(box.timed(hook, kept_root, env, stdin=payload(event)))
+            with kept_transcript.open("ab") as handle:
+                handle.write(transcript_lines(3 * 1024))
+            stop = {**kept_agent.prompt(""), "hook_event_name": "Stop"}
+            stop.pop("prompt", None)
+            stop["last_assistant_message"] = "Done: " + "the change is made. " * 40
+            times["stop_kept"].append(box.timed(hook, kept_root, env, stdin=payload(stop)))
 
         def hook_variant() -> None:
             _, pre, post = edit_round()
@@ -174,6 +211,7 @@ def run(options: argparse.Namespace) -> Report:
 
         variants: list[Callable[[], None]] = [
             hook_variant,
+            kept_variant,
             lambda: python_variant("pass", "pass"),
             lambda: python_variant("cli", "import rewind.cli"),
             lambda: python_variant("imports", hook_imports),
@@ -209,6 +247,13 @@ def run(options: argparse.Namespace) -> Report:
             f"{med['prompt'] / med['pass']:.2f}x",
         )
         report.figure(
+            "rewind hook claude-code, UserPromptSubmit keeping the conversation's slice",
+            spread(times["prompt_kept"]),
+        )
+        report.figure(
+            "rewind hook claude-code, Stop keeping the final reply", spread(times["stop_kept"])
+        )
+        report.figure(
             f"python -c 'import <the {module_count} modules a PreToolUse loads>' (information)",
             spread(times["imports"]),
         )
@@ -230,9 +275,38 @@ def run(options: argparse.Namespace) -> Report:
             "<=",
             CUT_TARGET,
         )
+        report.check(
+            "UserPromptSubmit keeping the conversation / python -c pass",
+            med["prompt_kept"] / med["pass"],
+            "<=",
+            TARGET,
+        )
+        report.check(
+            "Stop keeping the final reply / python -c pass",
+            med["stop_kept"] / med["pass"],
+            "<=",
+            TARGET,
+        )
         _verify(box, report, workspace, runs)
+        _verify_kept(box, report, kept_root, WARMUP + runs)
         _import_report(box, report, hook, workspace, agent)
     return report
+
+
+def _verify_kept(box: Sandbox, report: Report, root: Path, prompts: int) -> None:
+    """The kept project's store holds a slice and a reply for every prompt, and no problem."""
+    kept = box.run(
+        [rewind_script(), "show", str(prompts), "--json", "--session", "kept-conversation"],
+        cwd=root,
+        env=box.env,
+    )
+    reply = json.loads(kept.stdout).get("reply") or ""
+    if not reply.startswith("Done: "):
+        raise BenchError(f"the last kept turn has no kept reply: {reply[:80]!r}")
+    problems = store_log(box)
+    if problems:
+        raise BenchError(f"the store's log holds problems: {problems[:3]}")
+    report.figure("kept turns checked (a reply kept for the last)", str(prompts))
 
 
 def _verify(box: Sandbox, report: Report, workspace: Path, runs: int) -> None:
