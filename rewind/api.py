@@ -25,7 +25,7 @@ import warnings
 from rewind.errors import ConflictError, UserError
 from rewind.history.entry import Entry
 from rewind.history.filestate import FileState
-from rewind.history.lookup import entries_from, entries_to_undo, find, newest
+from rewind.history.lookup import entries_from, find, newest
 from rewind.history.recording.turns import (
     NOT_TRACKABLE,
     TRACK_PROBLEMS,
@@ -38,7 +38,7 @@ from rewind.history.restoring.hunks import Hunk, Selection, parse_ranges
 from rewind.history.restoring.opening import open_store
 from rewind.history.restoring.partial import PartialPlan, PartialRefused, plan_partial, turn_hunks
 from rewind.history.restoring.restore import RestoreResult, apply_plan
-from rewind.history.restoring.restore_plan import RestorePlan, plan_restore, plan_undo
+from rewind.history.restoring.restore_plan import RestorePlan, plan_redo, plan_restore, plan_undo
 from rewind.history.restoring.versions import VersionPlan, find_version, plan_version
 from rewind.history.session import SessionHead, load_head, new_session_id
 from rewind.store.atomic import replace_file
@@ -165,8 +165,14 @@ class Project:
         return apply_plan(self.store, self.plan_hunks(turn, path, hunks))
 
     def undo(self, force: bool = False) -> RestoreResult:
-        """Reverses the last restore (or undo) of the session, exactly."""
-        plan = plan_undo(self.store, entries_to_undo(self.store, self._settled_head()))
+        """Takes back the session's newest restore still in effect, exactly; each undo steps
+        back one restore further (:meth:`redo` puts them back)."""
+        plan = plan_undo(self.store, self._settled_head())
+        return apply_plan(self.store, plan, force=force)
+
+    def redo(self, force: bool = False) -> RestoreResult:
+        """Puts back the restore the newest :meth:`undo` took back (none made since)."""
+        plan = plan_redo(self.store, self._settled_head())
         return apply_plan(self.store, plan, force=force)
 
     def _settled_head(self) -> SessionHead:

@@ -428,12 +428,21 @@ rewind was not tried with (the refusal names those). `rewind restore TURN` still
 files. See [the conversation](conversation.md).
 """,
     "undo": """\
-Reverses the session's most recent restore or undo, exactly: every file it wrote goes back to
-the state it had just before. Undoing an undo redoes the restore. The reversal is itself
-recorded as an `undo` entry, so it can be undone in turn. Conflicts, `--force`, `--dry-run`,
-`--list`, `--yes`, the confirmation, exit status 2 and `--dry-run --json` (the plan, with
-`"kind": "undo"` and the restore or undo it reverses as `target`) work as for `restore`. Turns
-are not undone by `undo`: use `rewind restore TURN` for them.
+Takes back the session's newest restore still in effect, exactly: every file it wrote goes back
+to the state it had just before. Each further `undo` steps back one restore more, through every
+restore of the session (`rewind redo` puts them back). The undo is recorded as an `undo` entry
+(`undo restore N`); `rewind log` marks the restores taken back `(undone)`. Conflicts,
+`--force`, `--dry-run`, `--list`, `--yes`, the confirmation, exit status 2 and `--dry-run
+--json` (the plan, with `"kind": "undo"` and the restore or redo it takes back as `target`)
+work as for `restore`. With nothing left to undo it says so and what `redo` would put back
+(exit 1). Turns are not undone by `undo`: use `rewind restore TURN` for them.
+""",
+    "redo": """\
+Puts back the restore the session's newest undo took back, exactly (the last undone first, one
+per `redo`), as a `redo` entry (`redo restore N`) that `rewind undo` takes back in turn. A new
+restore since that undo leaves nothing to redo, as in an editor. A file changed since the undo
+is a conflict, as for `restore`. Options and `--dry-run --json` (`"kind": "redo"`, the undo it
+reverses as `target`) as for `undo`.
 """,
     "apply": """\
 Brings the changes TURN (or the turns TURN to TURN2, inclusive) of SESSION made into this work
@@ -1080,15 +1089,16 @@ A JSON list with one object per entry of the session, oldest first:
 | Key | Value |
 | --- | --- |
 | `session` | The session id. |
-| `turn` | The entry's number in the session (restores and undos are numbered too). |
+| `turn` | The entry's number in the session (restores, undos and redos are numbered too). |
 | `id` | The entry's id (12 hex digits). |
-| `kind` | `turn`, `restore` or `undo`; `damaged` for an entry whose record cannot be read (see `rewind check`). |
-| `prompt` | The prompt of a turn; for a restore or undo, its description (`restore to before turn 1`). |
+| `kind` | `turn`, `restore`, `undo` or `redo`; `damaged` for an entry whose record cannot be read (see `rewind check`). |
+| `prompt` | The prompt of a turn; for a restore, an undo or a redo, its description (`restore to before turn 1`, `undo restore 4`). |
 | `agent` | The agent's name, or `""`. |
 | `time` | When the entry started, ISO 8601 UTC (`2026-11-30T00:54:25Z`). |
 | `ended` | When it ended, same format, or `null` while the turn is open. |
 | `labels` | The entry's labels (a list of strings): those given at `begin --label`, then those added by `rewind label` (sorted). |
-| `target` | `null` for a turn; for a restore, the entry it restored to, for an undo the entry it undid: `{"turn": 1, "id": "6a226acb471a"}`. |
+| `target` | `null` for a turn; for a restore, the entry it restored to, for an undo the restore (or redo) it took back, for a redo the undo it reversed: `{"turn": 1, "id": "6a226acb471a"}`. |
+| `undone` | `true` for a restore (or redo) an undo has taken back, and not put back since; else `false` (only in `log --json`). |
 | `files` | One object per file the entry touched, described below. |
 | `unrecorded` | Storms `rewind watch` counted but did not record file by file (`[]` otherwise): each `{"at": SECONDS, "files": N, "cap": WATCH_STORM_FILES, "directories": {"node_modules/": N, ...}}`, the directories being the top-level ones, most files first. |
 
@@ -1174,7 +1184,8 @@ The first element, for a session `demo` whose turn 1 ("Make add() handle None") 
       }
     }
   ],
-  "unrecorded": []
+  "unrecorded": [],
+  "undone": false
 }
 ```
 
@@ -1215,7 +1226,8 @@ just before it and `after` what it put back (here the first of its three files):
       }
     }
   ],
-  "unrecorded": []
+  "unrecorded": [],
+  "undone": false
 }
 ```
 """
@@ -1310,7 +1322,8 @@ The plan of `restore --dry-run --json` (and `undo --dry-run --json`):
       "state": {"kind": "file", "oid": "a48ab915...", "mode": 420, "size": 22, "xxh": "9e69b93457fd4b03"},
       "added": 0,
       "removed": 0,
-      "binary": false
+      "binary": false,
+      "same_as": null
     }
   ]
 }
@@ -1319,14 +1332,15 @@ The plan of `restore --dry-run --json` (and `undo --dry-run --json`):
 | Key | Value |
 | --- | --- |
 | `version` | `ENTRYID` (the file as the entry left it) or `ENTRYID^` (just before the entry first touched it). |
-| `entry`, `session`, `turn`, `kind`, `agent`, `prompt` | The entry that recorded the version (`kind`: `turn`, `restore` or `undo`; the whole prompt). |
+| `entry`, `session`, `turn`, `kind`, `agent`, `prompt` | The entry that recorded the version (`kind`: `turn`, `restore`, `undo` or `redo`; the whole prompt). |
 | `side` | `after` or `before`: which of the entry's states of the file this is. |
-| `source` | `edit`, `shell`, `external`, `pre-commit`, `restore`, `undo` or `outside`; see [`rewind history`](#rewind-history). |
+| `source` | `edit`, `shell`, `external`, `pre-commit`, `restore`, `undo`, `redo` or `outside`; see [`rewind history`](#rewind-history). |
 | `time` | When the state was recorded: the entry's end for `after`, the first touch for `before`. |
 | `path` | The name the file had in this version (it differs from the one asked about before a rename). |
 | `moved_from` | On the version that renamed the file: its previous name; else `null`. |
 | `state` | The recorded state, as in [`log --json`](#output-of-rewind-log---json) (`kind` `absent`: deleted). |
 | `added`, `removed`, `binary` | Lines against the next older version; `null` for the oldest. |
+| `same_as` | For a restore, an undo or a redo that put back a content an earlier version held: that version's id (blame gives its lines their origins there); else `null`. |
 
 `blame PATH --json`:
 

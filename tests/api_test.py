@@ -54,7 +54,7 @@ def test_turn_is_ended_on_exit_even_after_an_error(project: Path) -> None:
     assert entry.files[0].after is not None and entry.files[0].after.kind == "file"
 
 
-def test_undo_reverses_a_restore_and_undo_again_redoes_it(project: Path) -> None:
+def test_undo_takes_a_restore_back_and_redo_puts_it_back(project: Path) -> None:
     (project / "a.txt").write_bytes(b"a0\n")
     history = rewind.Project(project)
     with history.turn("edit") as turn:
@@ -63,7 +63,9 @@ def test_undo_reverses_a_restore_and_undo_again_redoes_it(project: Path) -> None
     assert (project / "a.txt").read_bytes() == b"a0\n"
     history.undo()
     assert (project / "a.txt").read_bytes() == b"a1\n"
-    history.undo()
+    with pytest.raises(UserError, match="nothing left to undo"):
+        history.undo()
+    history.redo()
     assert (project / "a.txt").read_bytes() == b"a0\n"
 
 

@@ -12,7 +12,7 @@ import os
 from rewind.commands.output.json_output import FORMAT, print_json, recorded_store
 from rewind.commands.output.records_json import path_json, version_json
 from rewind.commands.output.render import local_time, paint, use_colour
-from rewind.history.entry import TURN, first_line
+from rewind.history.entry import TURN, Entry, first_line
 from rewind.history.filestate import ABSENT, FILE, LINK, TOO_LARGE
 from rewind.history.insight.file_history import OUTSIDE, Version, file_versions
 from rewind.history.restoring.opening import open_current_store
@@ -72,6 +72,11 @@ def _size(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB"
 
 
+def _brief(entry: Entry) -> str:
+    """An entry's prompt, cut to fit on the version's line."""
+    return first_line(entry.prompt, 40) if entry.kind == TURN else entry.prompt
+
+
 def _print_text(store: Store, name: bytes, versions: list[Version]) -> None:
     colour = use_colour()
     count = len(versions)
@@ -97,4 +102,8 @@ def _print_text(store: Store, name: bytes, versions: list[Version]) -> None:
         if version.moved_from is not None:
             where = f"[renamed from {store.root.display(version.moved_from)}] "
         side = "" if version.after else "before: "
-        print(f"               {where}{side}{prompt}".rstrip())
+        back = ""
+        if version.same_as is not None:
+            earlier = version.same_as.entry
+            back = f" (back to {version.same_as.id}: #{earlier.number} {_brief(earlier)})"
+        print(f"               {where}{side}{prompt}{back}".rstrip())

@@ -10,11 +10,12 @@ from rewind.commands.output.render import PROMPT_WIDTH, file_summary, local_time
 from rewind.commands.parsing.reading import local_session, print_fetched_safely, session_to_read
 from rewind.commands.parsing.when import parse_since
 from rewind.errors import UserError
-from rewind.history.entry import TURN, WATCH_AGENT, Entry, first_line
+from rewind.history.entry import REDO, RESTORE, TURN, WATCH_AGENT, Entry, first_line
 from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.line_counts import LineCounts
 from rewind.history.restoring.opening import open_current_store
-from rewind.history.session import require_existing
+from rewind.history.restoring.undo_stack import UndoStack
+from rewind.history.session import SessionHead, load_head, require_existing
 from rewind.history.sessions import all_labels, labels_of
 from rewind.store.repository import Store
 from rewind.watch.bursts import describe_unrecorded
@@ -51,6 +52,7 @@ def run(
     entries: Iterable[Entry]
     with EntryIndex(store) as index:
         labels = _Labels(store)
+        undone = _Undone(store, index)
         if path is not None:
             name = store.root.stored_name(path)
             entries = _path_history(index, labels, name, after, grep, max_count)
@@ -72,9 +74,11 @@ def run(
         counts = LineCounts(store, index, preload=preload)
         try:
             if as_json:
-                _print_json(entries, counts, labels)
+                _print_json(entries, counts, labels, undone)
             else:
-                _print_text(store, title, entries, counts, labels, only)
+                _print_text(store, title, entries, counts, labels, undone, only)
+                if only is None:
+                    _print_redo(undone.stack(head))
         finally:
             counts.save()
     return 0
@@ -102,6 +106,40 @@ class _Labels:
             for entry_id, names in self.attached(session).items()
             if any(wanted in name.lower() for name in names)
         ]
+
+
+class _Undone:
+    """Where each session stands among its restores (rewind.history.restoring.undo_stack),
+    read once per session."""
+
+    def __init__(self, store: Store, index: EntryIndex) -> None:
+        self.store = store
+        self.index = index
+        self.stacks: dict[str, UndoStack] = {}
+
+    def stack(self, head: SessionHead) -> UndoStack:
+        if head.session_id not in self.stacks:
+            self.stacks[head.session_id] = UndoStack(self.index.restoring_entries(head))
+        return self.stacks[head.session_id]
+
+    def of(self, entry: Entry) -> bool:
+        """Whether ``entry`` is a restore (or redo) an undo took back."""
+        if entry.kind not in (RESTORE, REDO):
+            return False
+        if entry.session not in self.stacks:
+            self.stack(load_head(self.store, entry.session))
+        return entry.number in self.stacks[entry.session].undone_restores()
+
+
+def _print_redo(stack: UndoStack) -> None:
+    """Says what 'rewind redo' would put back, when anything."""
+    undo = stack.next_redo()
+    if undo is not None:
+        restore = stack.restore_of(undo)
+        print(
+            f"'rewind redo' puts back {restore.kind} {restore.number} "
+            f"(taken back by {undo.kind} {undo.number})"
+        )
 
 
 def _path_history(
@@ -150,12 +188,16 @@ def _warn_damaged(index: EntryIndex, session: str, damaged: list[int]) -> None:
         )
 
 
-def _print_json(entries: Iterable[Entry], counts: LineCounts, labels: _Labels) -> None:
+def _print_json(
+    entries: Iterable[Entry], counts: LineCounts, labels: _Labels, undone: _Undone
+) -> None:
     """The list ``json.dumps(..., indent=2)`` would print, one element at a time."""
     write = sys.stdout.write
     separator = "[\n"
     for entry in entries:
-        element = json.dumps(entry_json(entry, counts.diffs(entry), labels.of(entry)), indent=2)
+        shown = entry_json(entry, counts.diffs(entry), labels.of(entry))
+        shown["undone"] = undone.of(entry)
+        element = json.dumps(shown, indent=2)
         write(separator + "  " + element.replace("\n", "\n  "))
         separator = ",\n"
     write("[]\n" if separator == "[\n" else "\n]\n")
@@ -167,13 +209,14 @@ def _print_text(
     entries: Iterable[Entry],
     counts: LineCounts,
     labels: _Labels,
+    undone: _Undone,
     only: bytes | None,
 ) -> None:
     colour = use_colour()
     print(paint(title, "bold", colour))
     for entry in entries:
         text = first_line(entry.prompt, PROMPT_WIDTH) if entry.kind == TURN else entry.prompt
-        state = " (open)" if entry.is_open else ""
+        state = " (open)" if entry.is_open else " (undone)" if undone.of(entry) else ""
         names = labels.of(entry)
         tags = f" [{', '.join(names)}]" if names else ""
         started = local_time(entry.started) if not entry.is_damaged else "?".ljust(19)

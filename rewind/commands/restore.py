@@ -9,7 +9,7 @@ from rewind.commands.output.render import colour_diff, paint, plan_text, use_col
 from rewind.commands.restore_hunks import partial_plan
 from rewind.errors import ConflictError, ExitCode, UserError
 from rewind.history.conversation.resume import check as check_resume
-from rewind.history.entry import UNDO
+from rewind.history.entry import REDO, UNDO, Entry
 from rewind.history.filestate import TOO_LARGE
 from rewind.history.lookup import entries_from
 from rewind.history.recording.turns import settled_head
@@ -163,15 +163,7 @@ def carry_out(
     if result.entry is None:
         return _incomplete(store, plan)
     done = len(result.entry.files) - len(result.failed)
-    verb = "Undid the changes to" if plan.kind == UNDO else "Restored"
-    print(
-        paint(
-            f"{verb} {done} file(s) as {result.entry.kind} "
-            f"{result.entry.number} ({result.entry.id}); 'rewind undo' reverses it.",
-            "green",
-            colour,
-        )
-    )
+    print(paint(done_message(plan, result.entry, done), "green", colour))
     if result.failed:
         raise UserError(
             f"{len(result.failed)} file(s) could not be written; the restore will be finished "
@@ -179,6 +171,17 @@ def carry_out(
             "(see 'rewind status' for the log)."
         )
     return _incomplete(store, plan)
+
+
+def done_message(plan: RestorePlan, entry: Entry, done: int) -> str:
+    """What a restore, an undo or a redo that was carried out says, with the way back."""
+    recorded = f"{done} file(s), as {entry.kind} {entry.number} ({entry.id})"
+    restore = f"{plan.restore.kind} {plan.restore.number}"
+    if plan.kind == UNDO:
+        return f"Took back {restore}: {recorded}; 'rewind redo' puts it back."
+    if plan.kind == REDO:
+        return f"Put back {restore}: {recorded}; 'rewind undo' takes it back."
+    return f"Restored {recorded}; 'rewind undo' takes it back."
 
 
 def _incomplete(store: Store, plan: RestorePlan) -> int:

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from rewind.commands.output.json_output import refuse_json_without_dry_run
 from rewind.commands.restore import carry_out
-from rewind.history.lookup import entries_to_undo
 from rewind.history.recording.turns import settled_head
 from rewind.history.restoring.opening import open_current_store
 from rewind.history.restoring.restore_plan import plan_undo
@@ -20,7 +19,7 @@ def run(
     refuse_json_without_dry_run(as_json, dry_run, "undo")
     store = open_current_store()
     head = settled_head(store, session)
-    plan = plan_undo(store, entries_to_undo(store, head))
+    plan = plan_undo(store, head)
     return carry_out(
         store, plan, dry_run=dry_run, force=force, yes=yes, as_json=as_json, list_all=list_all
     )

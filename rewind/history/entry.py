@@ -21,6 +21,9 @@ FORMAT = 1
 TURN = "turn"
 RESTORE = "restore"
 UNDO = "undo"
+REDO = "redo"
+# The entries that put files back (rewind.history.restoring.undo_stack steps through them).
+RESTORING = (RESTORE, UNDO, REDO)
 # The kind of the stand-in rewind.history.sessions gives for an entry whose turn.json cannot be
 # read.
 DAMAGED = "damaged"

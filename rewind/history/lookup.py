@@ -65,19 +65,6 @@ def entries_between(store: Store, head: SessionHead, start: int, stop: int) -> l
         return index.entries(head, start, stop)
 
 
-def entries_to_undo(store: Store, head: SessionHead) -> list[Entry]:
-    """The entries from the session's last restore or undo on (from its first damaged entry
-    when it has none: that one may be the restore; only the newest when it has neither)."""
-    with EntryIndex(store) as index:
-        start = index.last_restore_or_undo(head)
-        if start is None:
-            damaged = index.damaged_numbers(head, -(2**62))
-            start = min(damaged) if damaged else None
-        if start is None:
-            return [head.current] if head.current is not None else []
-        return index.entries(head, start)
-
-
 def newest(store: Store, head: SessionHead, count: int | None) -> list[Entry]:
     """The session's newest ``count`` entries (all when None), oldest first."""
     with EntryIndex(store) as index:

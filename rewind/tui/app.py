@@ -43,6 +43,7 @@ class RewindApp(App[None]):
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("u", "undo", "Undo"),
+        Binding("U", "redo", "Redo"),
     ]
 
     def __init__(
@@ -64,7 +65,10 @@ class RewindApp(App[None]):
         self.fetched: Fetched | None = opened.fetched
         self.watch_store = watch  # the local store's; a fetched view changes only on 'rewind fetch'
         self.watcher: StoreWatcher | None = None
+        # 'u' takes back a restore made here, then the ones before it; 'U' puts back what 'u'
+        # took back (rewind.history.restoring.undo_stack).
         self.undoable = False
+        self.redoable = False
         self.undo_session = self.session_id  # where the last restore was recorded: 'u' undoes it
         # The turn whose conversation 'rewind tui' resumes once the TUI has closed (the rewind
         # menu's "conversation" choices).
@@ -134,6 +138,7 @@ class RewindApp(App[None]):
             self.exit()
             return
         self.undoable = bool(outcome.undoable)
+        self.redoable = False  # a new restore: nothing to redo (as in an editor)
         self.undo_session = self.session_id  # restores are recorded in the session on screen
         self.refresh_bindings()
         self.notify(outcome.message + ("  (u: undo)" if hint and self.undoable else ""))
@@ -148,6 +153,8 @@ class RewindApp(App[None]):
             # None: in the footer, dimmed, until a restore; on a fetched session 'u' says why
             # it does nothing.
             return True if self.undoable or self.store.read_only else None
+        if action == "redo":
+            return self.redoable  # shown only when there is one to redo
         return True
 
     def action_undo(self) -> None:
@@ -158,9 +165,27 @@ class RewindApp(App[None]):
             self.notify("rewind menu not available", severity="warning")
             return
         outcome = undo_last(self.local_store, self.undo_session)
-        self.undoable = False
+        self._stepped(outcome)
+
+    def action_redo(self) -> None:
+        redo_last = _optional("rewind.tui.restore_actions", "redo_last")
+        if redo_last is None or not self.redoable:
+            return
+        self._stepped(redo_last(self.local_store, self.undo_session))
+
+    def _stepped(self, outcome: Any) -> None:
+        """After 'u' or 'U': where the session now stands among its restores."""
+        from rewind.history.restoring.undo_stack import undo_stack
+        from rewind.history.session import load_head
+
+        stack = undo_stack(self.local_store, load_head(self.local_store, self.undo_session))
+        self.undoable = stack.next_undo() is not None
+        self.redoable = stack.next_redo() is not None
         self.refresh_bindings()
-        self.notify(outcome.message)
+        more = [
+            key for key, able in (("u: undo", self.undoable), ("U: redo", self.redoable)) if able
+        ]
+        self.notify(outcome.message + (f"  ({', '.join(more)})" if more else ""))
         self.refresh_views()
 
     # help --------------------------------------------------------------------------------

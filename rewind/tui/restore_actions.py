@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rewind.errors import UserError
-from rewind.history.entry import UNDO, Entry
+from rewind.history.entry import REDO, RESTORE, UNDO, Entry
 from rewind.history.insight.file_history import Version
-from rewind.history.lookup import entries_from, entries_to_undo
+from rewind.history.lookup import entries_from
 from rewind.history.recording.turns import settled_head
 from rewind.history.restoring.hunks import Selection
 from rewind.history.restoring.partial import (
@@ -24,7 +24,7 @@ from rewind.history.restoring.partial import (
     turn_hunks,
 )
 from rewind.history.restoring.restore import RestoreResult, apply_plan
-from rewind.history.restoring.restore_plan import RestorePlan, plan_restore, plan_undo
+from rewind.history.restoring.restore_plan import RestorePlan, plan_redo, plan_restore, plan_undo
 from rewind.history.restoring.versions import VersionPlan, plan_version
 from rewind.store.repository import Store
 
@@ -77,10 +77,22 @@ def restore(
     return _outcome(store, final, result, left_alone)
 
 
-def undo_last(store: Store, session_id: str) -> RestoreOutcome:
-    """Undoes the session's last restore or undo, as ``rewind undo --yes`` does."""
+def redo_last(store: Store, session_id: str) -> RestoreOutcome:
+    """Puts back the restore the session's newest undo took back, as ``rewind redo --yes``
+    does."""
     try:
-        plan = plan_undo(store, entries_to_undo(store, settled_head(store, session_id)))
+        plan = plan_redo(store, settled_head(store, session_id))
+        result = apply_plan(store, plan)
+    except UserError as error:
+        return RestoreOutcome(_sentence(str(error)))
+    return _outcome(store, plan, result, 0)
+
+
+def undo_last(store: Store, session_id: str) -> RestoreOutcome:
+    """Takes back the session's newest restore still in effect, as ``rewind undo --yes``
+    does."""
+    try:
+        plan = plan_undo(store, settled_head(store, session_id))
         result = apply_plan(store, plan)
     except UserError as error:
         return RestoreOutcome(_sentence(str(error)))
@@ -248,8 +260,8 @@ def _chosen_words(selection: Selection) -> str:
 
 def _replan(store: Store, plan: RestorePlan, kept: list[bytes]) -> RestorePlan:
     """The plan again, for ``kept`` only, from what is on disk now."""
-    if plan.kind == UNDO:
-        return plan  # an undo plan is carried out whole (undo_last makes it)
+    if plan.kind != RESTORE:
+        return plan  # an undo or redo plan is carried out whole (undo_last, redo_last make it)
     chosen, entries = entries_from(store, settled_head(store, plan.session), plan.subject.id)
     return plan_restore(store, entries, chosen, kept)
 
@@ -263,7 +275,9 @@ def _outcome(
     done = len(entry.files) - len(result.failed)
     files = _files(done)
     if plan.kind == UNDO:
-        message = f"Undid {plan.subject.kind} {plan.subject.number}: {files} put back"
+        message = f"Took back {plan.restore.kind} {plan.restore.number}: {files} put back"
+    elif plan.kind == REDO:
+        message = f"Put back {plan.restore.kind} {plan.restore.number}: {files} written"
     else:
         message = f"Restored {files} to before turn {plan.subject.number}"
     message += f" ({entry.kind} {entry.number})"
@@ -280,8 +294,10 @@ def _outcome(
 def _nothing(plan: RestorePlan, left_alone: int) -> str:
     if left_alone:
         return f"Nothing was restored: {_files(left_alone)} changed outside were left alone."
-    if plan.kind == UNDO:
-        return f"Nothing to undo: every file is already as it was before {plan.subject.kind}."
+    if plan.kind != RESTORE:
+        restore = f"{plan.restore.kind} {plan.restore.number}"
+        where = f"before {restore}" if plan.kind == UNDO else f"{restore} left it"
+        return f"Nothing to {plan.kind}: every file is already as it was {where}."
     return f"Nothing to restore: every file is already as it was before turn {plan.subject.number}."
 
 

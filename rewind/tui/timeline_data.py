@@ -14,10 +14,9 @@ from rewind.history.checkpoint import checkpoint_states, states_between
 from rewind.history.entry import (
     EDIT,
     EXTERNAL,
-    RESTORE,
+    RESTORING,
     SHELL,
     TURN,
-    UNDO,
     WATCH_AGENT,
     Entry,
     FileChange,
@@ -34,6 +33,7 @@ from rewind.history.insight.diffs import (
     diff_to_disk,
 )
 from rewind.history.remote.fetched import fetched_sessions
+from rewind.history.restoring.undo_stack import UndoStack
 from rewind.history.session import SessionHead, load_head
 from rewind.history.sessions import all_labels, labels_of, list_sessions
 from rewind.store.repository import Store
@@ -62,7 +62,7 @@ class TurnRow:
     number: int
     entry_id: str
     started: float
-    kind: str  # "turn", "restore", "undo", "pre-commit"
+    kind: str  # "turn", "restore", "undo", "redo", "pre-commit"
     title: str
     labels: tuple[str, ...]
     files: int
@@ -173,7 +173,7 @@ def entry_kind(entry: Entry) -> str:
 
 
 def _title(entry: Entry) -> str:
-    if entry.kind in (RESTORE, UNDO):
+    if entry.kind in RESTORING:
         return entry.prompt or entry.kind
     return first_line(entry.prompt) or "(no prompt)"
 
@@ -196,6 +196,7 @@ class SessionHistory:
         self._tip: tuple[str | None, str, int] | None = None  # the tip and the journal's size
         self.attached: dict[str, list[str]] = {}  # labels given later ('rewind label')
         self._counts: dict[tuple[object, ...], Counts] = {}
+        self.undone: set[int] = set()  # the restores (and redos) an undo took back
 
     def reload(self) -> bool:
         """Reads what changed since the last call; True when anything did."""
@@ -208,6 +209,7 @@ class SessionHistory:
         self._tip, self.attached = tip, attached
         with EntryIndex(self.store) as index:
             self.entries = self._read(index, head)
+            self.undone = UndoStack(index.restoring_entries(head)).undone_restores()
         return True
 
     def _read(self, index: EntryIndex, head: SessionHead) -> list[Entry]:
@@ -249,7 +251,7 @@ class SessionHistory:
             entry.id,
             entry.started,
             entry_kind(entry),
-            _title(entry),
+            ("(undone) " if entry.number in self.undone else "") + _title(entry),
             tuple(all_labels(entry, self.attached)),
             len(entry.files),
             entry.is_open,

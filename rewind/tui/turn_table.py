@@ -12,6 +12,7 @@ from rewind.tui.timeline_data import Counts, TurnRow
 KIND_STYLES = {
     "restore": "bold yellow",
     "undo": "bold yellow",
+    "redo": "bold yellow",
     "pre-commit": "magenta",
     "quicksave": "magenta",
     "external": "blue",

@@ -122,7 +122,7 @@ def test_restore_without_yes_proceeds_when_stdin_is_not_a_terminal(project: Path
     two_turns(project)
     result = run_rewind("restore", "1", "--session", SESSION, input="n\n")
     assert result.returncode == 0, result
-    assert "Restored 2 file(s) as restore 3" in result.stdout
+    assert "Restored 2 file(s), as restore 3" in result.stdout
     assert (project / "a.txt").read_bytes() == b"one\ntwo\n"
 
 

@@ -769,7 +769,7 @@ def assert_not_written_through(result: RewindResult, kind: str) -> None:
     first, second = result.stderr.splitlines()
     assert first.startswith("rewind: could not write d/e/f.txt: d/e/f.txt now resolves outside")
     assert second.startswith("rewind: 1 file(s) could not be written;")
-    assert f"Restored 1 file(s) as {kind}" in result.stdout or "Undid" in result.stdout
+    assert f" 1 file(s), as {kind}" in result.stdout
 
 
 def test_undo_does_not_write_through_a_directory_swapped_since_the_restore(nested: Path) -> None:

@@ -18,7 +18,8 @@ import pytest
 import rewind
 from rewind.history.index.database import index_path
 from rewind.history.index.queries import EntryIndex
-from rewind.history.lookup import changes_by_other_sessions, entries_from, entries_to_undo, find
+from rewind.history.lookup import changes_by_other_sessions, entries_from, find
+from rewind.history.restoring.undo_stack import undo_stack
 from rewind.history.session import load_head
 from rewind.store.objects import ObjectReader
 from rewind.store.repository import Store
@@ -66,7 +67,7 @@ def reads_once_indexed(root: Path, turns: int) -> list[int]:
     return [
         commits_read_by(store, lambda: find(store, head, "3")),
         commits_read_by(store, lambda: entries_from(store, head, str(turns - 2))),
-        commits_read_by(store, lambda: entries_to_undo(store, head)),
+        commits_read_by(store, lambda: undo_stack(store, head)),
         commits_read_by(store, lambda: changes_by_other_sessions(store, "t", {b"a.txt"})),
     ]
 

@@ -148,13 +148,13 @@ def test_store_packed_by_git_gc_still_restores(project: Path) -> None:
     full_cycle(project)
     git("gc", "--quiet", "--prune=now", git_dir=store_dir(project))
     assert not list((store_dir(project) / "objects").glob("??/*"))  # everything is packed
-    ok("undo", "--session", SESSION, "--yes")  # reads packed blobs
+    ok("redo", "--session", SESSION, "--yes")  # reads packed blobs
     assert (project / "a.txt").read_bytes() == b"a0\n"
     assert (project / "gone.txt").read_bytes() == b"gone\n"
     assert [e["kind"] for e in log_json("--session", SESSION)] == [
         "turn",
         "restore",
         "undo",
-        "undo",
+        "redo",
     ]
     assert ok("check").stdout.endswith(": 0 problem(s)\n")

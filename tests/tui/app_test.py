@@ -462,7 +462,18 @@ class TestRestoreAndUndo:
             await pilot.pause()
             assert not notes.exists()
             messages = [notice.message for notice in app._notifications]
-            assert any(message.startswith("Undid") for message in messages), messages
+            assert any(message.startswith("Took back restore") for message in messages), messages
+            assert any("(U: redo)" in message for message in messages), messages
+            await pilot.pause(0.3)
+            assert prompts(app)[-2].startswith("[restore] (undone)")  # taken back
+            await pilot.press("U")  # puts it back
+            await pilot.pause()
+            assert notes.read_text() == "todo\n"
+            messages = [notice.message for notice in app._notifications]
+            assert any(message.startswith("Put back restore") for message in messages), messages
+            await pilot.pause(0.3)
+            assert prompts(app)[-1].startswith("[redo]")
+            assert not any("(undone)" in prompt for prompt in prompts(app))
 
         run_app(project, scenario)
 

@@ -176,7 +176,7 @@ class TestPutBackHunks:
             assert b"line 2\n" in put_back and b"line 15\r\n" in put_back
             assert put_back.endswith(b"line 20")
             await press(pilot, "u")
-            assert any(message.startswith("Undid restore 2") for message in notices(app))
+            assert any(message.startswith("Took back restore 2") for message in notices(app))
             await pilot.pause(0.3)
             assert prompts(app)[-1].startswith("[undo]")
 

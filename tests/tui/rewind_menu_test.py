@@ -123,7 +123,7 @@ class TestRestoreThroughTheMenu:
         drive(menu(store), *TO_TURN_1, "enter", "|", "enter")
         assert snapshot(project) != before
         outcome = undo_last(store, SESSION)
-        assert outcome.message == "Undid restore 4: 4 files put back (undo 5)."
+        assert outcome.message == "Took back restore 4: 4 files put back (undo 5)."
         assert snapshot(project) == before
 
     def test_a_later_turn_restores_only_what_came_after(self, project: Path) -> None:

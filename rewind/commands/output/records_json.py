@@ -99,4 +99,5 @@ def version_json(version: Version) -> dict[str, object]:
         "added": version.added if version.compared else None,
         "removed": version.removed if version.compared else None,
         "binary": version.binary,
+        "same_as": version.same_as.id if version.same_as is not None else None,
     }

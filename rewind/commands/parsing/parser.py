@@ -34,7 +34,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     commands = every if only is None else cast(Commands, _OnlyOne(every, only))
     add_hook_commands(commands)  # begin, track, end, hook
     add_reading_commands(commands)  # log, history, blame, show, diff
-    add_restoring_commands(commands)  # restore, undo, apply, extract
+    add_restoring_commands(commands)  # restore, resume, undo, redo, apply, extract
     add_session_commands(commands)  # label, sessions
     add_remote_commands(commands)  # remote, push, fetch
     add_upkeep_commands(commands)  # status, stats, check, gc, forget

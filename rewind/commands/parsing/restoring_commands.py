@@ -1,5 +1,5 @@
-"""The commands that put files back or bring them out of the history: restore, undo, apply,
-extract."""
+"""The commands that put files back or bring them out of the history: restore, resume, undo,
+redo, apply, extract."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ def add_restoring_commands(commands: Commands) -> None:
     _add_restore(commands)
     _add_resume(commands)
     _add_undo(commands)
+    _add_redo(commands)
     _add_apply(commands)
     _add_extract(commands)
 
@@ -99,10 +100,20 @@ def _add_resume(commands: Commands) -> None:
 
 
 def _add_undo(commands: Commands) -> None:
-    undo = commands.add_parser("undo", help="undo the last restore, exactly")
+    undo = commands.add_parser(
+        "undo",
+        help="take back the newest restore still in effect, exactly; again: the one before it",
+    )
     session_option(undo)
     confirm_options(undo)
     json_option(undo, "the plan (with --dry-run only)")
+
+
+def _add_redo(commands: Commands) -> None:
+    redo = commands.add_parser("redo", help="put back the restore the last undo took back")
+    session_option(redo)
+    confirm_options(redo)
+    json_option(redo, "the plan (with --dry-run only)")
 
 
 def _add_apply(commands: Commands) -> None:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from typing import Self
 
 INDEX_FILE = "index.sqlite"
-FORMAT = "2"
+FORMAT = "3"
 _BUSY_SECONDS = 30.0
 
 _SCHEMA = """
@@ -36,7 +36,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS entries_by_number ON entries (session, number)
 CREATE INDEX IF NOT EXISTS entries_by_id ON entries (id);
 CREATE INDEX IF NOT EXISTS entries_damaged ON entries (session, number) WHERE kind = 'damaged';
 CREATE INDEX IF NOT EXISTS entries_restores ON entries (session, number)
-    WHERE kind IN ('restore', 'undo');
+    WHERE kind IN ('restore', 'undo', 'redo');
 CREATE TABLE IF NOT EXISTS touches (
     path BLOB NOT NULL,
     session TEXT NOT NULL,

@@ -125,14 +125,21 @@ class EntryIndex(SyncedIndex, IndexCaches):
         ).fetchall()
         return [(row[0], row[1]) for row in rows]
 
-    def last_restore_or_undo(self, head: SessionHead) -> int | None:
-        """The number of the session's newest restore or undo (a partial index finds it)."""
+    def restoring_entries(self, head: SessionHead) -> list[Entry]:
+        """The session's restores, undos and redos, oldest first (a partial index finds them:
+        what they cost grows with their number, not with the session's)."""
         self.sync(head)
-        row = self.db.execute(
-            "SELECT max(number) FROM entries WHERE session = ? AND kind IN ('restore', 'undo')",
+        rows = self.db.execute(
+            f"SELECT {COLUMNS} FROM entries WHERE session = ? "
+            "AND kind IN ('restore', 'undo', 'redo') ORDER BY number",
             (head.session_id,),
-        ).fetchone()
-        return row[0] if row is not None else None
+        )
+        current = head.current
+        newest = current.number if current is not None else None
+        return [
+            current if row[1] == newest and current is not None else entry_of_row(row)
+            for row in rows
+        ]
 
     def damaged_numbers(self, head: SessionHead, start: int) -> list[int]:
         rows = self.db.execute(

@@ -17,6 +17,11 @@ What cannot be known is said, not guessed:
 - lines already in the oldest version whose content rewind holds (the file as rewind first saw
   it, or the first version after one whose content was not kept: too large, unreadable, a link)
   are :data:`BEFORE_RECORD`.
+
+A restore, an undo or a redo that puts back a content rewind recorded before is not the author
+of its lines: they keep the origins they had in the first version with that content (the
+entry that wrote them). Only what a restore wrote that no recorded version held (a partial
+restore's merge) is its own, line by line, as the diff from the version before says.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import stat
 from array import array
 
 from rewind.errors import UserError
+from rewind.history.entry import RESTORING
 from rewind.history.filestate import ABSENT, FILE, RecordedFingerprints
 from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.file_history import OUTSIDE, Version, file_versions
@@ -142,19 +148,28 @@ def _origins(
     differ = LineDiffer(store.git_dir, recorded)
     keys = [_key(version) for version in oldest_first]
     start, codes, previous = _cached(index, path, keys, oldest_first)
+    put_back = _put_back_contents(oldest_first)
+    if start and any(v.state.oid in put_back for v in oldest_first[:start]):
+        start, codes, previous = 0, None, None  # a restore reaches back before the cache
+    first_codes: dict[str, array[int]] = {}  # each content put back: its lines' first origins
     for position in range(start, len(oldest_first)):
-        state = oldest_first[position].state
+        version = oldest_first[position]
+        state = version.state
         if state.kind == ABSENT:
             codes, previous = array("i"), None
             continue
         if state.kind != FILE or state.oid is None:  # its content was not kept
             codes, previous = None, None
             continue
-        if codes is None:  # nothing known before it: its lines predate what can be explained
+        if version.source in RESTORING and state.oid in first_codes:
+            codes = array("i", first_codes[state.oid])  # the lines' authors, not the restore
+        elif codes is None:  # nothing known before it: its lines predate what can be explained
             count = sum(hunk[3] for hunk in differ.hunks(None, state.oid))
             codes = array("i", [_BEFORE]) * count
         else:
             _splice(codes, differ.hunks(previous, state.oid), position)
+        if state.oid in put_back and state.oid not in first_codes:
+            first_codes[state.oid] = array("i", codes)
         previous = state.oid
     if codes is None:  # the newest version's content was not kept: nothing explains the file
         return array("i", [_CHANGED_SINCE]) * _line_count(now)
@@ -165,6 +180,16 @@ def _origins(
     if len(codes) != _line_count(now):
         raise AssertionError(f"blame counted {len(codes)} lines for {_line_count(now)}")
     return codes
+
+
+def _put_back_contents(oldest_first: list[Version]) -> set[str]:
+    """The contents a restore, an undo or a redo wrote (those a version before may hold): the
+    walk keeps the origins of only these, not of every version."""
+    return {
+        version.state.oid
+        for version in oldest_first
+        if version.source in RESTORING and version.state.oid is not None
+    }
 
 
 def _splice(codes: array[int], hunks: list[Hunk], code: int) -> None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from rewind.history.entry import EXTERNAL, RESTORE, UNDO, Entry, FileChange
+from rewind.history.entry import EXTERNAL, RESTORING, Entry, FileChange
 from rewind.history.filestate import ABSENT, FILE, LINK, UNKNOWN, FileState
 from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.line_counts import LineCounts
@@ -67,6 +67,7 @@ class Version:
         "moved_from",
         "path",
         "removed",
+        "same_as",
         "source",
         "state",
     )
@@ -88,6 +89,9 @@ class Version:
         self.at = at
         self.state = state
         self.moved_from = moved_from  # set on the version that renamed the file to ``path``
+        # For a restore, an undo or a redo that put back a content recorded before: the first
+        # version that held it (the restore is an event of the file's story, not its author).
+        self.same_as: Version | None = None
         self.added = 0
         self.removed = 0
         self.binary = False
@@ -126,10 +130,24 @@ def file_versions(
     open_turns = index.sync_all()
     touches = _changes_of(index, open_turns, path, None, set(), 0)
     versions = _versions(touches)
+    _note_put_back(versions)
     if count_lines:
         _count_lines(store, index, versions)
     versions.reverse()
     return versions
+
+
+def _note_put_back(oldest_first: list[Version]) -> None:
+    """Sets :attr:`Version.same_as` of each version a restore, an undo or a redo wrote with a
+    content an earlier version held."""
+    first: dict[str, Version] = {}
+    for version in oldest_first:
+        oid = version.state.oid if version.has_content else None
+        if oid is None:
+            continue
+        earlier = first.setdefault(oid, version)
+        if earlier is not version and version.source in RESTORING:
+            version.same_as = earlier
 
 
 def find_version(versions: list[Version], wanted: str) -> Version | None:
@@ -304,7 +322,7 @@ def _versions(touches: list[_Touch]) -> list[Version]:
 
 
 def _source(entry: Entry, change: FileChange) -> str:
-    if entry.kind in (RESTORE, UNDO):
+    if entry.kind in RESTORING:
         return entry.kind
     if entry.session == PRE_COMMIT_SESSION and entry.agent == PRE_COMMIT_SESSION:
         return PRE_COMMIT

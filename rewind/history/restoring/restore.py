@@ -28,7 +28,7 @@ import sys
 import time
 
 from rewind.errors import ConflictError, UserError
-from rewind.history.entry import RESTORE, UNDO, Entry, FileChange
+from rewind.history.entry import RESTORE, Entry, FileChange
 from rewind.history.filestate import ABSENT, LINK, FileState, capture
 from rewind.history.recording.turns import close_open_turn
 from rewind.history.restore_journal import read_journal
@@ -107,9 +107,10 @@ def _apply(store: Store, plan: RestorePlan, force: bool) -> RestoreResult:
 
 
 def _forget_taken_back(store: Store, plan: RestorePlan) -> None:
-    """An undo with nothing left to change, of a restore whose journal is still waiting (its
-    writes failed and were never finished): taken back, so there is nothing left to finish."""
-    if plan.kind != UNDO:
+    """An undo (or redo) with nothing left to change, of an entry whose journal is still
+    waiting (its writes failed and were never finished): taken back, so there is nothing left
+    to finish."""
+    if plan.kind == RESTORE:
         return
     if read_journal(store).get("entry") == plan.subject.id:
         os.unlink(store.state_path(JOURNAL))
@@ -209,7 +210,7 @@ def _restore_entry(
         plan.session,
         number,
         new_entry_id(),
-        UNDO if plan.kind == UNDO else RESTORE,
+        plan.kind,
         plan.prompt(),
         agent,
         started=now,

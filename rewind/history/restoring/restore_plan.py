@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 
-from rewind.errors import UserError
+from rewind.errors import StoreError, UserError
 from rewind.history.checkpoint import checkpoint_states, latest_states
-from rewind.history.entry import RESTORE, UNDO, Entry, FileChange
+from rewind.history.entry import REDO, RESTORE, UNDO, Entry, FileChange
 from rewind.history.filestate import (
     ABSENT,
     DIRECTORY,
@@ -23,6 +23,8 @@ from rewind.history.filestate import (
     capture,
 )
 from rewind.history.lookup import changes_by_other_sessions
+from rewind.history.restoring.undo_stack import damaged_from, undo_stack
+from rewind.history.session import SessionHead
 from rewind.history.sessions import refuse_damaged
 from rewind.store.limits import why_bad_link_size, why_unwritable
 from rewind.store.repository import Store
@@ -122,12 +124,15 @@ class RestorePlan:
     differ only in how their targets are chosen (:mod:`rewind.history.restoring.versions` and
     :mod:`rewind.history.restoring.partial` subclass it) and in how the entry describes them."""
 
-    __slots__ = ("files", "kind", "session", "subject")
+    __slots__ = ("files", "kind", "restore", "session", "subject")
 
     def __init__(self, kind: str, session: str, subject: Entry, files: list[PlannedFile]) -> None:
-        self.kind = kind  # RESTORE or UNDO
+        self.kind = kind  # RESTORE, UNDO or REDO
         self.session = session
-        self.subject = subject  # the entry restored to, or the restore being undone
+        # The entry restored to; for an undo, the restore (or redo) it reverses; for a redo,
+        # the undo it reverses.
+        self.subject = subject
+        self.restore = subject  # for an undo or a redo: the restore it takes back or puts back
         self.files = files
 
     @property
@@ -143,14 +148,15 @@ class RestorePlan:
         return [f for f in self.files if f.action == CANNOT]
 
     def title(self) -> str:
-        if self.kind == UNDO:
-            return f"undo {self.subject.kind} {self.subject.number} of session {self.session}"
+        if self.kind != RESTORE:
+            return f"{self.prompt()} of session {self.session}"
         return f"restore session {self.session} to before turn {self.subject.number}"
 
     def prompt(self) -> str:
-        """The description the restore entry gets (``rewind log`` shows it)."""
-        if self.kind == UNDO:
-            return f"undo {self.subject.kind} {self.subject.number}"
+        """The description the restore entry gets (``rewind log`` shows it): an undo or a redo
+        names the restore it takes back or puts back."""
+        if self.kind != RESTORE:
+            return f"{self.kind} {self.restore.kind} {self.restore.number}"
         return f"restore to before turn {self.subject.number}"
 
     def entry_target(self) -> dict[str, object]:
@@ -193,20 +199,61 @@ def _changed_outside_agent(entries: list[Entry]) -> dict[bytes, int]:
     return found
 
 
-def plan_undo(store: Store, entries: list[Entry]) -> RestorePlan:
-    for index in range(len(entries) - 1, -1, -1):
-        entry = entries[index]
-        if entry.kind in (RESTORE, UNDO):
-            refuse_damaged(entries, index, f"undoing {entry.kind} {entry.number}")
-            break
-    else:
-        refuse_damaged(entries, 0, "undo")  # a damaged entry may be the restore to undo
+def plan_undo(store: Store, head: SessionHead) -> RestorePlan:
+    """Takes back the session's newest restore still in effect (rewind.history.restoring.
+    undo_stack): the newest restore, then, undo after undo, the ones before it."""
+    stack = undo_stack(store, head)
+    entry = stack.next_undo()
+    _refuse_damaged(store, head, entry, "undo")
+    if entry is None:
+        undone = stack.next_redo()
+        if undone is not None:
+            restore = stack.restore_of(undone)
+            raise UserError(
+                f"nothing left to undo in session {head.session_id}: its restores are all "
+                f"undone; 'rewind redo' puts {restore.kind} {restore.number} back."
+            )
         raise UserError("there is no restore to undo in this session; 'rewind log' shows it.")
+    return _reversal(store, UNDO, entry, stack.restore_of(entry))
+
+
+def plan_redo(store: Store, head: SessionHead) -> RestorePlan:
+    """Puts back the restore the session's newest undo took back (the last undone first), as
+    long as no restore was made since."""
+    stack = undo_stack(store, head)
+    undo = stack.next_redo()
+    _refuse_damaged(store, head, undo, "redo")
+    if undo is None:
+        raise UserError(
+            f"there is nothing to redo in session {head.session_id}: no undo since its last "
+            "restore ('rewind undo' takes one back)."
+        )
+    return _reversal(store, REDO, undo, stack.restore_of(undo))
+
+
+def _refuse_damaged(store: Store, head: SessionHead, entry: Entry | None, action: str) -> None:
+    """Refuses ``action`` when a damaged entry lies at or after ``entry`` (anywhere when there
+    is none): its kind is unknown, and it may be the restore or undo to reverse."""
+    damaged = damaged_from(store, head, entry.number if entry is not None else -(2**62))
+    if damaged:
+        numbers = ", ".join(str(number) for number in damaged)
+        what = f"{action} of {entry.kind} {entry.number}" if entry is not None else action
+        raise StoreError(
+            f"{what} would cross damaged entr{'y' if len(damaged) == 1 else 'ies'} {numbers} "
+            f"of session {head.session_id}, whose changes cannot be read, so nothing was done; "
+            "restore a turn instead ('rewind check' lists what is damaged)."
+        )
+
+
+def _reversal(store: Store, kind: str, entry: Entry, restore: Entry) -> RestorePlan:
+    """The plan that puts every file ``entry`` wrote back as it was just before."""
     targets = {change.path: change.before or FileState(UNKNOWN) for change in entry.files}
     expected = {change.path: change.after or FileState(UNKNOWN) for change in entry.files}
     recorded_at = {change.path: change.at for change in entry.files}
     planned = _planned(store, targets, expected, entry.session, recorded_at)
-    return RestorePlan(UNDO, entry.session, entry, planned)
+    plan = RestorePlan(kind, entry.session, entry, planned)
+    plan.restore = restore
+    return plan
 
 
 def _planned(

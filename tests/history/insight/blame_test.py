@@ -73,6 +73,7 @@ def test_lines_before_the_record_by_prompt_and_changed_by_hand(project: Path) ->
         "added": None,  # blame does not count lines against the version before
         "removed": None,
         "binary": False,
+        "same_as": None,
     }
     # The same record as the version in 'rewind history --json' (one shape for a version).
     versions = json.loads(ok("history", "app.py", "--json").stdout)["versions"]
@@ -110,14 +111,66 @@ def test_blame_across_sessions_a_rename_and_a_change_seen_outside(project: Path)
     assert f"{seen}^ bbbbbbbb-0000-4000-8000-000000000002 #1  changed outside rewind" in text
 
 
-def test_a_restore_is_the_origin_of_the_lines_it_brought_back(project: Path) -> None:
+def test_a_restore_hands_the_lines_it_brought_back_their_first_origin(project: Path) -> None:
     (project / "a.txt").write_text("one\ntwo\n")
     agent = Agent(project, SESSION_A)
     agent.turn("Change two", ("write", "a.txt", "one\nTWO\n"))
     agent.turn("Change one", ("write", "a.txt", "ONE\nTWO\n"))
     ok("restore", "2", "--session", SESSION_A, "--yes")
-    first, _, restore = entry_ids(SESSION_A)
-    assert per_line(blame("a.txt")) == [("recorded", restore), ("recorded", first)]
+    first, _, _ = entry_ids(SESSION_A)
+    assert per_line(blame("a.txt")) == [("before-record", None), ("recorded", first)]
+
+
+def test_blame_sees_through_a_restore_and_undo_round_trip(project: Path) -> None:
+    """Lines written by a prompt, taken away by a restore and brought back by its undo (and by
+    a redo after another undo) are the prompt's, before and after the index keeps a blame."""
+    (project / "app.py").write_text("import os\n")
+    agent = Agent(project, SESSION_A)
+    agent.turn("Add main", ("write", "app.py", "import os\ndef main():\n    pass\n"))
+    agent.turn(
+        "Write usage docs", ("write", "app.py", "import os\n# usage: app\ndef main():\n    pass\n")
+    )
+    main, docs = entry_ids(SESSION_A)
+    expected = [
+        ("before-record", None),
+        ("recorded", docs),
+        ("recorded", main),
+        ("recorded", main),
+    ]
+    assert per_line(blame("app.py")) == expected  # kept in the index from here
+    ok("restore", "2", "--session", SESSION_A, "--yes")
+    assert per_line(blame("app.py")) == [
+        ("before-record", None),
+        ("recorded", main),
+        ("recorded", main),
+    ]
+    ok("undo", "--session", SESSION_A, "--yes")
+    assert per_line(blame("app.py")) == expected
+    assert run_rewind("undo", "--session", SESSION_A, "--yes").returncode == 1  # none left
+    ok("restore", "2", "--session", SESSION_A, "--yes")
+    ok("undo", "--session", SESSION_A, "--yes")
+    ok("redo", "--session", SESSION_A, "--yes")
+    ok("undo", "--session", SESSION_A, "--yes")
+    assert per_line(blame("app.py")) == expected
+    fresh = store_dir(project) / "rewind" / "index.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{fresh}{suffix}").unlink(missing_ok=True)
+    assert per_line(blame("app.py")) == expected
+
+
+def test_what_a_partial_restore_merged_anew_is_its_own(project: Path) -> None:
+    """Content no recorded version held (hunks put back into a file changed since) is the
+    restore's where the diff from the version before says so."""
+    (project / "a.txt").write_text("1\n2\n3\n4\n5\n6\n7\n8\n9\n")
+    agent = Agent(project, SESSION_A)
+    agent.turn("Top and bottom", ("write", "a.txt", "ONE\n2\n3\n4\n5\n6\n7\n8\nNINE\n"))
+    agent.turn("Middle", ("write", "a.txt", "ONE\n2\n3\n4\nFIVE\n6\n7\n8\nNINE\n"))
+    ok("restore", "1", "--session", SESSION_A, "--path", "a.txt", "--hunks", "2", "--yes")
+    assert (project / "a.txt").read_text() == "ONE\n2\n3\n4\nFIVE\n6\n7\n8\n9\n"
+    top, middle, restore = entry_ids(SESSION_A)
+    lines = per_line(blame("a.txt"))
+    assert lines[0] == ("recorded", top) and lines[4] == ("recorded", middle)
+    assert lines[8] == ("recorded", restore)
 
 
 def test_files_blame_cannot_read_are_refused_in_one_line(project: Path) -> None:

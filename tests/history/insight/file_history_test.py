@@ -282,3 +282,18 @@ def test_entries_without_moves_read_and_write_as_before() -> None:
     moved = FileChange.from_json({**old, "moved_from": "b.txt"})
     assert moved.moved_from == b"b.txt"
     assert moved.to_json() == {**old, "moved_from": "b.txt"}
+
+
+def test_a_restore_and_its_undo_name_the_version_they_put_back(project: Path) -> None:
+    (project / "app.py").write_text("a = 1\n")
+    agent = Agent(project, SESSION_A)
+    agent.turn("Make a two", ("write", "app.py", "a = 2\n"))
+    ok("restore", "1", "--session", SESSION_A, "--yes")
+    ok("undo", "--session", SESSION_A, "--yes")
+    turn, restore, undo = entry_ids(SESSION_A)
+    versions = history("app.py")["versions"]
+    assert [v["version"] for v in versions] == [undo, restore, turn, turn + "^"]
+    assert [v["same_as"] for v in versions] == [turn, turn + "^", None, None]
+    text = ok("history", "app.py").stdout
+    assert f"undo restore 2 (back to {turn}: #1 Make a two)" in text
+    assert f"restore to before turn 1 (back to {turn}^: #1 Make a two)" in text

@@ -499,16 +499,17 @@ def test_undo_reverses_a_restore_exactly(project: Path) -> None:
     assert log_json("--session", SESSION)[-1]["kind"] == "undo"
 
 
-def test_undo_of_an_undo_redoes_the_restore(project: Path) -> None:
+def test_redo_after_undo_puts_the_restore_back_exactly(project: Path) -> None:
     make_varied_turn(project)
     assert restore("1").returncode == 0
     restored = snapshot(project)
     assert undo().returncode == 0
-    assert undo().returncode == 0
+    redone = run_rewind("redo", "--session", SESSION, "--yes")
+    assert redone.returncode == 0, redone
     assert snapshot(project) == restored
     assert not os.path.lexists(project / "new")
     kinds = [e["kind"] for e in log_json("--session", SESSION)]
-    assert kinds == ["turn", "restore", "undo", "undo"]
+    assert kinds == ["turn", "restore", "undo", "redo"]
 
 
 def test_undo_dry_run_changes_nothing(project: Path) -> None:
