@@ -1065,10 +1065,13 @@ its temporary directory.
     "help": """\
 The documentation, where rewind is installed: the pages of docs/ (the build puts them in the
 package; a checkout reads its docs/). `rewind help` lists them with their titles; `rewind help
-PAGE` prints one (`restore`, `concepts`, `claude-code`, `git`, ...); `rewind help COMMAND`
-prints that command's section of this reference (options, behaviour, exit codes) when no page
-has that name; `json`, `exit-codes` and `options` print those sections of it. The text is
-Markdown, through the pager on a terminal. An unknown topic is an error (exit code 1).
+COMMAND` prints that command's section of this reference (options, behaviour, exit codes);
+`rewind help PAGE` prints a page (`concepts`, `claude-code`, `git`, ...; a page named as a
+command is `NAME.md`: `restore.md`, `history.md`, `watch.md`, `remote.md`, `tui.md`, which the
+command's section names at its end); `json`, `exit-codes` and `options` print those sections
+of the reference. On a terminal the Markdown is rendered (rich) and wrapped to the terminal's
+width, a command's `--help` formatted for that width, through the pager; piped or redirected it
+is printed as Markdown. An unknown topic is an error (exit code 1).
 """,
     "tui": """\
 Needs a terminal (its standard input and standard error): without one it exits 1 at once. In a

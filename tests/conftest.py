@@ -300,6 +300,20 @@ def run_on_a_terminal(
     import pty
 
     leader, follower = pty.openpty()
+    chunks: list[bytes] = []
+
+    def read_all() -> None:  # while it runs: a terminal holds only a few KB unread
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal closed with the process
+                return
+            if not chunk:
+                return
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=read_all, daemon=True)
+    reader.start()
     done = subprocess.run(
         [sys.executable, "-m", "rewind", *arguments],
         cwd=cwd,
@@ -310,14 +324,6 @@ def run_on_a_terminal(
         check=False,
     )
     os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the terminal closed with the process
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
+    reader.join(timeout=30)
     os.close(leader)
     return done.returncode, b"".join(chunks).decode().replace("\r\n", "\n")

@@ -2,14 +2,18 @@
 
 The pages are docs/*.md and docs/integrations/*.md: the build copies them into the package as
 ``rewind/docs/`` (setup.py), and a checkout (an editable install) reads them from its docs/.
-A topic is a page's name (``restore``, ``claude-code``), a command's section of the command-line
-reference (``rewind help log``), or one of :data:`SECTIONS` of it. Printed as Markdown, through
-the pager on a terminal.
+A topic is a command, whose section of the command-line reference it gives (``rewind help
+restore``), a page's name (``claude-code``; a page named as a command is ``NAME.md``:
+``restore.md``), or one of :data:`SECTIONS` of the reference. On a terminal the Markdown is
+rendered by rich, wrapped to the terminal's width, through the pager; elsewhere (a pipe, a file)
+it is printed as it is.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
+import sys
 from pathlib import Path
 
 from rewind.errors import UserError
@@ -58,29 +62,54 @@ def sections(reference: str) -> dict[str, str]:
 
 
 def topic_text(topic: str, directory: Path) -> str:
+    """A command's reference first, then a page (``NAME`` or ``NAME.md``), then a part of the
+    reference."""
     found = pages(directory)
-    if topic in found:
-        return found[topic].read_text(encoding="utf-8")
     reference = sections(found[REFERENCE].read_text(encoding="utf-8"))
-    starts = SECTIONS[topic][0] if topic in SECTIONS else (f"`rewind {topic}`",)
-    chosen = [text for heading, text in reference.items() if heading.startswith(starts)]
-    if chosen:
-        return "\n".join(chosen)
+    command = reference.get(f"`rewind {topic}`")
+    if command is not None:
+        if topic in found:
+            command += f"\nThe guide to it: 'rewind help {topic}.md'.\n"
+        return command
+    page = found.get(topic.removesuffix(".md"))
+    if page is not None:
+        return page.read_text(encoding="utf-8")
+    if topic in SECTIONS:
+        starts = SECTIONS[topic][0]
+        return "\n".join(text for heading, text in reference.items() if heading.startswith(starts))
     raise UserError(f"no help topic {topic!r}; run 'rewind help' to list the topics.")
+
+
+def topic_names(directory: Path) -> list[str]:
+    """Every topic 'rewind help' takes (for completion and suggestions): commands, pages, and
+    the parts of the reference."""
+    found = pages(directory)
+    reference = sections(found[REFERENCE].read_text(encoding="utf-8"))
+    commands = [h[len("`rewind ") : -1] for h in reference if h.startswith("`rewind ")]
+    listed = [_page_topic(name, set(commands)) for name in found]
+    return sorted({*commands, *listed, *SECTIONS})
+
+
+def _page_topic(name: str, commands: set[str]) -> str:
+    """How a page is asked for: its name, or ``NAME.md`` when a command has that name."""
+    return f"{name}.md" if name in commands else name
 
 
 def listing(directory: Path) -> str:
     found = pages(directory)
-    width = max(len(name) for name in [*found, *SECTIONS])
+    reference = sections(found[REFERENCE].read_text(encoding="utf-8"))
+    commands = {h[len("`rewind ") : -1] for h in reference if h.startswith("`rewind ")}
+    topics = {name: _page_topic(name, commands) for name in found}
+    width = max(len(name) for name in [*topics.values(), *SECTIONS])
     lines = ["Usage: rewind help TOPIC", "", "Pages:"]
     lines += [
-        f"  {name:<{width}}  {title(path)}"
+        f"  {topics[name]:<{width}}  {title(path)}"
         for name, path in found.items()
         if path.parent == directory
     ]
     lines += ["", "Setting up each agent, and git:"]
     lines += [
-        f"  {name:<{width}}  {title(path)}"
+        f"  {topics[name]:<{width}}  {title(path)}"
         for name, path in found.items()
         if path.parent != directory
     ]
@@ -96,6 +125,52 @@ def listing(directory: Path) -> str:
 
 def run(*, topic: str | None) -> int:
     directory = docs_directory()
-    text = listing(directory) if topic is None else topic_text(topic, directory)
-    print(text.rstrip("\n"))
+    if topic is None:
+        print(listing(directory))
+        return 0
+    text = topic_text(topic, directory).rstrip("\n")
+    if sys.__stdout__ is not None and sys.__stdout__.isatty():
+        # Through the pager, when there is one (sys.stdout is its pipe then).
+        _render(_with_help_for_this_width(text, topic))
+    else:
+        print(text)
     return 0
+
+
+def _with_help_for_this_width(text: str, topic: str) -> str:
+    """A command's reference with its ``--help`` (the section's first block, formatted at 100
+    columns) formatted again by argparse for the terminal's width."""
+    start = text.find("```text\n")
+    end = text.find("\n```", start + 8)
+    if not text.startswith(f"## `rewind {topic}`") or start < 0 or end < 0:
+        return text
+    from rewind.commands.parsing.parser import build_parser
+    from rewind.commands.parsing.shared import subparser
+
+    found = subparser(build_parser(only=topic), topic)
+    if found is None:
+        return text
+    return text[: start + 8] + found.format_help().rstrip("\n") + text[end:]
+
+
+def _render(text: str) -> None:
+    """The Markdown as rich renders it, wrapped to the terminal's width (in colour unless
+    NO_COLOR, or the pager, says otherwise)."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    from rewind.commands.output.render import use_colour
+
+    terminal = sys.__stdout__
+    assert terminal is not None
+    columns = shutil.get_terminal_size().columns
+    colour = use_colour(terminal)
+    console = Console(
+        file=sys.stdout,
+        width=max(40, columns),
+        force_terminal=colour,
+        no_color=not colour,
+        highlight=False,
+        soft_wrap=False,
+    )
+    console.print(Markdown(text, code_theme="ansi_dark", hyperlinks=False))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from rewind.commands.parsing.parser import build_parser
-from tests.conftest import error_line, ok, run_rewind
+from tests.conftest import error_line, ok, run_on_a_terminal, run_rewind
 from tests.support.paths import ROOT
 
 DOCS = ROOT / "docs"
@@ -20,16 +21,41 @@ def commands() -> list[str]:
 
 
 def test_the_listing_names_every_page_with_its_title() -> None:
+    """A page named as a command is listed as NAME.md (the command's name gives its reference)."""
     listing = ok("help").stdout
     for page in [*DOCS.glob("*.md"), *DOCS.glob("integrations/*.md")]:
         heading = page.read_text().splitlines()[0].lstrip("# ")
-        assert re.search(rf"^  {re.escape(page.stem)} +{re.escape(heading)}$", listing, re.M), page
+        topic = page.name if page.stem in commands() else page.stem
+        assert re.search(rf"^  {re.escape(topic)} +{re.escape(heading)}$", listing, re.M), page
 
 
-@pytest.mark.parametrize("page", ["restore", "concepts", "claude-code", "git"])
+@pytest.mark.parametrize("page", ["restore.md", "concepts", "concepts.md", "claude-code", "git"])
 def test_a_page_is_printed_whole(page: str) -> None:
-    [path] = [*DOCS.glob(f"{page}.md"), *DOCS.glob(f"integrations/{page}.md")]
+    name = page.removesuffix(".md")
+    [path] = [*DOCS.glob(f"{name}.md"), *DOCS.glob(f"integrations/{name}.md")]
     assert ok("help", page).stdout == path.read_text().rstrip("\n") + "\n"
+
+
+def test_a_command_named_as_a_page_gives_its_reference_and_names_the_page() -> None:
+    text = ok("help", "restore").stdout
+    assert text.startswith("## `rewind restore`\n") and "usage: rewind restore" in text
+    assert "## `rewind resume`" not in text
+    assert text.rstrip().endswith("The guide to it: 'rewind help restore.md'.")
+
+
+def test_on_a_terminal_the_reference_is_wrapped_to_its_width(project: Path) -> None:
+    """Rendered by rich at the terminal's width, with --help formatted by argparse for it (the
+    reference's own is 100 columns wide); piped, the Markdown as it is (above)."""
+    for columns in ("80", "60"):
+        environment = {"COLUMNS": columns, "NO_COLOR": "1", "PAGER": "cat"}
+        code, shown = run_on_a_terminal(["help", "restore"], project, environment)
+        assert code == 0
+        lines = shown.splitlines()
+        assert max(len(line) for line in lines) <= int(columns), shown
+        assert lines[0].strip() == "rewind restore"  # a heading, not "## `rewind restore`"
+        for group in ("[--session ID]", "[--version VERSION]", "[--hunks LIST]"):
+            assert group in shown  # argparse wrapped the usage between its groups
+        assert "'rewind help restore.md'" in shown
 
 
 def test_a_command_topic_is_its_section_of_the_reference() -> None:

@@ -47,7 +47,7 @@ def _unrecognized(
 ) -> tuple[str, RewindParser]:
     """What argparse says of arguments no parser took, and, for a mistyped option, the closest
     one, with the parser whose help lists it."""
-    command = _subparser(parser, getattr(parsed, "command", None))
+    command = subparser(parser, getattr(parsed, "command", None))
     for extra in extras:
         if not extra.startswith("--"):
             continue
@@ -63,7 +63,8 @@ def _unrecognized(
     return f"unrecognized arguments: {' '.join(extras)}", parser
 
 
-def _subparser(parser: argparse.ArgumentParser, command: object) -> argparse.ArgumentParser | None:
+def subparser(parser: argparse.ArgumentParser, command: object) -> argparse.ArgumentParser | None:
+    """The parser of ``command`` in the whole grammar ``parser`` (None: no such command)."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction) and isinstance(command, str):
             found = action.choices.get(command)
