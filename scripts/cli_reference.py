@@ -525,6 +525,8 @@ instead, and exits 0. `--keep` keeps the directory and prints its path and the `
 One line per session, the least recently active first: `*` marks the most recent session (the
 default of the other commands), then the id, the time of its last activity, its number of
 entries and its agent. Before anything was recorded it prints `no sessions yet` and exits 0.
+`--ids` prints only the ids, one per line, the most recently active first (with `--remote`,
+`MACHINE/SESSION`), for scripts and shell completion.
 `--json` prints a list of objects (elements of format 1; `[]` when there is no store or no
 session, exit 0):
 
@@ -896,7 +898,10 @@ names them), whose entries are not counted.
 """,
     "completion": """\
 Prints the completion script for bash, zsh or fish, generated (by shtab) from the same parser
-that reads the command line, so that it offers every command and option there is:
+that reads the command line, so that it offers every command and option there is, and the
+values rewind knows: the project's session ids after `--session` and for `forget` and `apply`
+(asked of `rewind sessions --ids` when tab is pressed, so they are those of the project and the
+moment), the agents of `install` and `uninstall`, and the topics of `rewind help`:
 
 ```sh
 rewind completion bash > ~/.local/share/bash-completion/completions/rewind

@@ -9,11 +9,15 @@ from rewind.history.remote.fetched import FetchedSession, fetched_sessions
 from rewind.history.sessions import SessionSummary, list_sessions
 
 
-def run(*, as_json: bool, remote: str | None = None) -> int:
+def run(*, as_json: bool, remote: str | None = None, ids: bool = False) -> int:
     if remote is not None:
-        return _fetched(remote or None, as_json)
+        return _fetched(remote or None, as_json, ids)
     store = recorded_store()
     summaries = list_sessions(store) if store is not None else []
+    if ids:
+        for summary in reversed(summaries):
+            print(summary.head.session_id)
+        return 0
     if as_json:
         details: list[tuple[float, int]] = []
         if store is not None and summaries:
@@ -51,11 +55,15 @@ def _session_json(summary: SessionSummary, started: float, files: int) -> dict[s
     }
 
 
-def _fetched(remote: str | None, as_json: bool) -> int:
+def _fetched(remote: str | None, as_json: bool, ids: bool) -> int:
     """``rewind sessions --remote [NAME]``: what was fetched, least recently active first."""
     print_fetched_safely()
     store = recorded_store()
     found = fetched_sessions(store, remote) if store is not None else []
+    if ids:
+        for session in reversed(found):
+            print(session.name)
+        return 0
     if as_json:
         print_json([_fetched_json(session) for session in found])
         return 0

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from rewind.commands.parsing.parser import build_parser
-from tests.conftest import run_rewind
+from tests.conftest import ok, run_rewind
 
 
-def complete_in_bash(script: str, words: list[str]) -> list[str]:
-    """What bash's completion function offers for ``words`` (the last one being typed)."""
+def complete_in_bash(script: str, words: list[str], path: str | None = None) -> list[str]:
+    """What bash's completion function offers for ``words`` (the last one being typed), with
+    ``path`` as PATH when given."""
     line = " ".join(words)
     program = (
         f"source /dev/stdin <<'SCRIPT'\n{script}\nSCRIPT\n"
@@ -20,7 +24,10 @@ def complete_in_bash(script: str, words: list[str]) -> list[str]:
         f"COMP_LINE='{line}'; COMP_POINT={len(line)}; _shtab_rewind; "
         'printf "%s\\n" "${COMPREPLY[@]}"'
     )
-    done = subprocess.run(["bash", "-c", program], capture_output=True, text=True, check=True)
+    env = {**os.environ, "PATH": path} if path is not None else None
+    done = subprocess.run(
+        ["bash", "-c", program], capture_output=True, text=True, check=True, env=env
+    )
     return done.stdout.split()
 
 
@@ -50,3 +57,25 @@ def test_an_unknown_shell_is_refused_in_one_line() -> None:
         result.returncode == 1
         and "unknown choice 'cmd.exe' (one of bash, zsh, fish)" in result.stderr
     )
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_bash_completes_agents_help_topics_and_the_projects_session_ids(
+    project: Path, tmp_path: Path
+) -> None:
+    script = run_rewind("completion", "bash").stdout
+    assert complete_in_bash(script, ["rewind", "install", "cl"]) == ["claude-code", "cline"]
+    assert complete_in_bash(script, ["rewind", "uninstall", "gi"]) == ["git-hook"]
+    assert complete_in_bash(script, ["rewind", "help", "resto"]) == ["restore", "restore.md"]
+    assert "exit-codes" in complete_in_bash(script, ["rewind", "help", "ex"])
+    for session in ("fix-parser", "fix-docs", "other"):
+        ok("begin", "--session", session, "--prompt", "x")
+    shim = tmp_path / "bin" / "rewind"  # 'rewind' as the person's shell finds it
+    shim.parent.mkdir()
+    shim.write_text(f'#!/bin/sh\nexec {sys.executable} -m rewind "$@"\n')
+    shim.chmod(0o755)
+    path = f"{shim.parent}{os.pathsep}{os.environ['PATH']}"
+    offered = complete_in_bash(script, ["rewind", "log", "--session", "fix"], path)
+    assert sorted(offered) == ["fix-docs", "fix-parser"]
+    assert complete_in_bash(script, ["rewind", "forget", "ot"], path) == ["other"]
+    assert ok("sessions", "--ids").stdout.split() == ["other", "fix-docs", "fix-parser"]

@@ -33,3 +33,9 @@ def _add_sessions(commands: Commands) -> None:
         help="list the sessions fetched from remote NAME instead (every remote without NAME)",
     )
     json_option(sessions, "a list")
+    sessions.add_argument(
+        "--ids",
+        action="store_true",
+        help="print only the session ids, one per line, the most recently active first (for "
+        "scripts and shell completion)",
+    )
