@@ -533,6 +533,7 @@ session, exit 0):
 ```json
 [
   {
+    "format": 1,
     "session": "demo",
     "agent": "scripted",
     "entries": 2,
@@ -666,7 +667,10 @@ Reads every entry of every session and every stored file version they name, and 
 `checked N stored file versions: K problem(s)`. Each problem (an unreadable history, a damaged
 entry, a missing or corrupted version, a session ref that does not hold a commit id) is printed
 on standard error, and the exit code is then 1. For a damaged ref it names the tip the session's
-cache last knew and the `git update-ref` command that points the ref back at it.
+cache last knew and the `git update-ref` command that points the ref back at it. `--json`
+prints `{"format": 1, "sessions": N, "checked": N, "problems": ["...", ...], "repaired":
+["...", ...]}` instead (`repaired`: the index's mismatches with the history, mended on the way,
+which the text prints on standard error), with the same exit code.
 
 A damaged entry is one whose record (`turn.json`) cannot be read: `check` names each one with
 its commit. The rest of the history stays usable: `log` lists a damaged entry as
@@ -701,6 +705,7 @@ session ref that cannot be read). `--json` prints one object:
 
 ```json
 {
+  "format": 1,
   "restorable": false,
   "sample": null,
   "entries": 2,
@@ -738,7 +743,7 @@ session ref that cannot be read). `--json` prints one object:
 ones + `failed`), `contents` the distinct objects read and rebuilt, `sample` the number of
 entries drawn at random when the drill ran on a sample (`rewind gc` does), else `null`. A
 problem's `entry`, `entry_id`, `path`, `side` and `oid` are `null` where they do not apply (a
-damaged ref names only its session). `--session` and `--json` are refused without `--drill`.
+damaged ref names only its session). `--session` is refused without `--drill`.
 """,
     "gc": """\
 First applies the retention policy (`[retention]` in `rewind.toml`, on by default: entries older
@@ -776,6 +781,13 @@ across the sessions, to show that the packed store still restores them, and prin
 `drill: checked N states of M entries drawn at random: all restorable`. Each problem it finds is
 written to the store's log (which `rewind status` shows) and, unless `--quiet`, printed on
 standard error; the exit code is then 1. Run `rewind check --drill` to drill every entry.
+
+`--json` prints what it did as one object instead: `{"format": 1, "dry_run": false, "busy":
+null, "full", "packed", "rolled", "loose_removed", "size_before", "size_after", "packs",
+"retention": [{"session", "keep_from", "dropped", "newest_dropped", "freed"}], "fetched":
+{"remotes", "size_before", "size_after"}, "drill": {...}}` (`drill` as `check --drill --json`
+prints it, `null` when it could not run; `busy`: why another gc left nothing to do, the other
+keys then absent); with `--dry-run`, `{"format": 1, "dry_run": true, "retention": [...]}`.
 
 After each gc (before its drill) it writes what it did to the store's `rewind/stats/gc.json`
 (see [the stats files](store.md#the-stats-files)), from which `status` takes the store's size
@@ -844,12 +856,13 @@ most a few MiB. `rewind status` shows an estimate of the size instantly.
 
 ```json
 {
+  "format": 1,
   "project": "/home/ada/calc",
   "store": "/home/ada/.local/share/rewind/stores/calc-2ac9575218e5",
   "problem": null,
   "sessions": 3,
   "unreadable_sessions": 0,
-  "entries": {"total": 42, "turns": 38, "restores": 3, "undos": 1, "damaged": 0},
+  "entries": {"total": 42, "turns": 38, "restores": 3, "undos": 1, "redos": 0, "damaged": 0},
   "files": {"records": 120, "paths": 57},
   "bytes": {"recorded": 12897485, "on_disk": 1263616},
   "hooks": {
@@ -1096,6 +1109,7 @@ A JSON list with one object per entry of the session, oldest first:
 
 | Key | Value |
 | --- | --- |
+| `format` | `1`, in every element (as every `--json` output carries it). |
 | `session` | The session id. |
 | `turn` | The entry's number in the session (restores, undos and redos are numbered too). |
 | `id` | The entry's id (12 hex digits). |
@@ -1141,6 +1155,7 @@ The first element, for a session `demo` whose turn 1 ("Make add() handle None") 
 
 ```json
 {
+  "format": 1,
   "session": "demo",
   "turn": 1,
   "id": "bd1c076d905e",
@@ -1202,6 +1217,7 @@ just before it and `after` what it put back (here the first of its three files):
 
 ```json
 {
+  "format": 1,
   "session": "demo",
   "turn": 3,
   "id": "843fe01f4559",
@@ -1244,10 +1260,13 @@ just before it and `after` what it put back (here the first of its three files):
 OTHER_JSON = """\
 ## Output of the other `--json` options
 
-Every `--json` output is versioned. An object carries its version as `"format": 1` (`status`,
-`show`, `diff`, `restore --dry-run`, `undo --dry-run`, `label`, `doctor`, `history`, `blame`); a list (`log`, `sessions`,
-`stats --all`) cannot, and its elements are of format 1 (`stats` without `--all` is an object
-without the key, as before). The version changes only when a key is removed or changes meaning;
+Every command that reports has `--json`, and every `--json` output is versioned: an object
+carries its version as `"format": 1`; a list (`log`, `sessions`, `stats --all`) carries it in
+each of its elements (a test walks the parser to hold every command to this). The commands
+without `--json` print nothing a program would parse (`begin`, `track`, `end`, `hook`), write
+or change something another command reports (`extract`, `remote add`/`remove`, `forget`,
+`install`, `uninstall`), or are for a person (`completion`, `demo`, `watch`, `help`, `tui`).
+The version changes only when a key is removed or changes meaning;
 new keys may be added to any format. Times are ISO 8601 UTC (`2026-11-30T00:54:25Z`); a path is
 `path` (and `path_hex` for a name that is not UTF-8), a file's state is the object described
 under [`log --json`](#output-of-rewind-log---json), and an entry is named by `turn` (its number
@@ -1261,14 +1280,14 @@ the `version` of a version's restore plan).
 | `log --json` | A list of entries, [below](#output-of-rewind-log---json); `[]` before anything was recorded. |
 | `show TURN --json` | One entry as in `log --json`, plus `format` and each file's `diff`; see [`rewind show`](#rewind-show). |
 | `diff --json` | One object, shown under [`rewind diff`](#rewind-diff). |
-| `restore TURN --dry-run --json`, `undo --dry-run --json` | The plan, below. |
+| `restore TURN --dry-run --json`, `undo --dry-run --json`, `redo --dry-run --json` | The plan, below. |
 | `show TURN --path P --json` | The file's numbered hunks; see [`rewind show`](#rewind-show). |
 | `label TURN NAME --json` | `{"format": 1, "label": ..., "removed": ..., "entry": ...}`; see [`rewind label`](#rewind-label). |
 | `doctor --json` | `{"format": 1, "healthy": ..., "findings": [...]}`; see [`rewind doctor`](#rewind-doctor). |
 | `history PATH --json` | `{"format": 1, "path": ..., "versions": [...]}`, below. |
 | `blame PATH --json` | `{"format": 1, "path": ..., "lines": N, "runs": [...]}`, below. |
 | `sessions --json` | A list, shown under [`rewind sessions`](#rewind-sessions); `[]` before anything was recorded. |
-| `stats --json`, `check --drill --json` | Shown under [`rewind stats`](#rewind-stats) and [`rewind check`](#rewind-check). |
+| `stats --json`, `check --json`, `check --drill --json`, `gc --json` | Shown under [`rewind stats`](#rewind-stats), [`rewind check`](#rewind-check) and [`rewind gc`](#rewind-gc). |
 
 The plan of `restore --dry-run --json` (and `undo --dry-run --json`):
 

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-import json
 import sys
 
+from rewind.commands.output.json_output import FORMAT, print_json
 from rewind.errors import UserError
 from rewind.history import commits
 from rewind.history.entry import Entry
@@ -18,18 +18,18 @@ from rewind.store.repository import DamagedRef, Store
 def run(*, drill: bool = False, session: str | None = None, as_json: bool = False) -> int:
     """Reads every entry of every session and every blob they name; with ``drill``, rebuilds
     every state in a scratch directory and verifies it (rewind.history.upkeep.drill)."""
-    if not drill and (session is not None or as_json):
-        raise UserError("--session and --json go with --drill: run 'rewind check --drill'.")
+    if not drill and session is not None:
+        raise UserError("--session goes with --drill: run 'rewind check --drill --session ID'.")
     store = open_current_store()
     if drill:
         return _run_drill(store, session, as_json)
-    return _check_objects(store)
+    return _check_objects(store, as_json)
 
 
 def _run_drill(store: Store, session: str | None, as_json: bool) -> int:
     report = recovery_drill.drill(store, sessions=None if session is None else [session])
     if as_json:
-        print(json.dumps(report.to_json(), indent=2))
+        print_json({"format": FORMAT, **report.to_json()})
     else:
         for problem in report.problems:
             print(problem.message, file=sys.stderr)
@@ -64,9 +64,10 @@ def summary_line(report: DrillReport) -> str:
     return f"{done}: {count} problem{'' if count == 1 else 's'} (listed on standard error)"
 
 
-def _check_objects(store: Store) -> int:
+def _check_objects(store: Store, as_json: bool = False) -> int:
     problems = []
     checked = 0
+    repaired: list[str] = []  # the index's mismatches, mended
     damaged: list[DamagedRef] = []
     summaries = list_sessions(store, damaged)
     problems += [f"{error} {damaged_ref_hint(store, error.ref)}" for error in damaged]
@@ -79,7 +80,9 @@ def _check_objects(store: Store) -> int:
                 continue
             mismatch = index.verify(summary.head, _as_committed(store, summary.head, pairs))
             if mismatch:  # a cache, repaired: worth saying, not a problem of the history
-                print(f"rewind: {mismatch}", file=sys.stderr)
+                repaired.append(mismatch)
+                if not as_json:
+                    print(f"rewind: {mismatch}", file=sys.stderr)
             for entry, commit in pairs:
                 if entry.is_damaged:
                     problems.append(
@@ -90,6 +93,17 @@ def _check_objects(store: Store) -> int:
                 count, missing = _check_states(store, entry)
                 checked += count
                 problems += missing
+    if as_json:
+        print_json(
+            {
+                "format": FORMAT,
+                "sessions": len(summaries),
+                "checked": checked,
+                "problems": problems,
+                "repaired": repaired,
+            }
+        )
+        return 1 if problems else 0
     for problem in problems:
         print(problem, file=sys.stderr)
     print(f"checked {checked} stored file versions: {len(problems)} problem(s)")

@@ -3,6 +3,8 @@ from __future__ import annotations
 import sys
 import time
 
+from rewind.commands.output.json_output import FORMAT, print_json
+from rewind.commands.output.records_json import iso_time
 from rewind.commands.output.render import human_size
 from rewind.errors import UserError
 from rewind.history.restoring.opening import open_current_store
@@ -11,6 +13,7 @@ from rewind.history.upkeep.collection import collect
 from rewind.history.upkeep.drill import drill
 from rewind.store.event_log import STATS_DIR
 from rewind.store.gc_record import GC_RECORD, GcRecord, write_gc_record
+from rewind.store.mirrors import MirrorsCollected
 from rewind.store.packing import GcBusy, PackReport
 from rewind.store.repository import Store
 
@@ -19,10 +22,13 @@ from rewind.store.repository import Store
 DRILL_SAMPLE = 20
 
 
-def run(*, quiet: bool, dry_run: bool = False, full: bool = False) -> int:
+def run(*, quiet: bool, dry_run: bool = False, full: bool = False, as_json: bool = False) -> int:
     store = open_current_store()
     if dry_run:
         cuts = retention.plan(store, store.config.retention)
+        if as_json:
+            print_json({"format": FORMAT, "dry_run": True, "retention": _cuts_json(cuts)})
+            return 0
         for cut in cuts:
             print(f"would drop {cut.describe()}")
         freed = sum(cut.freed for cut in cuts)
@@ -35,10 +41,14 @@ def run(*, quiet: bool, dry_run: bool = False, full: bool = False) -> int:
     try:
         report, cuts, fetched = collect(store, full=full)
     except GcBusy as busy:
-        if not quiet:
+        if as_json:
+            print_json({"format": FORMAT, "dry_run": False, "busy": str(busy)})
+        elif not quiet:
             print(f"rewind: {busy}")
         return 0
     _keep_record(store, report, cuts, started, time.time() - started)
+    if as_json:
+        return _print_json_report(store, report, cuts, fetched)
     if not quiet:
         for cut in cuts:
             print(f"retention dropped {cut.describe()}")
@@ -55,6 +65,54 @@ def run(*, quiet: bool, dry_run: bool = False, full: bool = False) -> int:
                 f"{human_size(fetched.size_before)} -> {human_size(fetched.size_after)}"
             )
     return _drill_a_sample(store, quiet)
+
+
+def _cuts_json(cuts: list[retention.Cut]) -> list[dict[str, object]]:
+    return [
+        {
+            "session": cut.session,
+            "keep_from": cut.keep_from,
+            "dropped": cut.dropped,
+            "newest_dropped": iso_time(cut.newest_dropped) if cut.dropped else None,
+            "freed": cut.freed,
+        }
+        for cut in cuts
+    ]
+
+
+def _print_json_report(
+    store: Store, report: PackReport, cuts: list[retention.Cut], fetched: MirrorsCollected
+) -> int:
+    """``gc --json``: what was packed and dropped, and the recovery drill of a sample."""
+    try:
+        drilled = drill(store, sample=DRILL_SAMPLE)
+    except (UserError, OSError) as error:
+        store.log_problem(f"the recovery drill after gc could not run ({error})")
+        drilled = None
+    for problem in drilled.problems if drilled is not None else []:
+        store.log_problem(f"gc's recovery drill: {problem.message}")
+    print_json(
+        {
+            "format": FORMAT,
+            "dry_run": False,
+            "busy": None,
+            "full": report.full,
+            "packed": report.packed,
+            "rolled": report.rolled,
+            "loose_removed": report.loose_removed,
+            "size_before": report.size_before,
+            "size_after": report.size_after,
+            "packs": report.packs,
+            "retention": _cuts_json(cuts),
+            "fetched": {
+                "remotes": fetched.remotes,
+                "size_before": fetched.size_before,
+                "size_after": fetched.size_after,
+            },
+            "drill": drilled.to_json() if drilled is not None else None,
+        }
+    )
+    return 0 if drilled is None or drilled.restorable else 1
 
 
 def _keep_record(

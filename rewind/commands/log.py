@@ -4,7 +4,7 @@ import json
 import sys
 from collections.abc import Iterable
 
-from rewind.commands.output.json_output import has_session, recorded_store
+from rewind.commands.output.json_output import FORMAT, has_session, recorded_store
 from rewind.commands.output.records_json import entry_json
 from rewind.commands.output.render import PROMPT_WIDTH, file_summary, local_time, paint, use_colour
 from rewind.commands.parsing.reading import local_session, print_fetched_safely, session_to_read
@@ -195,7 +195,7 @@ def _print_json(
     write = sys.stdout.write
     separator = "[\n"
     for entry in entries:
-        shown = entry_json(entry, counts.diffs(entry), labels.of(entry))
+        shown = {"format": FORMAT, **entry_json(entry, counts.diffs(entry), labels.of(entry))}
         shown["undone"] = undone.of(entry)
         element = json.dumps(shown, indent=2)
         write(separator + "  " + element.replace("\n", "\n  "))

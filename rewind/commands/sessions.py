@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from rewind.commands.output.json_output import print_json, recorded_store
+from rewind.commands.output.json_output import FORMAT, print_json, recorded_store
 from rewind.commands.output.records_json import iso_time
 from rewind.commands.output.render import local_time
 from rewind.commands.parsing.reading import print_fetched_safely
@@ -45,6 +45,7 @@ def _session_json(summary: SessionSummary, started: float, files: int) -> dict[s
     """One element of ``rewind sessions --json`` (format 1, docs/cli.md)."""
     current = summary.head.current
     return {
+        "format": FORMAT,
         "session": summary.head.session_id,
         "agent": current.agent if current else "",
         "entries": current.number if current else 0,
@@ -83,6 +84,7 @@ def _fetched(remote: str | None, as_json: bool, ids: bool) -> int:
 def _fetched_json(session: FetchedSession) -> dict[str, object]:
     current = session.summary.head.current
     return {
+        "format": FORMAT,
         "remote": session.remote,
         "machine": session.machine,
         "session": session.summary.head.session_id,

@@ -9,6 +9,7 @@ import json
 import time
 
 from rewind.commands.output.backup_text import backup_json, backup_line
+from rewind.commands.output.json_output import FORMAT
 from rewind.commands.output.records_json import iso_time
 from rewind.commands.output.stats_text import print_projects
 from rewind.commands.stats_figures import ProjectFigures
@@ -88,6 +89,7 @@ def figures_json(figures: ProjectFigures) -> dict[str, object]:
     """One project's figures as ``rewind stats --json`` prints them (docs/cli.md)."""
     counted = figures.tally
     return {
+        "format": FORMAT,
         "project": figures.root or None,
         "store": figures.store_dir,
         "problem": figures.problem or None,
@@ -115,6 +117,7 @@ def _entries_json(counted: Tally) -> dict[str, int]:
         "turns": kinds.get("turn", 0),
         "restores": kinds.get("restore", 0),
         "undos": kinds.get("undo", 0),
+        "redos": kinds.get("redo", 0),
         "damaged": kinds.get("damaged", 0),
     }
 

@@ -28,7 +28,16 @@ ENTRY_KEYS = {
     "unrecorded",
 }
 DIFF_KEYS = {"path", "status", "added", "removed", "binary", "before", "after", "diff"}
-SESSION_KEYS = {"session", "agent", "entries", "started", "last_active", "files", "recent"}
+SESSION_KEYS = {
+    "format",
+    "session",
+    "agent",
+    "entries",
+    "started",
+    "last_active",
+    "files",
+    "recent",
+}
 STATUS_KEYS = {
     "format",
     "project",

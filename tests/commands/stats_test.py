@@ -139,6 +139,7 @@ def test_stats_equal_counts_made_independently(project: Path) -> None:
         "turns": kinds.count("turn"),
         "restores": kinds.count("restore"),
         "undos": kinds.count("undo"),
+        "redos": kinds.count("redo"),
         "damaged": 0,
     }
     files = [item for entry in entries for item in entry["files"]]
@@ -304,6 +305,7 @@ def test_json_shape(project: Path) -> None:
     ok("begin", "--session", "s")
     figures = stats_json()
     assert list(figures) == [
+        "format",
         "project",
         "store",
         "problem",
@@ -322,7 +324,7 @@ def test_json_shape(project: Path) -> None:
     assert figures["project"] == os.path.realpath(project)
     assert figures["store"] == str(store_dir(project))
     assert figures["problem"] is None and figures["last_gc"] is None
-    assert list(figures["entries"]) == ["total", "turns", "restores", "undos", "damaged"]
+    assert list(figures["entries"]) == ["total", "turns", "restores", "undos", "redos", "damaged"]
     assert list(figures["bytes"]) == ["recorded", "on_disk"]
     assert list(figures["hooks"]) == ["day", "week"]
     assert list(figures["hooks"]["day"]) == [

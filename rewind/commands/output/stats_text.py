@@ -54,6 +54,8 @@ def project_lines(figures: ProjectFigures) -> list[str]:
     kinds = counted.entries
     entries = f"{counted.entry_count}: {kinds['turn']} turn(s), {kinds['restore']} restore(s), "
     entries += f"{kinds['undo']} undo(s)"
+    if kinds.get("redo"):
+        entries += f", {kinds['redo']} redo(s)"
     if kinds["damaged"]:
         entries += f", {kinds['damaged']} damaged"
     sessions = str(counted.sessions)

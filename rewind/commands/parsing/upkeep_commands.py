@@ -48,12 +48,7 @@ def _add_check(commands: Commands) -> None:
     check.add_argument(
         "--session", metavar="ID", help="with --drill: only this session (default: all of them)"
     )
-    check.add_argument(
-        "--json",
-        dest="as_json",
-        action="store_true",
-        help="with --drill: print JSON (its shape: rewind help check)",
-    )
+    json_option(check, "the problems found (with --drill: the drill's report)")
 
 
 def _add_gc(commands: Commands) -> None:
@@ -73,6 +68,7 @@ def _add_gc(commands: Commands) -> None:
         help="rewrite every pack keeping only what the history needs (after 'rewind forget', "
         "the next gc does this by itself)",
     )
+    json_option(gc, "what was done (with --dry-run: what retention would drop)")
 
 
 def _add_forget(commands: Commands) -> None:

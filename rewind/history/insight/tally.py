@@ -10,7 +10,7 @@ afford; nothing on a hot path calls it.
 
 from __future__ import annotations
 
-from rewind.history.entry import DAMAGED, RESTORE, TURN, UNDO
+from rewind.history.entry import DAMAGED, REDO, RESTORE, TURN, UNDO
 from rewind.history.index.queries import EntryIndex
 from rewind.history.sessions import list_sessions
 from rewind.store.repository import DamagedRef, Store
@@ -36,7 +36,7 @@ class Tally:
     def __init__(self) -> None:
         self.sessions = 0
         self.unreadable_sessions = 0
-        self.entries = {TURN: 0, RESTORE: 0, UNDO: 0, DAMAGED: 0}
+        self.entries = {TURN: 0, RESTORE: 0, UNDO: 0, REDO: 0, DAMAGED: 0}
         self.file_records = 0
         self.paths = 0
         self.recorded_bytes = 0

@@ -115,6 +115,7 @@ def test_a_clean_store_is_restorable_with_exact_counts(project: Path) -> None:
     data = drill_json()
 
     assert data == {
+        "format": 1,
         "restorable": True,
         "sample": None,
         "entries": 2,
