@@ -285,8 +285,13 @@ hunk 2/3 of f.txt  @@ -7,7 +7,8 @@
       line 11
 ```
 
+The file is followed through the renames rewind recorded, as `history` follows it: `--path`
+takes its name in that turn or its name now, and a file renamed since says so (`src/arith.py in
+turn 1, src/calc.py now (renamed since)`); `restore TURN --path P --hunks` puts the hunks back
+into the file where it is now.
+
 With `--json`: `{"format": 1, "entry": {"turn", "id", "number", "session", "kind"}, "path": ...,
-"hunks": [...]}`, each hunk `{"number", "header", "old_start", "new_start", "removed", "added",
+"recorded_as": NAME IN THE TURN, "now": NAME NOW, "hunks": [...]}`, each hunk `{"number", "header", "old_start", "new_start", "removed", "added",
 "lines": [{"number": 1 or null for context, "origin": "-", "+" or " ", "text": ...}]}`. A binary
 file or a symlink has no hunks: refused with a message.
 """,

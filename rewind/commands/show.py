@@ -105,6 +105,9 @@ def _show_hunks(store: Store, entry: Entry, path: bytes, as_json: bool) -> int:
                     "kind": entry.kind,
                 },
                 **path_json(path),
+                # The file's name in the entry and now (they differ when it was renamed).
+                "recorded_as": store.root.display(found.recorded_as),
+                "now": store.root.display(found.path),
                 "hunks": [hunk_json(hunk) for hunk in found.hunks],
             }
         )
@@ -118,6 +121,9 @@ def _show_hunks(store: Store, entry: Entry, path: bytes, as_json: bool) -> int:
             colour,
         )
     )
+    if found.recorded_as != found.path:
+        then, now = store.root.display(found.recorded_as), store.root.display(found.path)
+        print(f"{then} in {entry.kind} {entry.number}, {now} now (renamed since)")
     if not found.hunks:
         print(f"{name}: no changed lines")
     for hunk in found.hunks:

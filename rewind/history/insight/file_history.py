@@ -232,6 +232,35 @@ def _changes_of(
     return older + touches
 
 
+Key = tuple[float, float, str, int]
+
+
+def moved_to(index: EntryIndex, path: bytes, after: Key) -> tuple[bytes, Key] | None:
+    """The name ``path`` was moved to by the first entry after ``after`` (a change's
+    :func:`touch_key`) that moved it, recognised as :func:`file_versions` recognises a rename,
+    with the key of that move; None when no later entry moved it."""
+    entries = {(e.session, e.number): e for e in index.query(None, path=path)}
+    for entry in index.sync_all():  # open turns: their journals are in no commit yet
+        if entry.file(path) is not None:
+            entries[(entry.session, entry.number)] = entry
+    later = []
+    for entry in entries.values():
+        change = entry.file(path)
+        if change is not None and _order(entry, change) > after:
+            later.append((_order(entry, change), entry))
+    for _, entry in sorted(later, key=lambda found: found[0]):
+        for change in entry.files:
+            source = _moved_from(entry, change) if change.path != path else None
+            if source is not None and source.path == path:
+                return change.path, _order(entry, change)
+    return None
+
+
+def touch_key(entry: Entry, change: FileChange) -> tuple[float, float, str, int]:
+    """Where ``entry``'s ``change`` lies in a file's story (the order versions are listed in)."""
+    return _order(entry, change)
+
+
 def _moved_from(entry: Entry, change: FileChange) -> FileChange | None:
     """The change of the same entry that ``change`` is the other end of a move of.
 

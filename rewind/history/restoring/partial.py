@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from rewind.errors import ConflictError, UserError
 from rewind.history.entry import RESTORE, Entry
 from rewind.history.filestate import ABSENT, FILE, LINK, FileState, capture, fingerprint
+from rewind.history.insight.file_history import MAX_RENAMES
 from rewind.history.restoring.hunks import (
     Choice,
     Hunk,
@@ -38,12 +39,17 @@ from rewind.store.repository import Store
 
 
 class FileHunks:
-    """The hunks of one file's diff between two recorded states, with both contents."""
+    """The hunks of one file's diff between two recorded states, with both contents.
 
-    __slots__ = ("after", "before", "hunks", "path")
+    ``path`` is the file the hunks are put back into (its name now); ``recorded_as`` the name
+    the states were recorded under, another one when the file was renamed since (or before:
+    the name asked about may be the new one)."""
+
+    __slots__ = ("after", "before", "hunks", "path", "recorded_as")
 
     def __init__(self, path: bytes, before: bytes, after: bytes) -> None:
         self.path = path
+        self.recorded_as = path
         self.before = before
         self.after = after
         self.hunks = hunks_between(before, after)
@@ -59,8 +65,10 @@ def file_hunks(
 
 
 def turn_hunks(store: Store, entry: Entry, path: bytes) -> FileHunks:
-    """The hunks of what ``entry`` did to ``path``."""
-    change = entry.file(path)
+    """The hunks of what ``entry`` did to the file ``path`` names: its name in ``entry``, or
+    its name now, followed through the renames recorded in between, either way."""
+    then, now = renamed(store, entry, path)
+    change = entry.file(then)
     shown = store.root.display(path)
     if change is None:
         raise UserError(
@@ -72,7 +80,36 @@ def turn_hunks(store: Store, entry: Entry, path: bytes) -> FileHunks:
             f"{entry.kind} {entry.number} is still open, so {shown} as it leaves it is not "
             "recorded yet; end the turn first ('rewind end')."
         )
-    return file_hunks(store, path, change.before, change.after)
+    found = file_hunks(store, then, change.before, change.after)
+    found.path = now
+    return found
+
+
+def renamed(store: Store, entry: Entry, path: bytes) -> tuple[bytes, bytes]:
+    """The name the file ``path`` names had in ``entry``, and the name it has now. ``path`` is
+    either: a name ``entry`` changed, which later entries may have moved (followed forwards
+    while no file is there now), or the name now of a file ``entry`` changed under an older
+    name (its versions, which follow renames, say which). Unchanged when neither applies."""
+    from rewind.history.index.queries import EntryIndex
+    from rewind.history.insight.file_history import file_versions, moved_to, touch_key
+
+    change = entry.file(path)
+    with EntryIndex(store) as index:
+        if change is None:
+            for version in file_versions(store, path, index, count_lines=False):
+                same = version.entry.session == entry.session
+                if same and version.entry.number == entry.number and version.path != path:
+                    return version.path, path
+            return path, path
+        now, key = path, touch_key(entry, change)
+        for _ in range(MAX_RENAMES):
+            if os.path.lexists(store.root.absolute(now)):
+                break
+            moved = moved_to(index, now, key)
+            if moved is None:
+                break
+            now, key = moved
+        return path, now
 
 
 class NoHunks(UserError):
@@ -207,9 +244,10 @@ def plan_partial(
     now = {}
     resolved: dict[bytes, Selection] = {}
     refused: list[tuple[bytes, Refusal]] = []
-    for path, choice in chosen.items():
-        given = sources.get(path) if sources is not None else None
-        found = given if given is not None else turn_hunks(store, subject, path)
+    for named, choice in chosen.items():
+        given = sources.get(named) if sources is not None else None
+        found = given if given is not None else turn_hunks(store, subject, named)
+        path = found.path  # the file now, which a rename since may have moved
         selection = resolve_choice(found.hunks, choice, store.root.display(path), subject.number)
         resolved[path] = selection
         hunks[path] = found
