@@ -142,7 +142,7 @@ class RewindApp(App[None]):
         self.undo_session = self.session_id  # restores are recorded in the session on screen
         self.refresh_bindings()
         self.notify(outcome.message + ("  (u: undo)" if hint and self.undoable else ""))
-        self.refresh_views()
+        self.refresh_views(newest=bool(outcome.undoable))
 
     @on(Restored)
     def _put_back(self, message: Restored) -> None:
@@ -186,7 +186,7 @@ class RewindApp(App[None]):
             key for key, able in (("u: undo", self.undoable), ("U: redo", self.redoable)) if able
         ]
         self.notify(outcome.message + (f"  ({', '.join(more)})" if more else ""))
-        self.refresh_views()
+        self.refresh_views(newest=True)
 
     # help --------------------------------------------------------------------------------
 
@@ -203,10 +203,14 @@ class RewindApp(App[None]):
             self._refresh_timer.stop()
         self._refresh_timer = self.set_timer(REFRESH_DELAY, self.refresh_views)
 
-    def refresh_views(self) -> None:
+    def refresh_views(self, newest: bool = False) -> None:
+        """Shows what was recorded since; ``newest``: after a restore, an undo or a redo made
+        here, the timeline goes to the entry that recorded it."""
         self._refresh_timer = None
         for screen in self.screen_stack:
-            if isinstance(screen, TimelineScreen) or hasattr(screen, "reload"):
+            if isinstance(screen, TimelineScreen):
+                screen.reload(newest)
+            elif hasattr(screen, "reload"):
                 screen.reload()
 
 
@@ -225,6 +229,7 @@ def all_bindings() -> list[tuple[str, str, str]]:
     from rewind.tui.file_choice import Checks, FileChoice
     from rewind.tui.file_history_screen import FileHistoryScreen
     from rewind.tui.hunk_picker import HunkList, HunkPicker, LineList
+    from rewind.tui.keys import LIST_KEYS
     from rewind.tui.label_dialog import LabelDialog
     from rewind.tui.sessions_screen import SessionsScreen
 
@@ -246,5 +251,6 @@ def all_bindings() -> list[tuple[str, str, str]]:
         ("hunk lines", LineList.BINDINGS),
         ("confirm put back", ConfirmPartial.BINDINGS),
         ("help", HelpScreen.BINDINGS),
+        ("lists", LIST_KEYS),
     ]
     return binding_rows(*owners)

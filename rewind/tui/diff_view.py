@@ -13,10 +13,11 @@ where the lexer sees it begin. Other files keep the plain diff colours.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -89,6 +90,11 @@ class DiffView(ScrollView, can_focus=True):
     DEFAULT_CSS = """
     DiffView { width: 1fr; padding: 0 1; }
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "scroll_down", "Down", show=False),
+        Binding("k", "scroll_up", "Up", show=False),
+    ]
 
     shown: DiffText | None = None
 

@@ -10,13 +10,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.strip import Strip
-from textual.widgets import Button, Label, SelectionList
+from textual.widgets import Button, Label
 from textual.widgets._toggle_button import ToggleButton
 from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
 from rewind.history.restoring.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
 from rewind.tui.dialog import Dialog
+from rewind.tui.keys import Selections
 
 ACTION_WORDS = {
     "restore": "put back",
@@ -30,7 +31,7 @@ CHECKED = "[x]"
 UNCHECKED = "[ ]"
 
 
-class Checks(SelectionList[bytes]):
+class Checks(Selections):
     """A check-box list in which Space toggles and Enter confirms the screen's choice.
 
     Each box reads ``[x]`` or ``[ ]``, so its state shows without colour too."""

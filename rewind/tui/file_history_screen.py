@@ -30,9 +30,17 @@ from rewind.history.insight.diffs import diff_states, diff_to_disk
 from rewind.history.insight.file_history import OUTSIDE, Version, file_versions
 from rewind.store.repository import Store
 from rewind.tui.diff_view import DiffView
+from rewind.tui.keys import Table
 from rewind.tui.origin import NO_BLAME_NOTICE, refused
 from rewind.tui.timeline_data import SOURCE_TAGS, DiffText, diff_text_of
-from rewind.tui.turn_table import KIND_STYLES, fitted, selected_key, short_number, short_time
+from rewind.tui.turn_table import (
+    COMPACT_BELOW,
+    KIND_STYLES,
+    fitted,
+    selected_key,
+    short_number,
+    short_time,
+)
 
 ID_WIDTH = 8  # 7 characters of the entry id, and ^ for a before-state
 TIME_WIDTH = 11
@@ -82,7 +90,7 @@ def counts_words(version: Version) -> Text:
     return text
 
 
-def prompt_words(version: Version, shown: str, display: str) -> Text:
+def prompt_words(version: Version, shown: str, display: str, width: int = PROMPT_WIDTH) -> Text:
     """The prompt's first line, after what is special about the version (its name then)."""
     entry = version.entry
     lines = entry.prompt.strip().splitlines()
@@ -95,10 +103,10 @@ def prompt_words(version: Version, shown: str, display: str) -> Text:
     if not version.after:
         text.append("before: ", "dim")
     text.append(prompt, style="" if entry.kind == TURN else "italic")
-    return fitted(text, PROMPT_WIDTH)
+    return fitted(text, width)
 
 
-class VersionTable(DataTable[Text | str]):
+class VersionTable(Table):
     """One row per version, newest first, keyed by the version id."""
 
     DEFAULT_CSS = """
@@ -107,24 +115,44 @@ class VersionTable(DataTable[Text | str]):
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
-        self.add_column("version", width=ID_WIDTH, key="id")
-        self.add_column("time", width=TIME_WIDTH, key="time")
-        self.add_column("entry", width=ENTRY_WIDTH, key="entry")
-        self.add_column("source", width=SOURCE_WIDTH, key="source")
-        self.add_column("+/-", width=COUNTS_WIDTH, key="counts")
-        self.add_column("prompt", width=PROMPT_WIDTH, key="prompt")
+        self.layout_key: tuple[bool, int] | None = None
+        self.shown: tuple[list[Version], str, dict[bytes, str]] = ([], "", {})
+
+    def on_resize(self) -> None:
+        """The prompt takes the room the terminal gives: the rows are laid out again."""
+        if self.layout_key is not None and self._layout() != self.layout_key:
+            self.show(*self.shown)
+
+    def _layout(self) -> tuple[bool, int]:
+        """Whether the table is compact (times as 14:03) and how wide the prompt is."""
+        width = self.size.width or 80
+        compact = width < COMPACT_BELOW
+        time_width = 5 if compact else TIME_WIDTH
+        fixed = ID_WIDTH + time_width + ENTRY_WIDTH + SOURCE_WIDTH + COUNTS_WIDTH
+        return compact, max(20, width - fixed - 6 * 2 - 2)
 
     def show(self, versions: list[Version], name: str, display: dict[bytes, str]) -> None:
         selected = self.selected_id()
+        self.shown = (versions, name, display)
+        compact, prompt_width = self._layout()
+        if (compact, prompt_width) != self.layout_key:
+            self.clear(columns=True)
+            self.add_column("version", width=ID_WIDTH, key="id")
+            self.add_column("time", width=5 if compact else TIME_WIDTH, key="time")
+            self.add_column("entry", width=ENTRY_WIDTH, key="entry")
+            self.add_column("source", width=SOURCE_WIDTH, key="source")
+            self.add_column("+/-", width=COUNTS_WIDTH, key="counts")
+            self.add_column("prompt", width=prompt_width, key="prompt")
+            self.layout_key = (compact, prompt_width)
         self.clear()
         for version in versions:
             self.add_row(
                 Text(short_id(version), style="bold"),
-                short_time(version.at),
+                short_time(version.at, compact=compact),
                 entry_words(version),
                 fitted(source_tag(version), SOURCE_WIDTH),
                 fitted(counts_words(version), COUNTS_WIDTH),
-                prompt_words(version, name, display[version.path]),
+                prompt_words(version, name, display[version.path], prompt_width),
                 key=version.id,
             )
         ids = [version.id for version in versions]
@@ -256,25 +284,41 @@ class FileHistoryScreen(Screen[None]):
             self.wanted = version_id
         self.query_one(VersionTable).focus()
 
-    def _mode_words(self) -> str:
+    def _mode_words(self, compact: bool = False) -> str:
         marked = self._version(self.marked)
         if self.comparing and marked is not None:
             return f"diff: from marked {short_id(marked)} to the selected version"
         if self.against_now:
-            return "diff: the selected version against the file now"
+            return (
+                "diff: against the file now"
+                if compact
+                else ("diff: the selected version against the file now")
+            )
+        if compact:
+            return "diff: against the one before"
         return "diff: the selected version against the one before"
 
     def _show_title(self) -> None:
+        title = self._title(compact=False)
+        if title.cell_len > (self.size.width or self.app.size.width) - 2:
+            title = self._title(compact=True)
+        self.query_one("#history-title", Static).update(title)
+
+    def on_resize(self) -> None:
+        self._show_title()
+
+    def _title(self, compact: bool) -> Text:
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append(self.name_now, style="bold")
         if not self.loaded:
             title.append("  reading its versions…", style="dim")
         else:
             count = len(self.versions)
-            title.append(f"  {count} version{'' if count == 1 else 's'}, newest first", "dim")
+            order = "" if compact else ", newest first"
+            title.append(f"  {count} version{'' if count == 1 else 's'}{order}", "dim")
             style = "bold magenta" if self.comparing else "dim"
-            title.append(f"  {self._mode_words()}", style=style)
-        self.query_one("#history-title", Static).update(title)
+            title.append(f"  {self._mode_words(compact)}", style=style)
+        return title
 
     def diff_text(self) -> DiffText | None:
         """What the diff view shows for the selection and the mode."""

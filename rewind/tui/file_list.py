@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import DataTable
 
 from rewind.history.insight.diffs import ADDED, DELETED, MODE, MODIFIED, NO_PRE_IMAGE, PENDING
+from rewind.tui.keys import Table
 from rewind.tui.timeline_data import SOURCE_TAGS, FileRow
 from rewind.tui.turn_table import KIND_STYLES, selected_key
 
@@ -37,7 +37,7 @@ def _path(row: FileRow) -> Text:
     return text
 
 
-class FileList(DataTable[Text | str]):
+class FileList(Table):
     """Rows keyed by the path (as text); a refresh keeps the selected file."""
 
     DEFAULT_CSS = """

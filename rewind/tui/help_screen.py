@@ -38,7 +38,7 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 80%; max-width: 90; height: 80%; border: round $accent; background: $surface;
+        width: 90%; max-width: 90; height: 90%; border: round $accent; background: $surface;
     }
     """
 
@@ -48,8 +48,10 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         table = Table(title="rewind: keys", expand=True)
-        for name in ("where", "key", "does"):
-            table.add_column(name)
+        # The first two columns as narrow as their words; what a key does takes the rest.
+        table.add_column("where", no_wrap=True)
+        table.add_column("key", no_wrap=True)
+        table.add_column("does", ratio=1)
         for where, key, does in self.rows:
             table.add_row(where, key, does)
         for key, does in EXTRA_KEYS:

@@ -26,6 +26,7 @@ from rewind.history.restoring.hunks import ADDED, Hunk, Selection, describe_sele
 from rewind.history.restoring.partial import PartialRefused
 from rewind.tui.file_choice import CHECKED, UNCHECKED
 from rewind.tui.highlight import TAB_SIZE
+from rewind.tui.keys import Options
 from rewind.tui.restore_actions import HunkChoice, RestoreOutcome, put_back
 
 SOME = "[~]"  # some of the hunk's lines are chosen
@@ -75,7 +76,7 @@ def context_row(line: bytes) -> Text:
 NO_NEWLINE = _line(f"{CONTEXT_INDENT}\\ No newline at end of file")
 
 
-class HunkList(OptionList):
+class HunkList(Options):
     """The hunks, one row each."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -84,7 +85,7 @@ class HunkList(OptionList):
     ]
 
 
-class LineList(OptionList):
+class LineList(Options):
     """The focused hunk's diff: its header, context lines (not choosable) and changed lines."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -28,6 +28,7 @@ from rewind.tui.confirm_restore import ConfirmRestore
 from rewind.tui.dialog import Dialog
 from rewind.tui.diff_now import DiffNow, checkpoint_diffs
 from rewind.tui.file_choice import FileChoice
+from rewind.tui.keys import Options
 from rewind.tui.restore_actions import RestoreOutcome, plan_for, restore
 
 ACTIONS = (
@@ -50,6 +51,8 @@ def change_summary(store: Store, entry: Entry) -> str:
     if any(diff.status == PENDING for diff in diffs):
         return f"{count}, turn still open"
     counted = [d for d in diffs if d.status in (ADDED, DELETED, MODIFIED) and not d.binary]
+    if not counted and any(diff.binary for diff in diffs):
+        return f"{count}, binary"  # no lines to count: not "+0 -0"
     added = sum(diff.added for diff in counted)
     removed = sum(diff.removed for diff in counted)
     return f"{count} +{added} -{removed}"
@@ -118,8 +121,8 @@ class RewindMenu(Dialog[RestoreOutcome | None]):
         turns = [Option(turn_line(self.store, e), id=e.id) for e in reversed(self.entries)]
         with Vertical():
             yield Label(self._title(), id="title", classes="title")
-            yield OptionList(*turns, id="turns")
-            yield OptionList(id="actions")
+            yield Options(*turns, id="turns")
+            yield Options(id="actions")
             yield Label(self._hint(), id="hint", classes="hint")
 
     def _title(self) -> str:

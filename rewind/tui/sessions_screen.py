@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from rewind.store.repository import Store
+from rewind.tui.keys import Table
 from rewind.tui.origin import Fetched, Opened
 from rewind.tui.timeline_data import (
     SessionDetails,
@@ -22,13 +23,22 @@ from rewind.tui.timeline_data import (
     session_details,
     session_rows,
 )
-from rewind.tui.turn_table import fitted, short_number, short_time
+from rewind.tui.turn_table import COMPACT_BELOW, fitted, short_number, short_time
 
 # (name, width): with the cell padding, 94 columns, inside the dialog's border at 100 wide.
 COLUMNS = (
     ("session", 38),  # "* " and a 36-character uuid
     ("agent", 12),
     ("started", 11),
+    ("last active", 11),
+    ("entries", 7),
+    ("files", 5),
+)
+# Below 100 columns: times as 14:03 (or 11-28), a long session id cut (its start tells it).
+COMPACT_COLUMNS = (
+    ("session", 24),
+    ("agent", 11),
+    ("started", 7),
     ("last active", 11),
     ("entries", 7),
     ("files", 5),
@@ -56,12 +66,15 @@ class SessionsScreen(ModalScreen[Opened | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text("sessions (enter opens one, esc closes)", style="bold"))
-            yield DataTable(id="sessions", cursor_type="row")
+            yield Table(id="sessions", cursor_type="row")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        # Fixed widths that fit 100 columns; a longer session id or agent ends in an ellipsis.
-        for name, width in COLUMNS:
+        # Fixed widths that fit the terminal (compact below 100 columns); a longer session id
+        # or agent ends in an ellipsis.
+        self.compact = self.app.size.width < COMPACT_BELOW
+        self.columns = COMPACT_COLUMNS if self.compact else COLUMNS
+        for name, width in self.columns:
             table.add_column(name, key=name, width=width)
         for row in session_rows(self.store):
             marker = "* " if row.is_recent else "  "
@@ -71,7 +84,8 @@ class SessionsScreen(ModalScreen[Opened | None]):
             if fetched.remote != remote:  # a heading row per remote, which opens nothing
                 remote = fetched.remote
                 heading = Text(f"fetched from {remote} (read-only)", style="bold")
-                table.add_row(heading, *([""] * (len(COLUMNS) - 1)), key=f"remote\0{remote}")
+                columns = len(self.columns) - 1
+                table.add_row(heading, *([""] * columns), key=f"remote\0{remote}")
             origin = Fetched(fetched.remote, fetched.machine)
             opened = Opened(fetched.view, fetched.row.session_id, origin)
             shown = f"  {fetched.remote} · {fetched.machine}/{fetched.row.session_id}"
@@ -86,10 +100,10 @@ class SessionsScreen(ModalScreen[Opened | None]):
         key = _key(opened)
         self.choices[key] = opened
         table.add_row(
-            fitted(Text(shown), COLUMNS[0][1]),
-            fitted(Text(row.agent), COLUMNS[1][1]),
+            fitted(Text(shown), self.columns[0][1]),
+            fitted(Text(row.agent), self.columns[1][1]),
             "…",
-            short_time(row.last_active),
+            short_time(row.last_active, compact=self.compact),
             short_number(row.entries),
             "…",
             key=key,
@@ -104,7 +118,7 @@ class SessionsScreen(ModalScreen[Opened | None]):
 
     def _show_details(self, key: str, details: SessionDetails) -> None:
         table = self.query_one(DataTable)
-        table.update_cell(key, "started", short_time(details.started))
+        table.update_cell(key, "started", short_time(details.started, compact=self.compact))
         table.update_cell(key, "files", short_number(details.files))
 
     @on(DataTable.RowSelected)

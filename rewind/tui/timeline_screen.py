@@ -46,15 +46,17 @@ def matches(row: TurnRow, query: str) -> bool:
 
 class TimelineScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        # The app's ? again, first: the footer is cut at the right at 80 columns, and Help
-        # must stay visible there (it lists every key).
+        # The app's ? again, first: Help lists every key. The footer shows the keys that fit
+        # 80 columns with the app's (u Undo, q Quit); v, l, m and c are in Help only.
         Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("slash", "search", "Find"),
         Binding("d", "toggle_diff", "Diff"),
-        Binding("v", "toggle_split", "Split"),
-        Binding("l", "label", "Label"),
-        Binding("m", "mark", "Mark"),
-        Binding("c", "compare", "Cmp", tooltip="Compare the marked entry with this one"),
+        Binding("v", "toggle_split", "Split", show=False),
+        Binding("l", "label", "Label", show=False),
+        Binding("m", "mark", "Mark", show=False),
+        Binding(
+            "c", "compare", "Cmp", show=False, tooltip="Compare the marked entry with this one"
+        ),
         Binding("p", "put_back", "Hunks", tooltip="Put back hunks of the selected file"),
         Binding("h", "history", "Hist", tooltip="History of the selected file (or of a path)"),
         Binding("b", "blame", "Blame", tooltip="Blame of the selected file"),
@@ -104,42 +106,64 @@ class TimelineScreen(Screen[None]):
         self.watch(table, "scroll_y", self._count_visible, init=False)
 
     def on_resize(self) -> None:
+        self._lay_out()
+        self._show_title(len(self.shown))
         self.call_after_refresh(self._count_visible)
+
+    def _lay_out(self) -> None:
+        """At a terminal's usual 24 lines the timeline and the detail share the height (nine
+        entries in view); taller, the diff gets the larger part."""
+        tall = self.size.height > 30
+        self.query_one("#turns").styles.height = "2fr" if tall else "1fr"
+        self.query_one("#detail").styles.height = "3fr" if tall else "1fr"
 
     # loading -----------------------------------------------------------------------------
 
-    def reload(self) -> None:
-        """Shows what other processes recorded since; the selection stays where it was."""
-        newest = len(self.history.entries) - 1
+    def reload(self, newest: bool = False) -> None:
+        """Shows what other processes recorded since; the selection stays where it was, or on
+        the newest entry when it was there (or ``newest``: after a restore made here)."""
+        last = len(self.history.entries) - 1
         if self.history.reload():
             # The newest entry may have grown (an open turn); later ones are new.
-            self.counts = {i: c for i, c in self.counts.items() if i < newest}
-            self._show_rows()
+            self.counts = {i: c for i, c in self.counts.items() if i < last}
+            self._show_rows(newest)
 
-    def _show_rows(self) -> None:
+    def _show_rows(self, newest: bool = False) -> None:
         self.rows = self.history.rows()
         self.agent = session_agent(self.store, self.session_id)
         shown = [row for row in self.rows if not self.query_text or matches(row, self.query_text)]
         self.shown = shown
-        self.query_one(TurnTable).show(shown, self.counts, self.marked)
+        self.query_one(TurnTable).show(shown, self.counts, self.marked, newest)
         self._show_title(len(shown))
         self.call_after_refresh(self._count_visible)
         self._show_entry()
 
     def _show_title(self, shown: int) -> None:
+        """One line: the session, what is shown of it and how; as it fits the terminal (the
+        long form, else a compact one, else cut with an ellipsis)."""
+        width = self.size.width or self.app.size.width
+        title = self._title(shown, compact=False)
+        if title.cell_len > width - 2:
+            title = self._title(shown, compact=True)
+        self.query_one("#title", Static).update(title)
+
+    def _title(self, shown: int, compact: bool) -> Text:
+        """The title line; ``compact``: the session's id cut to its start, the older entries
+        counted in short, the diff's mode left to the diff's own title."""
         entries = self.history.entries
-        agent = self.agent
-        # One line: cut with an ellipsis when the terminal is narrower than the title.
         title = Text(no_wrap=True, overflow="ellipsis")
         if self.fetched is not None:
             title.append(self.fetched.describe(self.session_id), style="bold")
+        elif compact and len(self.session_id) > 12:
+            title.append(f"session {self.session_id[:8]}…", style="bold")
         else:
             title.append(f"session {self.session_id}", style="bold")
-        if agent:
-            title.append(f"  {agent}")
+        if self.agent:
+            title.append(f"  {self.agent}")
         title.append(f"  {len(entries) + self.history.older} entries", style="dim")
         if self.history.older:
-            title.append(f" ({self.history.older} older: at the top for more)", style="dim")
+            older = "↑ for more" if compact else "at the top for more"
+            title.append(f" ({self.history.older} older: {older})", style="dim")
         if self.query_text:
             title.append(f"  search {self.query_text!r}: {shown} shown", style="cyan")
         compared = self._compared_span()
@@ -147,10 +171,10 @@ class TimelineScreen(Screen[None]):
             start, stop = compared
             first, last = self.history.entries[start].number, self.history.entries[stop - 1].number
             title.append(f"  compare {first}..{last}", style="bold magenta")
-        else:
+        elif not compact:
             names = MODE_NAMES if self.fetched is None else FETCHED_MODE_NAMES
             title.append(f"  diff: {names[self.diff_mode]}", style="dim")
-        self.query_one("#title", Static).update(title)
+        return title
 
     def _count_visible(self) -> None:
         """Starts counting +/- lines for the rows in view that have none shown yet.

@@ -22,11 +22,10 @@ from rewind.tui import restore_actions
 from rewind.tui.app import NOTICE_SECONDS, RewindApp
 from rewind.tui.file_choice import Checks, FileChoice
 from rewind.tui.help_screen import HelpScreen
-from rewind.tui.timeline_data import Counts
+from rewind.tui.timeline_data import Counts, TurnRow
 from rewind.tui.turn_table import (
     FILES_WIDTH,
     LABELS_WIDTH,
-    PROMPT_WIDTH,
     TurnTable,
     counts_text,
     short_number,
@@ -114,7 +113,8 @@ class TestEllipsis:
             table = app.screen.query_one(TurnTable)
             prompt, labels = table.get_row_at(0)[2], table.get_row_at(0)[4]
             assert isinstance(prompt, Text) and isinstance(labels, Text)
-            assert prompt.plain.endswith("…") and prompt.cell_len == PROMPT_WIDTH
+            assert table.widths is not None
+            assert prompt.plain.endswith("…") and prompt.cell_len == table.widths.prompt
             assert labels.plain.endswith("…") and labels.cell_len == LABELS_WIDTH
 
         run(project, scenario)
@@ -127,7 +127,7 @@ class TestEllipsis:
             line = "".join(segment.text for segment in title.render_line(0))
             assert line.rstrip().endswith("…"), line
 
-        run(project, scenario, size=(40, 24))
+        run(project, scenario, size=(30, 24))
 
 
 class TestSessionsDialog:
@@ -169,19 +169,23 @@ class TestCheckBoxes:
 
 
 class TestKeys:
-    def test_m_c_and_u_are_in_the_footer_and_in_help(self, recorded: Store, project: Path) -> None:
+    def test_the_footer_fits_80_columns_and_help_lists_the_rest(
+        self, recorded: Store, project: Path
+    ) -> None:
         async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
             footer = app.screen.query_one(Footer)
-            keys = {key.key for key in footer.query(FooterKey)}
-            assert {"m", "c", "u", "slash", "d", "v", "l", "s", "q"} <= keys
+            shown = list(footer.query(FooterKey))
+            keys = {key.key for key in shown}
+            assert {"question_mark", "slash", "d", "p", "h", "b", "s", "u", "q"} <= keys
+            assert max(key.region.right for key in shown) <= 80  # none cut at the right
             await pilot.press("question_mark")
             await pilot.pause()
             assert isinstance(app.screen, HelpScreen)
             rows = app.screen.rows
-            assert {"m", "c", "u"} <= {key for _, key, _ in rows}
+            assert {"m", "c", "u", "v", "l", "j", "k"} <= {key for _, key, _ in rows}
             assert {"choose files", "confirm restore", "label dialog"} <= {w for w, _, _ in rows}
 
-        run(project, scenario)
+        run(project, scenario, size=(80, 24))
 
 
 class TestNotifications:
@@ -230,3 +234,89 @@ def test_an_unknown_session_is_the_usual_error(recorded: Store, project: Path) -
     assert error_line(result) == (
         "rewind: there is no session 'UNKNOWN'; 'rewind sessions' lists them."
     )
+
+
+class TestEightyByTwentyFour:
+    """The timeline at the size a terminal opens at (issue 24, item 5)."""
+
+    def test_nine_entries_in_view_and_the_prompt_takes_the_room(self, project: Path) -> None:
+        store = open_current_store(create=True)
+        for number in range(1, 13):
+            turn(
+                store, f"Turn {number}: " + "make the parser faster " * 3, {"a.txt": f"{number}\n"}
+            )
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            table = app.screen.query_one(TurnTable)
+            assert table.widths is not None and table.widths.compact
+            assert table.size.height - 1 >= 9  # rows in view, the header aside
+            assert table.widths.prompt >= 45
+            title = app.screen.query_one("#title", Static)
+            line = "".join(segment.text for segment in title.render_line(0)).rstrip()
+            assert "…" not in line and len(line) <= 80, line  # the compact title, whole
+
+        run(project, scenario, size=(80, 24))
+
+    def test_j_and_k_move_the_selection(self, project: Path) -> None:
+        store = open_current_store(create=True)
+        for number in range(1, 4):
+            turn(store, f"turn {number}", {"a.txt": f"{number}\n"})
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            table = app.screen.query_one(TurnTable)
+            assert table.cursor_row == 2
+            await pilot.press("k", "k")
+            assert table.cursor_row == 0
+            await pilot.press("j")
+            assert table.cursor_row == 1
+
+        run(project, scenario, size=(80, 24))
+
+    def test_a_restore_and_its_undo_come_into_view_selected(self, project: Path) -> None:
+        store = open_current_store(create=True)
+        for number in range(1, 13):
+            turn(store, f"turn {number}", {"a.txt": f"{number}\n"})
+
+        async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+            table = app.screen.query_one(TurnTable)
+            await pilot.press("home")  # the oldest turn selected, the newest out of view
+            await pilot.press("escape", "escape")
+            await pilot.pause()
+            await pilot.press("enter")  # the turn at the top of the menu: the newest
+            await pilot.pause()
+            await pilot.press("enter", "y")  # restore code, confirmed
+            await settle(app, pilot)
+            await pilot.pause(0.3)
+            newest = timeline_rows(app)[-1]
+            assert newest.kind == "restore"
+            assert table.selected_id() == newest.entry_id  # selected, so scrolled into view
+            await pilot.press("u")
+            await settle(app, pilot)
+            await pilot.pause(0.3)
+            assert timeline_rows(app)[-1].kind == "undo"
+            assert table.selected_id() == timeline_rows(app)[-1].entry_id
+
+        run(project, scenario, size=(80, 24))
+
+
+def timeline_rows(app: RewindApp) -> list[TurnRow]:
+    from rewind.tui.timeline_screen import TimelineScreen
+
+    screen = app.screen
+    assert isinstance(screen, TimelineScreen)
+    return screen.rows
+
+
+def test_the_sessions_screen_fits_80_columns(recorded: Store, project: Path) -> None:
+    from rewind.tui.sessions_screen import SessionsScreen
+
+    async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+        await pilot.press("s")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        table = screen.query_one(DataTable)
+        used = sum(column.get_render_width(table) for column in table.columns.values())
+        assert used <= table.size.width, (used, table.size.width)  # no column off screen
+
+    run(project, scenario, size=(80, 24))

@@ -428,3 +428,21 @@ class TestTheConversation:
         before = snapshot(project)
         assert drive(menu(store), "enter", "enter", "|", "enter") == []  # turn 2, both: stays open
         assert snapshot(project) == before
+
+
+def test_a_binary_files_turn_says_binary_not_plus_nothing(project: Path) -> None:
+    """The menu's line of a turn that changed only a binary file (issue 24, item 5)."""
+    from rewind.history.lookup import newest
+    from rewind.history.restoring.opening import open_current_store
+    from rewind.history.session import load_head
+    from rewind.tui.rewind_menu import change_summary
+    from tests.tui import conftest
+
+    store = open_current_store(create=True)
+    conftest.turn(store, "text", {"a.txt": "one\n"})
+    conftest.turn(store, "logo", {"logo.png": "\x89PNG\x00\x00\x01"})
+    conftest.turn(store, "both", {"a.txt": "one\ntwo\n", "logo.png": "\x89PNG\x00\x00\x02"})
+    first, logo, both = newest(store, load_head(store, conftest.SESSION), 3)
+    assert change_summary(store, first) == "1 file +1 -0"
+    assert change_summary(store, logo) == "1 file, binary"
+    assert change_summary(store, both) == "2 files +1 -0"

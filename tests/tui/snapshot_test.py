@@ -102,7 +102,10 @@ def test_diff_view(frozen_project: Path, snap_compare: SnapCompare, size: tuple[
     assert snap_compare(app, terminal_size=size, run_before=select_turn_two)
 
 
-def test_diff_to_now(frozen_project: Path, snap_compare: SnapCompare) -> None:
+@pytest.mark.parametrize("size", SIZES)
+def test_diff_to_now(
+    frozen_project: Path, snap_compare: SnapCompare, size: tuple[int, int]
+) -> None:
     (frozen_project / "calc.py").write_text("print('changed outside the agent')\n")
 
     async def select_turn_two_to_now(pilot: Pilot[None]) -> None:
@@ -110,16 +113,52 @@ def test_diff_to_now(frozen_project: Path, snap_compare: SnapCompare) -> None:
         await settled(pilot)
 
     app = RewindApp(str(frozen_project), SESSION, watch=False)
-    assert snap_compare(app, terminal_size=(100, 30), run_before=select_turn_two_to_now)
+    assert snap_compare(app, terminal_size=size, run_before=select_turn_two_to_now)
 
 
-def test_side_by_side(frozen_project: Path, snap_compare: SnapCompare) -> None:
+@pytest.mark.parametrize("size", SIZES)
+def test_side_by_side(
+    frozen_project: Path, snap_compare: SnapCompare, size: tuple[int, int]
+) -> None:
     async def select_turn_two_split(pilot: Pilot[None]) -> None:
         await pilot.press("up", "v")
         await settled(pilot)
 
     app = RewindApp(str(frozen_project), SESSION, watch=False)
-    assert snap_compare(app, terminal_size=(100, 30), run_before=select_turn_two_split)
+    assert snap_compare(app, terminal_size=size, run_before=select_turn_two_split)
+
+
+# The other screens, at the size a terminal opens at: the keys that open each from the
+# timeline (each group pressed at once: Esc Esc must come within half a second).
+# (The sessions screen shows the refs' times, which no clock can freeze: tested for its fit in
+# tests/tui/polish_test.py.)
+OPENED_BY = {
+    "help": [("question_mark",)],
+    "label-dialog": [("l", *"works")],
+    "search": [("slash", *"calc")],
+    "choose-files": [("escape", "escape"), ("enter",), ("down",), ("enter",)],
+}
+
+
+@pytest.mark.parametrize("screen", sorted(OPENED_BY))
+def test_screens_at_80x24(frozen_project: Path, snap_compare: SnapCompare, screen: str) -> None:
+    async def open_it(pilot: Pilot[None]) -> None:
+        await settled(pilot)
+        for keys in OPENED_BY[screen]:
+            await pilot.press(*keys)
+            await settled(pilot)
+
+    app = RewindApp(str(frozen_project), SESSION, watch=False)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=open_it)
+
+
+def test_empty_state_at_80x24(snap_compare: SnapCompare) -> None:
+    from rewind.installers import targets
+    from rewind.tui.empty_state import NothingRecorded
+
+    agents = [name for name, target in targets().items() if target.hook_agent]
+    app = NothingRecorded("/home/ada/calc", agents)
+    assert snap_compare(app, terminal_size=(80, 24))
 
 
 SHAPES = "".join(f"def shape_{n}():\n    return {n}\n\n\n" for n in range(1, 6))
@@ -155,14 +194,17 @@ def test_hunk_picker(hunks_project: Path, snap_compare: SnapCompare, size: tuple
     assert snap_compare(app, terminal_size=size, run_before=choose_hunks)
 
 
-def test_put_back_confirmation(hunks_project: Path, snap_compare: SnapCompare) -> None:
+@pytest.mark.parametrize("size", SIZES)
+def test_put_back_confirmation(
+    hunks_project: Path, snap_compare: SnapCompare, size: tuple[int, int]
+) -> None:
     async def confirm(pilot: Pilot[None]) -> None:
         await choose_hunks(pilot)
         await pilot.press("r")
         await settled(pilot)
 
     app = RewindApp(str(hunks_project), SESSION, watch=False)
-    assert snap_compare(app, terminal_size=(100, 30), run_before=confirm)
+    assert snap_compare(app, terminal_size=size, run_before=confirm)
 
 
 @pytest.fixture
