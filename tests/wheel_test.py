@@ -80,7 +80,8 @@ def test_rewind_runs_from_the_installed_package(installed: Installed, tmp_path: 
 def test_the_documentation_is_readable_where_installed(
     installed: Installed, tmp_path: Path
 ) -> None:
-    assert installed.ok("help", "restore", cwd=tmp_path).startswith("# Restoring files\n")
+    assert installed.ok("help", "restore.md", cwd=tmp_path).startswith("# Restoring files\n")
+    assert "usage: rewind restore" in installed.ok("help", "restore", cwd=tmp_path)
     assert "usage: rewind log" in installed.ok("help", "log", cwd=tmp_path)
     assert "claude-code   Claude Code" in installed.ok("help", cwd=tmp_path)
 

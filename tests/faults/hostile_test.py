@@ -673,7 +673,7 @@ def test_an_empty_session_is_no_session_given(history: Path) -> None:
         (["restore", "1", "2", "--yes"], "unrecognized arguments: 2"),
         (["restore", "--", "1", "--yes"], "unrecognized arguments: --yes"),
         (["gc", "extra"], "unrecognized arguments: extra"),
-        (["check", "--session", "s"], "--session and --json go with --drill"),
+        (["check", "--session", "s"], "--session goes with --drill"),
         (["-C", "", "log"], " is not a directory"),
         (["label", "1", ""], "'' cannot be a label"),
         (["label", "1", "../x"], "'../x' cannot be a label"),

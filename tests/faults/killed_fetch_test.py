@@ -35,9 +35,6 @@ from tests.support.remote_servers import (
 
 BIG = 3 << 20  # the size of the content of the session 'big': incompressible
 PAUSE = 0.04  # seconds between two chunks of 64 KiB: about 2 s for the whole pack
-# Slower for the tests whose signal must land before the fetch ends, however loaded the machine
-# (at 1 MiB, the rest of the pack then takes 3 s, not 1.3 s).
-SLOW_PAUSE = {"test_ctrl_c_ends_git_with_the_fetch_and_removes_what_it_wrote": 0.1}
 
 
 class Remote:
@@ -55,10 +52,10 @@ class Remote:
 
 
 @pytest.fixture
-def remote(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Remote]:
+def remote(tmp_path: Path) -> Iterator[Remote]:
     base = tmp_path / "served"
     bare_repository(base / "remote.git")
-    with http_backend(base, pause=SLOW_PAUSE.get(request.node.name, PAUSE)) as url:
+    with http_backend(base, pause=PAUSE) as url:
         yield Remote(base, url)
 
 
@@ -99,7 +96,14 @@ def _start_fetch(machine: Machine) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C as at a terminal: a suite started in the background inherits SIGINT ignored
+        # (as every background job of a shell does), and so would rewind.
+        preexec_fn=_interruptible,
     )
+
+
+def _interruptible() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _mid_transfer(machine: Machine, fetching: subprocess.Popen[str]) -> int:
