@@ -67,6 +67,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(FOLDER_TIERS[folder])
         elif not tiers_of(item):
             item.add_marker(pytest.mark.integration)
+        if _uses_a_module_fixture(item):  # one worker builds it (make test: --dist loadgroup)
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+def _uses_a_module_fixture(item: pytest.Item) -> bool:
+    """Whether the test uses a fixture made once per module (a venv, a client installed):
+    its module's tests then run in one worker; the others go to whichever worker is free."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs)
 
 
 # Where the programs started now are noted (None: nowhere): see programs_started.
