@@ -173,10 +173,14 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 class RewindResult:
-    def __init__(self, completed: subprocess.CompletedProcess[str]) -> None:
-        self.returncode = completed.returncode
-        self.stdout = completed.stdout
-        self.stderr = completed.stderr
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+
+    @classmethod
+    def of(cls, completed: subprocess.CompletedProcess[str]) -> RewindResult:
+        return cls(completed.returncode, completed.stdout, completed.stderr)
 
     def __repr__(self) -> str:
         return f"<rc={self.returncode} stdout={self.stdout!r} stderr={self.stderr!r}>"
@@ -188,17 +192,36 @@ def run_rewind(
     input: str | None = None,
     env: dict[str, str] | None = None,
 ) -> RewindResult:
-    """``rewind ARGS`` as a real process, the way an agent's hook or a person runs it."""
-    completed = subprocess.run(
-        [sys.executable, "-m", "rewind", *args],
-        cwd=cwd,
-        input=input,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=60,
+    """``rewind ARGS`` as a process of its own, the way a person runs it: forked from a server
+    that imported rewind once (tests/support/forked_rewind.py), or, with
+    ``REWIND_TEST_FRESH=1``, a fresh interpreter."""
+    environment = {**os.environ, **(env or {})}
+    if os.environ.get("REWIND_TEST_FRESH") == "1":
+        completed = subprocess.run(
+            [sys.executable, "-m", "rewind", *args],
+            cwd=cwd,
+            input=input,
+            capture_output=True,
+            text=True,
+            env=environment,
+            timeout=60,
+        )
+        return RewindResult(completed.returncode, completed.stdout, completed.stderr)
+    code, stdout, stderr = _forked().run(
+        list(args), str(cwd if cwd is not None else os.getcwd()), environment, input, 60.0
     )
-    return RewindResult(completed)
+    return RewindResult(code, stdout, stderr)
+
+
+_server: list[Any] = []  # this worker's forking server, started at its first command
+
+
+def _forked() -> Any:
+    from tests.support.forked_rewind import ForkedRewind
+
+    if not _server:
+        _server.append(ForkedRewind())
+    return _server[0]
 
 
 def hook(
@@ -300,7 +323,7 @@ def without_read_permission(*arguments: str) -> RewindResult:
         dropped = "-dac_override,-dac_read_search"
         command = ["setpriv", f"--inh-caps={dropped}", f"--bounding-set={dropped}", *command]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60)
-    return RewindResult(done)
+    return RewindResult.of(done)
 
 
 def run_on_a_terminal(

@@ -33,7 +33,7 @@ def run_demo(*args: str, temporary: Path, path: str | None = None) -> RewindResu
         env={**os.environ, "TMPDIR": str(temporary), "PATH": path or os.environ["PATH"]},
         timeout=300,
     )
-    return RewindResult(completed)
+    return RewindResult.of(completed)
 
 
 def check_log(stdout: str) -> None:

@@ -43,7 +43,7 @@ def within_memory(*arguments: str) -> RewindResult:
         text=True,
         timeout=60,
     )
-    return RewindResult(done)
+    return RewindResult.of(done)
 
 
 class TestHunkChoices:

@@ -46,7 +46,7 @@ def unprivileged(*arguments: str) -> RewindResult:
         if shutil.which("setpriv") is None:
             pytest.skip("running as root and setpriv (util-linux) is not installed")
         command = ["setpriv", f"--inh-caps={DROPPED}", f"--bounding-set={DROPPED}", *command]
-    return RewindResult(subprocess.run(command, capture_output=True, text=True, timeout=60))
+    return RewindResult.of(subprocess.run(command, capture_output=True, text=True, timeout=60))
 
 
 def limited(*arguments: str, fsize: int) -> RewindResult:
@@ -57,7 +57,7 @@ def limited(*arguments: str, fsize: int) -> RewindResult:
 
     command = [sys.executable, "-m", "rewind", *arguments]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, preexec_fn=limit)
-    return RewindResult(done)
+    return RewindResult.of(done)
 
 
 # damaged entries -------------------------------------------------------------------------------

@@ -135,10 +135,10 @@ def assert_status_and_doctor_show(
 ) -> None:
     """``status`` lists ``log`` and ``line`` in it; ``doctor`` shows the line and does not call
     the store ok; with ``store_problem``, both say it (and status exits 1)."""
-    status = RewindResult(run("status", cwd=project, prefix=prefix))
+    status = RewindResult.of(run("status", cwd=project, prefix=prefix))
     assert f"in {log}, the newest last:" in status.stdout, status
     assert f"  {line}" in status.stdout.splitlines(), status
-    doctor = RewindResult(run("doctor", cwd=project, prefix=prefix))
+    doctor = RewindResult.of(run("doctor", cwd=project, prefix=prefix))
     assert doctor.stderr == "", doctor
     found = doctor_findings(doctor.stdout)
     assert ("warn", "rewind", "log", line) in found, doctor
@@ -232,7 +232,7 @@ def test_a_full_disk_falls_back_to_the_private_temporary_directory(
     assert failures and "[Errno 28] No space left on device" in failures[0]
     assert "is full (or a quota or file size limit was hit); free space" in failures[0]
     checked = str(home / "stores")  # what the hook made before the disk refused a file
-    status = RewindResult(run("status", cwd=project))
+    status = RewindResult.of(run("status", cwd=project))
     problem = next(line for line in status.stdout.splitlines() if line.startswith("problem:"))
     assert "is full (or a quota or file size limit was hit)" in problem
     assert checked in problem
@@ -250,7 +250,7 @@ def test_a_file_size_limit_is_logged_in_the_store(project: Path) -> None:
     (project / "notes.txt").write_text("before\n")
     content = os.urandom(64 * 1024).hex()  # does not compress below the limit
     send_a_turn(project, preexec_fn=limit_file_size, content=content)
-    status = RewindResult(run("status", cwd=project))
+    status = RewindResult.of(run("status", cwd=project))
     assert status.returncode == 0, status
     log = Path(status.stdout.split("log:", 1)[1].split()[0])
     failures = logged_failures(log)
@@ -343,7 +343,7 @@ def test_a_temporary_fallback_of_another_user_is_not_used(
 
 
 def test_status_before_anything_was_recorded(project: Path) -> None:
-    status = RewindResult(run("status", cwd=project))
+    status = RewindResult.of(run("status", cwd=project))
     assert status.returncode == 0, status
     assert "(none yet; the first hook event or 'rewind begin' makes it)" in status.stdout
     assert "problem:" not in status.stdout
@@ -352,11 +352,11 @@ def test_status_before_anything_was_recorded(project: Path) -> None:
 def test_a_store_that_cannot_be_opened(project: Path) -> None:
     assert run("begin", "--session", "s", cwd=project).returncode == 0
     (project / "rewind.toml").write_text("max_file_size = 'big'\n")
-    status = RewindResult(run("status", cwd=project))
+    status = RewindResult.of(run("status", cwd=project))
     assert status.returncode == 1, status
     assert "problem:  the store cannot be opened: " in status.stdout
     assert "max_file_size must be a number of bytes" in status.stdout
-    doctor = RewindResult(run("doctor", cwd=project))
+    doctor = RewindResult.of(run("doctor", cwd=project))
     [(level, message)] = [
         (level, message)
         for level, _, where, message in doctor_findings(doctor.stdout)
@@ -372,7 +372,7 @@ def test_a_store_that_cannot_be_opened(project: Path) -> None:
 def test_doctor_runs_hooks_inside_the_real_home_and_leaves_nothing(project: Path) -> None:
     home = Path(os.environ["REWIND_HOME"])
     home.mkdir()
-    doctor = RewindResult(run("doctor", cwd=project))
+    doctor = RewindResult.of(run("doctor", cwd=project))
     found = doctor_findings(doctor.stdout)
     store = [(level, message) for level, _, where, message in found if where == "store"]
     assert len(store) == 1 and store[0][0] == "ok", doctor

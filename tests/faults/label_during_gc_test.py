@@ -71,7 +71,7 @@ def test_a_label_waiting_for_the_lock_while_its_turn_is_cut_is_refused(project: 
     stdout, stderr = label.communicate(timeout=60)
 
     refused = subprocess.CompletedProcess(label.args, label.returncode, stdout, stderr)
-    line = error_line(RewindResult(refused))
+    line = error_line(RewindResult.of(refused))
     assert "turn 5 of session old was just dropped by gc's retention" in line
     assert old_turns() == {11: [], 12: []}
     assert not list(Path(store.git_dir, "refs", "rewind", "labels").rglob("late"))
