@@ -1096,6 +1096,15 @@ of the reference. On a terminal the Markdown is rendered (rich) and wrapped to t
 width, a command's `--help` formatted for that width, through the pager; piped or redirected it
 is printed as Markdown. An unknown topic is an error (exit code 1).
 """,
+    "mcp": """\
+Serves the history of the project it is started in to an agent over the Model Context
+Protocol, on standard input and output, until the client closes them: the tools `rewind_log`,
+`rewind_show`, `rewind_diff`, `rewind_history`, `rewind_blame` and `rewind_status` read (marked
+read-only); `rewind_restore`, `rewind_undo` and `rewind_redo` answer a plan and its id, and
+apply it when called again with that id (marked destructive). It needs the optional `mcp`
+package (`pip install 'rewind-files[mcp]'`): without it, one sentence says so and the exit code
+is 1. See [the MCP server](mcp.md).
+""",
     "tui": """\
 Needs a terminal (its standard input and standard error): without one it exits 1 at once. In a
 project with nothing recorded it opens a screen that says how to start (the agents' `rewind

@@ -193,10 +193,13 @@ def run_rewind(
     env: dict[str, str] | None = None,
 ) -> RewindResult:
     """``rewind ARGS`` as a process of its own, the way a person runs it: forked from a server
-    that imported rewind once (tests/support/forked_rewind.py), or, with
-    ``REWIND_TEST_FRESH=1``, a fresh interpreter."""
+    that imported rewind once (tests/support/forked_rewind.py), or a fresh interpreter with
+    ``REWIND_TEST_FRESH=1`` or an ``env`` that sets what an interpreter reads at its start
+    (``PYTHON...``)."""
     environment = {**os.environ, **(env or {})}
-    if os.environ.get("REWIND_TEST_FRESH") == "1":
+    # What the interpreter reads as it starts (PYTHONPATH...) needs one that starts.
+    starts = any(name.startswith("PYTHON") for name in env or {})
+    if starts or os.environ.get("REWIND_TEST_FRESH") == "1":
         completed = subprocess.run(
             [sys.executable, "-m", "rewind", *args],
             cwd=cwd,

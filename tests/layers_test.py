@@ -128,7 +128,14 @@ def test_a_part_of_the_history_imports_only_the_core_and_the_parts_below_it(modu
 # The interfaces, side by side above the history: none borrows from another. ``rewind.commands``
 # is the one that starts the others (``rewind tui``, ``rewind hook``, ``rewind watch``,
 # ``rewind install``), and a hook may start or stop the watcher through its pid file.
-INTERFACES = ("rewind.tui", "rewind.hooks", "rewind.watch", "rewind.installers", "rewind.api")
+INTERFACES = (
+    "rewind.tui",
+    "rewind.hooks",
+    "rewind.watch",
+    "rewind.installers",
+    "rewind.api",
+    "rewind.mcp",
+)
 MAY_ALSO_IMPORT = {"rewind.hooks": ("rewind.watch.pidfile",)}
 
 

@@ -34,6 +34,7 @@ NOT_REPORTS = {
     "watch": "runs until stopped; 'status --json' reports the watcher",
     "help": "prints the documentation",
     "tui": "a terminal interface",
+    "mcp": "a server: its tools answer JSON (structured content) themselves",
 }
 
 # What each reporting command is run with, in the project the test builds (session "s": three

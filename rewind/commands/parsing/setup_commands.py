@@ -36,6 +36,7 @@ def add_setup_commands(commands: Commands) -> None:
     _add_watch(commands)
     _add_help(commands)
     _add_tui(commands)
+    _add_mcp(commands)
 
 
 def _add_completion(commands: Commands) -> None:
@@ -116,6 +117,14 @@ def _add_tui(commands: Commands) -> None:
     )
     session_option(tui)
     remote_session_option(tui)
+
+
+def _add_mcp(commands: Commands) -> None:
+    commands.add_parser(
+        "mcp",
+        help="serve the project's history to the agent over MCP, on standard input and output "
+        "(needs rewind-files[mcp])",
+    )
 
 
 def _install_target(parser: argparse.ArgumentParser, verb: str) -> None:

@@ -1,0 +1,137 @@
+"""``rewind mcp``: the project's history over MCP, as a real process on stdio. The tools that
+read answer text and the command line's JSON; the tools that change files answer a plan first
+and apply it only when called again with its id, by the command line's rules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import error_line, hook, log_json, ok, run_rewind
+from tests.mcp.client import McpClient, text_of
+from tests.support.agent_payloads import ClaudeCode
+
+SESSION = "s"
+
+
+@pytest.fixture
+def three_turns(project: Path) -> Path:
+    """a.txt as v1, v2, v3 by three turns."""
+    path = project / "a.txt"
+    for number in (1, 2, 3):
+        ok("begin", "--session", SESSION, "--prompt", f"turn {number}: make it v{number}")
+        ok("track", "--session", SESSION, "a.txt")
+        path.write_text(f"v{number}\n")
+        ok("end", "--session", SESSION)
+    return path
+
+
+@pytest.fixture
+def client(three_turns: Path, project: Path) -> Iterator[McpClient]:
+    started = McpClient(project)
+    yield started
+    started.close()
+
+
+def test_the_tools_and_how_they_may_be_approved(client: McpClient) -> None:
+    assert client.initialized["result"]["serverInfo"]["name"] == "rewind"
+    tools = client.tools()
+    reading = {"rewind_log", "rewind_show", "rewind_diff", "rewind_history", "rewind_blame"}
+    changing = {"rewind_restore", "rewind_undo", "rewind_redo"}
+    assert reading | changing | {"rewind_status"} == set(tools)
+    for name in reading | {"rewind_status"}:
+        assert tools[name]["annotations"]["readOnlyHint"] is True, name
+    for name in changing:
+        annotations = tools[name]["annotations"]
+        assert annotations["readOnlyHint"] is False and annotations["destructiveHint"] is True
+
+
+def test_the_reading_tools_answer_text_and_the_commands_json(client: McpClient) -> None:
+    logged = client.call("rewind_log")
+    assert not logged.get("isError")
+    assert "turn 2 (" in text_of(logged) and "make it v2" in text_of(logged)
+    entries = logged["structuredContent"]["entries"]
+    assert [entry["turn"] for entry in entries] == [1, 2, 3]
+    assert all(entry["format"] == 1 for entry in entries)
+    shown = client.call("rewind_show", turn="2")
+    assert "-v1\n+v2\n" in text_of(shown)
+    history = client.call("rewind_history", path="a.txt")
+    assert text_of(history).count("\n") >= 2
+    blamed = client.call("rewind_blame", path="a.txt")
+    assert "1: [turn 3" in text_of(blamed) and "v3" in text_of(blamed)
+    assert '"session"' in text_of(client.call("rewind_status"))
+
+
+def test_a_refusal_is_the_tools_error_in_one_sentence(client: McpClient) -> None:
+    refused = client.call("rewind_show", turn="99")
+    assert refused["isError"] is True
+    assert text_of(refused).count("\n") == 0 and "99" in text_of(refused)
+
+
+def test_a_restore_is_planned_then_applied_with_the_plans_id(
+    client: McpClient, three_turns: Path
+) -> None:
+    planned = client.call("rewind_restore", turn="2")
+    assert not planned.get("isError"), planned
+    plan = planned["structuredContent"]
+    assert plan["applied"] is False
+    assert [f["path"] for f in plan["files"]] == ["a.txt"]
+    assert f"plan_id={plan['plan_id']!r}" in text_of(planned)
+    assert three_turns.read_text() == "v3\n"  # a plan changes nothing
+    done = client.call("rewind_restore", turn="2", plan_id=plan["plan_id"])
+    assert done["structuredContent"]["applied"] is True, done
+    assert three_turns.read_text() == "v1\n"
+    assert log_json("--session", SESSION)[-1]["kind"] == "restore"
+    undo_plan = client.call("rewind_undo")["structuredContent"]
+    client.call("rewind_undo", plan_id=undo_plan["plan_id"])
+    assert three_turns.read_text() == "v3\n"
+    redo_plan = client.call("rewind_redo")["structuredContent"]
+    client.call("rewind_redo", plan_id=redo_plan["plan_id"])
+    assert three_turns.read_text() == "v1\n"
+
+
+def test_a_file_changed_since_the_plan_gives_a_new_plan_not_a_surprise(
+    client: McpClient, three_turns: Path
+) -> None:
+    plan = client.call("rewind_restore", turn="2")["structuredContent"]
+    three_turns.write_text("changed by hand\n")
+    again = client.call("rewind_restore", turn="2", plan_id=plan["plan_id"])
+    assert again["structuredContent"]["applied"] is False
+    assert again["structuredContent"]["plan_id"] != plan["plan_id"]
+    assert "changed since that plan" in text_of(again)
+    assert three_turns.read_text() == "changed by hand\n"
+    refused = client.call("rewind_restore", turn="2", plan_id=again["structuredContent"]["plan_id"])
+    assert refused["isError"] is True and "--force" in text_of(refused)  # a conflict
+    assert three_turns.read_text() == "changed by hand\n"
+
+
+def test_a_restore_of_a_file_the_open_turn_edits_is_refused(
+    project: Path, three_turns: Path
+) -> None:
+    agent = ClaudeCode(project, session=SESSION)
+    hook("claude-code", agent.prompt("make it v4"))
+    before, after = agent.write("a.txt", "v4\n")
+    hook("claude-code", before)
+    three_turns.write_text("v4\n")
+    hook("claude-code", after)
+    started = McpClient(project)
+    try:
+        refused = started.call("rewind_restore", turn="2")
+        assert refused["isError"] is True
+        assert "still open and has changed a.txt" in text_of(refused)
+        assert three_turns.read_text() == "v4\n"
+    finally:
+        started.close()
+
+
+def test_without_the_sdk_one_sentence_says_how_to_install_it(project: Path, tmp_path: Path) -> None:
+    shadow = tmp_path / "shadow" / "mcp"  # an mcp package without the SDK's modules
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("")
+    done = run_rewind("mcp", env={"PYTHONPATH": str(shadow.parent)}, input="")
+    assert error_line(done) == (
+        "rewind: the MCP server needs the 'mcp' package: install rewind with it (pip install "
+        "'rewind-files[mcp]', or pipx inject rewind-files mcp)."
+    )
