@@ -94,9 +94,9 @@ class McpClient:
             ready, _, _ = select.select([self.process.stdout], [], [], left)
             if ready:
                 chunk = os.read(self.process.stdout.fileno(), 65536)
-                assert chunk, (
-                    f"rewind mcp ended: {self.process.stderr.read() if self.process.stderr else ''}"
-                )
+                if not chunk:
+                    errors = self.process.stderr.read() if self.process.stderr else b""
+                    raise AssertionError(f"rewind mcp ended: {errors.decode(errors='replace')}")
                 self.buffer += chunk
 
 
