@@ -1,0 +1,203 @@
+"""mcp_server: ``rewind mcp``'s start-up, and a ``rewind_log`` call, against ``rewind log``.
+
+The workspace (untimed set-up) is a git work tree with a session of 200 turns recorded through
+the engine in one process (``rewind.history.recording.turns``), each turn changing 3 of 20
+files.
+
+Interleaved rounds, rotating order:
+
+* reference: ``rewind log --json -n 20`` as a process (the console script), wall-clock;
+* start-up: ``rewind mcp`` started, ``initialize`` answered, ``tools/list`` answered; timed from
+  the start of the process to the answer to ``tools/list`` (the server is then closed, untimed);
+* a log call: on a server started once (untimed), ``tools/call rewind_log {count: 20}``, timed
+  from the request written to its answer read.
+
+Targets: median(log call) / median(rewind log) <= 1.5 (the tool runs ``rewind log --json`` and
+adds the protocol's round trip); median(start-up) / median(rewind log) <= 25 (information on
+what the SDK's imports cost: the server starts once per agent session).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from tests.bench.harness import (
+    PYTHON,
+    BenchError,
+    Report,
+    Sandbox,
+    choose,
+    git_init,
+    median,
+    progress,
+    rewind_script,
+    spread,
+    standalone,
+)
+
+NAME = "mcp_server"
+SESSION = "bench"
+TURNS = 200
+FILES = 20
+WARMUP = 1
+LOG_TARGET = 1.5
+START_TARGET = 25.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mcp-runs", type=int, metavar="N", help=f"rounds of {NAME} (default 10)")
+
+
+class Server:
+    """``rewind mcp`` in the workspace, spoken to over its standard input and output."""
+
+    def __init__(self, workspace: Path, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            [rewind_script(), "mcp"],
+            cwd=workspace,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.buffer = b""
+        self.next_id = 0
+
+    def request(self, method: str, params: dict[str, object] | None = None) -> dict[str, object]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.next_id += 1
+        message: dict[str, object] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+        deadline = time.monotonic() + 60
+        while True:
+            while b"\n" in self.buffer:
+                line, self.buffer = self.buffer.split(b"\n", 1)
+                answer = json.loads(line)
+                if answer.get("id") == self.next_id:
+                    if "error" in answer:
+                        raise BenchError(f"{method}: {answer['error']}")
+                    found: dict[str, object] = answer
+                    return found
+            if time.monotonic() > deadline:
+                raise BenchError(f"no answer to {method}")
+            select.select([self.process.stdout], [], [], 1.0)
+            chunk = os.read(self.process.stdout.fileno(), 65536)
+            if not chunk:
+                raise BenchError("rewind mcp ended")
+            self.buffer += chunk
+
+    def start(self) -> None:
+        self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"},
+            },
+        )
+        assert self.process.stdin is not None
+        self.process.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        self.process.stdin.flush()
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+def record(box: Sandbox, workspace: Path) -> None:
+    """The session, recorded through the engine in one process (untimed)."""
+    code = f"""
+import os
+from rewind.history.restoring.opening import open_store
+from rewind.history.recording.turns import begin, track, record_after
+store = open_store(os.fsencode(os.getcwd()), create=True)
+for turn in range({TURNS}):
+    begin(store, {SESSION!r}, prompt=f"turn {{turn}}: change three files", agent="bench")
+    names = [f"src/f{{(turn + k) % {FILES}}}.py" for k in range(3)]
+    track(store, {SESSION!r}, [name.encode() for name in names])
+    for name in names:
+        with open(name, "a") as handle:
+            handle.write(f"# turn {{turn}}\\n")
+    record_after(store, {SESSION!r}, close=True)
+"""
+    (workspace / "src").mkdir()
+    for index in range(FILES):
+        (workspace / "src" / f"f{index}.py").write_text(f"value = {index}\n")
+    box.run([PYTHON, "-c", code], cwd=workspace)
+
+
+def run(options: argparse.Namespace) -> Report:
+    runs = choose(options.mcp_runs, "REWIND_BENCH_MCP_RUNS", 10, 4, options.quick)
+    report = Report(NAME)
+    with Sandbox("mcp", keep=options.keep) as box:
+        workspace = box.root / "project"
+        git_init(box, workspace)
+        env = box.env
+        record(box, workspace)
+        log = [rewind_script(), "log", "--json", "-n", "20", "--session", SESSION]
+        times: dict[str, list[float]] = {"log": [], "start": [], "call": []}
+        held = Server(workspace, env)
+        held.start()
+
+        def reference() -> None:
+            times["log"].append(box.timed(log, workspace, env))
+
+        def start_up() -> None:
+            started = time.perf_counter()
+            server = Server(workspace, env)
+            server.start()
+            server.request("tools/list")
+            times["start"].append(time.perf_counter() - started)
+            server.close()
+
+        def log_call() -> None:
+            started = time.perf_counter()
+            answer = held.request(
+                "tools/call",
+                {"name": "rewind_log", "arguments": {"count": 20, "session": SESSION}},
+            )
+            times["call"].append(time.perf_counter() - started)
+            result = answer.get("result")
+            if not isinstance(result, dict) or result.get("isError"):
+                raise BenchError(f"rewind_log failed: {answer}")
+
+        variants: list[Callable[[], None]] = [reference, start_up, log_call]
+        progress(f"{WARMUP} warm-up + {runs} interleaved rounds of rewind log / mcp start / call")
+        for round_number in range(WARMUP + runs):
+            shift = round_number % len(variants)
+            for variant in variants[shift:] + variants[:shift]:
+                variant()
+            if round_number < WARMUP:
+                for values in times.values():
+                    values.clear()
+        held.close()
+        med = {label: median(values) for label, values in times.items()}
+        report.figure("rewind log --json -n 20 (reference)", spread(times["log"]))
+        report.figure("rewind mcp: start, initialize, tools/list", spread(times["start"]))
+        report.figure("rewind_log call on a running server", spread(times["call"]))
+        report.check("rewind_log call / rewind log", med["call"] / med["log"], "<=", LOG_TARGET)
+        report.check(
+            "rewind mcp start-up / rewind log", med["start"] / med["log"], "<=", START_TARGET
+        )
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return standalone(NAME, add_arguments, run, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
