@@ -7,6 +7,7 @@ change files are marked destructive, and apply only with the id of a plan they a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +26,10 @@ INSTRUCTIONS = (
     "work, call rewind_restore (or rewind_undo, rewind_redo) once for the plan, show it to the "
     "person, then call it again with the plan's id to apply it; every change can be undone."
 )
+# The most characters of structured content one answer holds: beyond, the answer is the
+# (bounded) text alone, saying so (some clients send the model the structured content instead
+# of the text).
+STRUCTURED_LIMIT = 60_000
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
 CHANGE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False)
 
@@ -35,6 +40,12 @@ def answered(make: Callable[[], Answer]) -> CallToolResult:
         answer = make()
     except (UserError, CommandFailed) as refused:
         return CallToolResult(content=[TextContent(type="text", text=str(refused))], is_error=True)
+    if len(json.dumps(answer.data)) > STRUCTURED_LIMIT:
+        note = (
+            f"\n[the data of this answer is larger than {STRUCTURED_LIMIT} characters and is left "
+            "out: narrow the request (fewer entries, one file, a line range)]"
+        )
+        return CallToolResult(content=[TextContent(type="text", text=answer.text + note)])
     return CallToolResult(
         content=[TextContent(type="text", text=answer.text)], structured_content=answer.data
     )

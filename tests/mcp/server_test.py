@@ -135,3 +135,21 @@ def test_without_the_sdk_one_sentence_says_how_to_install_it(project: Path, tmp_
         "rewind: the MCP server needs the 'mcp' package: install rewind with it (pip install "
         "'rewind-files[mcp]', or pipx inject rewind-files mcp)."
     )
+
+
+def test_an_answer_too_large_is_bounded_and_says_how_to_narrow_it(project: Path) -> None:
+    names = [f"f{index:04d}.txt" for index in range(600)]
+    ok("begin", "--session", SESSION, "--prompt", "many files")
+    ok("track", "--session", SESSION, *names)
+    for name in names:
+        (project / name).write_text("x\n" * 3)
+    ok("end", "--session", SESSION)
+    started = McpClient(project)
+    try:
+        shown = started.call("rewind_show", turn="1")
+        assert "structuredContent" not in shown
+        text = text_of(shown)
+        assert len(text) < 21_000 and "[cut:" in text and "path set to one file" in text
+        assert "narrow the request" in text
+    finally:
+        started.close()

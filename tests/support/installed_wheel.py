@@ -85,7 +85,8 @@ def install_wheel(base: Path) -> Installed:
     )
     pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python")]
     install = subprocess.run(
-        [*pip, "install", "--quiet", "--disable-pip-version-check", str(wheel)],
+        # With the extra that 'rewind mcp' needs (tests/clients/mcp_test.py runs it).
+        [*pip, "install", "--quiet", "--disable-pip-version-check", f"{wheel}[mcp]"],
         cwd=base,
         env=clean,
         capture_output=True,
