@@ -1,84 +1,128 @@
-"""``rewind mcp`` through the real Claude Code (issue 25, item 5): registered in the project's
-``.mcp.json``, the scripted model calls the read tools and a restore, plan then apply; the test
-checks the tool results the client sent back to the model and the work tree afterwards."""
+"""``rewind mcp`` through the real clients (issue 25, item 5): the server registered in each
+client's own settings, the scripted model calls the read tools and a restore, plan then
+apply; the test checks what the client sent back to the model (the log, the plan and its id,
+the restore applied) and the work tree afterwards.
+
+The name a client gives a server's tool differs (``mcp__rewind__rewind_log`` in Claude Code):
+the first prompt asks nothing, and the names are read off the tools the client offered the
+model, before the rest of the script is written."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
 
 from tests.clients.claude_code import ClaudeCode
-from tests.clients.clients import CLAUDE_CODE
+from tests.clients.clients import CLAUDE_CODE, GEMINI
 from tests.clients.conftest import MakeWorld
+from tests.clients.gemini import Gemini
 from tests.clients.scenario import Call, Prompt, Script, calls, done
-from tests.clients.world import World
+from tests.clients.world import Client, World
 
-TOOL = "mcp__rewind__"  # Claude Code's name of a tool of the server "rewind"
+SERVER = {"command": "rewind", "args": ["mcp"]}
 
 
-def register(world: World) -> None:
-    """The server in the project's .mcp.json, its project servers allowed in the settings."""
-    (world.root / ".mcp.json").write_text(
-        json.dumps({"mcpServers": {"rewind": {"command": "rewind", "args": ["mcp"]}}})
-    )
+def claude_code_settings(world: World) -> None:
+    """The project's .mcp.json, its servers allowed in the project's settings."""
+    (world.root / ".mcp.json").write_text(json.dumps({"mcpServers": {"rewind": SERVER}}))
     settings = world.root / ".claude" / "settings.json"
     data = json.loads(settings.read_text())
     data["enableAllProjectMcpServers"] = True
     settings.write_text(json.dumps(data))
 
 
-def results_sent(world: World, text: str) -> list[str]:
-    """The tool results the client sent back to the model that hold ``text``."""
-    found = []
-    for request in world.server.requests:
-        for message in request.body.get("messages", []):
-            content = message.get("content")
-            for block in content if isinstance(content, list) else []:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    body = json.dumps(block.get("content"))
-                    if text in body:
-                        found.append(body)
-    return found
+def gemini_settings(world: World) -> None:
+    """The person's ~/.gemini/settings.json (the project's is read in trusted folders only)."""
+    settings = world.home / ".gemini" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["mcpServers"] = {"rewind": {**SERVER, "trust": True}}
+    settings.write_text(json.dumps(data, indent=2))
 
 
-def test_claude_code_reads_its_history_and_restores_a_turn_through_rewind_mcp(
-    make_world: MakeWorld,
+@dataclass(frozen=True)
+class Case:
+    make: Callable[[Path], Client]
+    program: Callable[[], Path]
+    write: Callable[[str, str], Call]
+    register: Callable[[World], None]
+    prefix: str  # how the client names a tool of the server "rewind" to the model
+
+
+# Codex (0.171) offers a server's tools only through its tool search (the model asks for
+# them first): its case needs that step scripted.
+CASES = {
+    "claude-code": Case(
+        ClaudeCode,
+        CLAUDE_CODE.program,
+        lambda path, text: Call("Write", {"file_path": "{root}/" + path, "content": text}),
+        claude_code_settings,
+        "mcp__rewind__",
+    ),
+    "gemini": Case(
+        Gemini,
+        GEMINI.program,
+        lambda path, text: Call("write_file", {"file_path": "{root}/" + path, "content": text}),
+        gemini_settings,
+        "mcp_rewind_",
+    ),
+}
+
+
+def offered(world: World, name: str) -> None:
+    """Checks that the client told the model of the tool ``name`` (in its tools, or in the list
+    of the tools it loads when asked, as Claude Code does for a server's tools)."""
+    bodies = " ".join(json.dumps(request.body) for request in world.server.requests)
+    assert name in bodies, f"the client offered the model no {name}"
+
+
+def sent(world: World, pattern: str) -> list[str]:
+    """The request bodies (as JSON text) the client sent the model that match ``pattern``."""
+    bodies = [json.dumps(request.body) for request in world.server.requests]
+    return [body for body in bodies if re.search(pattern, body)]
+
+
+@pytest.mark.parametrize("agent", sorted(CASES))
+def test_the_agent_reads_its_history_and_restores_a_turn_through_rewind_mcp(
+    make_world: MakeWorld, agent: str
 ) -> None:
-    write = Call("Write", {"file_path": "{root}/notes.md", "content": "first draft\n"})
+    case = CASES[agent]
     script = Script(
         [
-            Prompt("Write the first draft", (calls(write), done("Written."))),
-            Prompt(
-                "What did you do, and plan putting it back",
-                (
-                    calls(Call(f"{TOOL}rewind_log", {})),
-                    calls(Call(f"{TOOL}rewind_restore", {"turn": "1"})),
-                    done("Here is the plan."),
-                ),
-            ),
+            Prompt("Say hello", (done("Hello."),)),
+            Prompt("Write the first draft", (calls(case.write("notes.md", "first draft")),)),
         ]
     )
-    world = make_world(ClaudeCode(CLAUDE_CODE.program()), script)
-    register(world)
-    session = world.prompt("Write the first draft")
-    assert (world.root / "notes.md").read_text() == "first draft\n"
+    world = make_world(case.make(case.program()), script)
+    case.register(world)
+    session = world.prompt("Say hello")
+    log, restore = f"{case.prefix}rewind_log", f"{case.prefix}rewind_restore"
+    offered(world, log)
+    prompts = world.server.script.prompts
+    prompts.append(
+        Prompt(
+            "What did you do, and plan putting it back",
+            (calls(Call(log, {})), calls(Call(restore, {"turn": "2"})), done("The plan.")),
+        )
+    )
+    world.prompt("Write the first draft", session)
+    assert (world.root / "notes.md").exists()
     world.prompt("What did you do, and plan putting it back", session)
-    logged = results_sent(world, "Write the first draft")
-    assert logged, "the client sent the model no result of rewind_log"
-    # Claude Code sends the model a tool's structured content (the plan as data) when it has one.
-    planned = results_sent(world, "plan_id")
-    assert planned, "the client sent the model no plan"
-    plan_id = re.search(r"plan_id\W+([0-9a-f]{16})", planned[-1])
-    assert plan_id is not None, planned[-1]
-    assert (world.root / "notes.md").read_text() == "first draft\n"  # a plan changes nothing
+    assert sent(world, r"undone|turn 2 \("), "the client sent the model no result of rewind_log"
+    ids = [re.search(r"plan_id\W+([0-9a-f]{16})", body) for body in sent(world, "plan_id")]
+    found = next((one for one in ids if one is not None), None)
+    assert found is not None, "the client sent the model no plan and its id"
+    assert (world.root / "notes.md").exists()  # a plan changes nothing
 
-    apply = Call(f"{TOOL}rewind_restore", {"turn": "1", "plan_id": plan_id.group(1)})
-    world.server.script.prompts.append(Prompt("Apply that plan", (calls(apply), done("Restored."))))
+    apply = Call(restore, {"turn": "2", "plan_id": found.group(1)})
+    prompts.append(Prompt("Apply that plan", (calls(apply), done("Restored."))))
     world.prompt("Apply that plan", session)
-    applied = [
-        body for body in results_sent(world, "applied") if re.search(r"applied\W+true", body)
-    ]
-    assert applied, "the client sent the model no result of the applied restore"
-    assert not (world.root / "notes.md").exists()  # back to before turn 1
-    kinds = [entry["kind"] for entry in world.log(session)]
-    assert "restore" in kinds
+    # The structured content (Claude Code sends the model that) or the text (Gemini CLI).
+    applied = sent(world, r"applied\W+true|Done: \d+ file")
+    assert applied, "the client sent the model no applied restore"
+    assert not (world.root / "notes.md").exists()  # as before turn 2 wrote it
+    assert "restore" in [entry["kind"] for entry in world.log(session)]
