@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 
 from rewind.errors import ConflictError, UserError
+from rewind.history.entry import Entry
 from rewind.history.lookup import entries_from, find
 from rewind.history.recording.turns import settled_head
 from rewind.history.restoring.hunks import parse_ranges
@@ -29,8 +31,8 @@ from rewind.history.restoring.restore_plan import (
     plan_restore,
     plan_undo,
 )
-from rewind.history.restoring.undo_stack import undo_stack
-from rewind.history.session import load_head
+from rewind.history.restoring.undo_stack import UndoStack, undo_stack
+from rewind.history.session import SessionHead, load_head
 from rewind.history.sessions import resolve_session
 from rewind.mcp.reading import Answer
 from rewind.store.repository import Store
@@ -79,23 +81,30 @@ def undo(
     root: str, session: str | None = None, plan_id: str | None = None, force: bool = False
 ) -> Answer:
     """Takes back the session's newest restore still in effect."""
-    store = open_store(os.fsencode(root))
-    session_id = resolve_session(store, session)
-    entry = undo_stack(store, load_head(store, session_id)).next_undo()
-    _refuse_the_open_turns(store, session_id, {c.path for c in entry.files} if entry else set())
-    plan = plan_undo(store, settled_head(store, session_id))
-    return _plan_or_apply(store, plan, plan_id, force)
+    return _step(root, session, plan_id, force, UndoStack.next_undo, plan_undo)
 
 
 def redo(
     root: str, session: str | None = None, plan_id: str | None = None, force: bool = False
 ) -> Answer:
     """Puts back the restore the session's newest undo took back."""
+    return _step(root, session, plan_id, force, UndoStack.next_redo, plan_redo)
+
+
+def _step(
+    root: str,
+    session: str | None,
+    plan_id: str | None,
+    force: bool,
+    reversed_next: Callable[[UndoStack], Entry | None],
+    planned: Callable[[Store, SessionHead], RestorePlan],
+) -> Answer:
+    """An undo or a redo: the entry it reverses must not write a file of the open turn."""
     store = open_store(os.fsencode(root))
     session_id = resolve_session(store, session)
-    entry = undo_stack(store, load_head(store, session_id)).next_redo()
+    entry = reversed_next(undo_stack(store, load_head(store, session_id)))
     _refuse_the_open_turns(store, session_id, {c.path for c in entry.files} if entry else set())
-    plan = plan_redo(store, settled_head(store, session_id))
+    plan = planned(store, settled_head(store, session_id))
     return _plan_or_apply(store, plan, plan_id, force)
 
 

@@ -6,6 +6,7 @@ No Textual here: this module is plain engine calls, testable without a screen.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rewind.errors import UserError
@@ -26,6 +27,7 @@ from rewind.history.restoring.partial import (
 from rewind.history.restoring.restore import RestoreResult, apply_plan
 from rewind.history.restoring.restore_plan import RestorePlan, plan_redo, plan_restore, plan_undo
 from rewind.history.restoring.versions import VersionPlan, plan_version
+from rewind.history.session import SessionHead
 from rewind.store.repository import Store
 
 
@@ -80,19 +82,20 @@ def restore(
 def redo_last(store: Store, session_id: str) -> RestoreOutcome:
     """Puts back the restore the session's newest undo took back, as ``rewind redo --yes``
     does."""
-    try:
-        plan = plan_redo(store, settled_head(store, session_id))
-        result = apply_plan(store, plan)
-    except UserError as error:
-        return RestoreOutcome(_sentence(str(error)))
-    return _outcome(store, plan, result, 0)
+    return _step(store, session_id, plan_redo)
 
 
 def undo_last(store: Store, session_id: str) -> RestoreOutcome:
     """Takes back the session's newest restore still in effect, as ``rewind undo --yes``
     does."""
+    return _step(store, session_id, plan_undo)
+
+
+def _step(
+    store: Store, session_id: str, planned: Callable[[Store, SessionHead], RestorePlan]
+) -> RestoreOutcome:
     try:
-        plan = plan_undo(store, settled_head(store, session_id))
+        plan = planned(store, settled_head(store, session_id))
         result = apply_plan(store, plan)
     except UserError as error:
         return RestoreOutcome(_sentence(str(error)))
