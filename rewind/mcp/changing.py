@@ -54,7 +54,8 @@ def restore(
     hunks of the one path's diff in ``turn``)."""
     store = open_store(os.fsencode(root))
     session_id = resolve_session(store, session)
-    names = [store.root.stored_name(path) for path in paths or []]
+    # Relative to the project, whatever directory the client started the server in.
+    names = [store.root.stored_name(path, cwd=os.fsencode(root)) for path in paths or []]
     if hunks is not None and len(names) != 1:
         raise UserError("hunks are put back into one file: give exactly one path.")
     head = load_head(store, session_id)

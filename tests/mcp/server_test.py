@@ -153,3 +153,16 @@ def test_an_answer_too_large_is_bounded_and_says_how_to_narrow_it(project: Path)
         assert "narrow the request" in text
     finally:
         started.close()
+
+
+def test_paths_are_the_projects_whatever_directory_the_server_started_in(
+    three_turns: Path, project: Path
+) -> None:
+    (project / "sub").mkdir()
+    started = McpClient(project / "sub")  # a client that starts its servers in a subfolder
+    try:
+        plan = started.call("rewind_restore", turn="2", paths=["a.txt"])
+        assert not plan.get("isError"), plan
+        assert [f["path"] for f in plan["structuredContent"]["files"]] == ["a.txt"]
+    finally:
+        started.close()
