@@ -20,10 +20,6 @@ what the SDK's imports cost: the server starts once per agent session).
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import select
-import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -41,6 +37,7 @@ from tests.bench.harness import (
     spread,
     standalone,
 )
+from tests.support.mcp_client import McpClient
 
 NAME = "mcp_server"
 SESSION = "bench"
@@ -53,68 +50,6 @@ START_TARGET = 25.0
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mcp-runs", type=int, metavar="N", help=f"rounds of {NAME} (default 10)")
-
-
-class Server:
-    """``rewind mcp`` in the workspace, spoken to over its standard input and output."""
-
-    def __init__(self, workspace: Path, env: dict[str, str]) -> None:
-        self.process = subprocess.Popen(
-            [rewind_script(), "mcp"],
-            cwd=workspace,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        self.buffer = b""
-        self.next_id = 0
-
-    def request(self, method: str, params: dict[str, object] | None = None) -> dict[str, object]:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.next_id += 1
-        message: dict[str, object] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.process.stdin.write(json.dumps(message).encode() + b"\n")
-        self.process.stdin.flush()
-        deadline = time.monotonic() + 60
-        while True:
-            while b"\n" in self.buffer:
-                line, self.buffer = self.buffer.split(b"\n", 1)
-                answer = json.loads(line)
-                if answer.get("id") == self.next_id:
-                    if "error" in answer:
-                        raise BenchError(f"{method}: {answer['error']}")
-                    found: dict[str, object] = answer
-                    return found
-            if time.monotonic() > deadline:
-                raise BenchError(f"no answer to {method}")
-            select.select([self.process.stdout], [], [], 1.0)
-            chunk = os.read(self.process.stdout.fileno(), 65536)
-            if not chunk:
-                raise BenchError("rewind mcp ended")
-            self.buffer += chunk
-
-    def start(self) -> None:
-        self.request(
-            "initialize",
-            {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "bench", "version": "1"},
-            },
-        )
-        assert self.process.stdin is not None
-        self.process.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
-        self.process.stdin.flush()
-
-    def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        self.process.wait(timeout=30)
-        if self.process.stdout is not None:
-            self.process.stdout.close()
 
 
 def record(box: Sandbox, workspace: Path) -> None:
@@ -149,30 +84,24 @@ def run(options: argparse.Namespace) -> Report:
         record(box, workspace)
         log = [rewind_script(), "log", "--json", "-n", "20", "--session", SESSION]
         times: dict[str, list[float]] = {"log": [], "start": [], "call": []}
-        held = Server(workspace, env)
-        held.start()
+        held = McpClient(workspace, env, rewind_script())
 
         def reference() -> None:
             times["log"].append(box.timed(log, workspace, env))
 
         def start_up() -> None:
             started = time.perf_counter()
-            server = Server(workspace, env)
-            server.start()
-            server.request("tools/list")
+            server = McpClient(workspace, env, rewind_script())  # initialize answered
+            server.tools()
             times["start"].append(time.perf_counter() - started)
             server.close()
 
         def log_call() -> None:
             started = time.perf_counter()
-            answer = held.request(
-                "tools/call",
-                {"name": "rewind_log", "arguments": {"count": 20, "session": SESSION}},
-            )
+            result = held.call("rewind_log", count=20, session=SESSION)
             times["call"].append(time.perf_counter() - started)
-            result = answer.get("result")
-            if not isinstance(result, dict) or result.get("isError"):
-                raise BenchError(f"rewind_log failed: {answer}")
+            if result.get("isError"):
+                raise BenchError(f"rewind_log failed: {result}")
 
         variants: list[Callable[[], None]] = [reference, start_up, log_call]
         progress(f"{WARMUP} warm-up + {runs} interleaved rounds of rewind log / mcp start / call")

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import error_line, hook, log_json, ok, run_rewind
-from tests.mcp.client import McpClient, text_of
 from tests.support.agent_payloads import ClaudeCode
+from tests.support.mcp_client import McpClient, text_of
 
 SESSION = "s"
 

@@ -1,5 +1,5 @@
-"""A minimal MCP client over stdio for the tests: ``rewind mcp`` as a real process, JSON-RPC
-requests written one per line, answers read by id."""
+"""A minimal MCP client over stdio for the tests and the benchmarks: ``rewind mcp`` as a real
+process, JSON-RPC requests written one per line, answers read by id."""
 
 from __future__ import annotations
 
@@ -16,9 +16,14 @@ PROTOCOL = "2025-06-18"
 
 
 class McpClient:
-    def __init__(self, project: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, project: Path, env: dict[str, str] | None = None, rewind: str | None = None
+    ) -> None:
+        """Starts ``rewind mcp`` in ``project`` (``rewind``: the console script to run, else
+        this interpreter's ``-m rewind``) and initializes the session."""
+        program = [rewind] if rewind is not None else [sys.executable, "-m", "rewind"]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "rewind", "mcp"],
+            [*program, "mcp"],
             cwd=project,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
