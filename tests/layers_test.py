@@ -127,7 +127,8 @@ def test_a_part_of_the_history_imports_only_the_core_and_the_parts_below_it(modu
 
 # The interfaces, side by side above the history: none borrows from another. ``rewind.commands``
 # is the one that starts the others (``rewind tui``, ``rewind hook``, ``rewind watch``,
-# ``rewind install``), and a hook may start or stop the watcher through its pid file.
+# ``rewind install``), a hook may start or stop the watcher through its pid file, and the
+# installers name the MCP server's tools they pre-approve.
 INTERFACES = (
     "rewind.tui",
     "rewind.hooks",
@@ -136,7 +137,10 @@ INTERFACES = (
     "rewind.api",
     "rewind.mcp",
 )
-MAY_ALSO_IMPORT = {"rewind.hooks": ("rewind.watch.pidfile",)}
+MAY_ALSO_IMPORT = {
+    "rewind.hooks": ("rewind.watch.pidfile",),
+    "rewind.installers": ("rewind.mcp.names",),
+}
 
 
 def _interface(module: str) -> str | None:

@@ -20,7 +20,9 @@ from rewind.commands.output.json_output import FORMAT, print_json
 from rewind.commands.output.render import human_size
 from rewind.errors import UserError
 from rewind.installers import Context, Inspection, Target, path_advice, targets
+from rewind.installers.mcp_probe import list_tools
 from rewind.installers.probe import SLOW, ProbeResult, run_probe
+from rewind.mcp.names import CHANGE_TOOLS, READ_TOOLS
 from rewind.store.config import CONFIG_NAME, load_config
 from rewind.store.failure_log import problem_logs, recent_problems
 from rewind.store.home import rewind_home, store_dir_for
@@ -83,6 +85,7 @@ def _diagnose(context: Context, report: Report) -> int:
             found.lines.report_to(report)
             if probe is not None:
                 _report_hook(found, probe.result(), access, report)
+    _check_mcp(context, report)
     if not any(found.commands is not None for found in checked):
         names = ", ".join(name for name, t in targets().items() if t.hook_agent)
         report.add(
@@ -92,6 +95,39 @@ def _diagnose(context: Context, report: Report) -> int:
             f"no agent runs rewind's hooks; run 'rewind install AGENT' (one of {names}).",
         )
     return 1 if report.failed else 0
+
+
+def _check_mcp(context: Context, report: Report) -> None:
+    """Where each agent has rewind's MCP server registered, and whether each distinct command
+    registered starts and lists rewind's tools."""
+    commands: dict[tuple[str, ...], None] = {}
+    for target in targets().values():
+        for scope in target.mcp.scopes if target.mcp else ():
+            assert target.mcp is not None
+            found = target.mcp.inspect(scope, context)
+            if found.problem:
+                report.add("fail", target.name, "mcp", found.problem)
+            if not found.registered:
+                continue
+            where = found.paths[0]
+            report.add("ok", target.name, "mcp", f"{scope}: rewind's MCP server in {where}")
+            for level, text in found.notes:
+                report.add(level, target.name, "mcp", text)
+            commands.setdefault(tuple(found.command), None)
+    for command in commands:
+        shown = shlex.join(command)
+        answer = list_tools(list(command), context.project)
+        if answer.failure:
+            report.add("fail", "rewind", "mcp", f"{shown}: {answer.failure}")
+            continue
+        missing = [tool for tool in (*READ_TOOLS, *CHANGE_TOOLS) if tool not in answer.tools]
+        listed = f"{shown}: started and listed {len(answer.tools)} tools in {answer.seconds:.2f} s"
+        if missing:
+            upgrade = "run 'rewind install AGENT --mcp' with this rewind to register it"
+            without = ", ".join(missing)
+            report.add("warn", "rewind", "mcp", f"{listed}, without {without}; {upgrade}.")
+        else:
+            report.add("ok", "rewind", "mcp", listed)
 
 
 def _to_try(checked: list[TargetCheck]) -> list[TargetCheck]:

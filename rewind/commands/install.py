@@ -1,18 +1,36 @@
 from __future__ import annotations
 
 from rewind.installers import Change, Context, get_target
+from rewind.installers.mcp_registration import registration_of, require_server_package
 
 
-def run(*, agent: str, scope: str | None) -> int:
+def run(*, agent: str, scope: str | None, mcp: bool = False) -> int:
+    """Adds the agent's hooks and, with ``mcp``, registers rewind's MCP server with it."""
     target = get_target(agent)
-    change = target.install(target.check_scope(scope), Context.current())
+    chosen = target.check_scope(scope)
+    context = Context.current()
+    if mcp:
+        registration, _ = registration_of(target, chosen)
+        require_server_package()
+    change = target.install(chosen, context)
     if not change.changed:
         print(f"{agent}: already installed in {change.path}; nothing changed.")
         for note in change.notes:
             if note.startswith("warning: "):
                 print(f"  {note}")
+    else:
+        print_change(agent, change)
+    if not mcp:
         return 0
-    print_change(agent, change)
+    changes = registration.install(chosen, context)
+    for one in changes:
+        if one.changed:
+            print_change(f"{agent} MCP", one)
+    if not any(one.changed for one in changes):
+        where = ", ".join(one.path for one in changes)
+        print(f"{agent} MCP: rewind's server already registered in {where}; nothing changed.")
+    elif registration.advice:
+        print(f"  next: {registration.advice}.")
     return 0
 
 

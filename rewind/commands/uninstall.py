@@ -2,13 +2,35 @@ from __future__ import annotations
 
 from rewind.commands.install import print_change
 from rewind.installers import Context, get_target
+from rewind.installers.mcp_registration import McpRegistration, registration_of
 
 
-def run(*, agent: str, scope: str | None) -> int:
+def run(*, agent: str, scope: str | None, mcp: bool = False) -> int:
+    """Removes rewind's MCP server and the agent's hooks at the scope; with ``mcp``, the
+    server only. The server goes first: install added it after the hooks, to files the hooks'
+    install may have created, which the hooks' uninstall then deletes when nothing else is in
+    them."""
     target = get_target(agent)
-    change = target.uninstall(target.check_scope(scope), Context.current())
+    context = Context.current()
+    registration: McpRegistration | None
+    if mcp:
+        registration, chosen = registration_of(target, scope)
+    else:
+        chosen = target.check_scope(scope)
+        registration = target.mcp if target.mcp and chosen in target.mcp.scopes else None
+    if registration is not None:
+        changes = registration.uninstall(chosen, context)
+        for one in changes:
+            if one.changed:
+                print_change(f"{agent} MCP", one)
+        if mcp and not any(one.changed for one in changes):
+            where = ", ".join(one.path for one in changes)
+            print(f"{agent} MCP: no rewind MCP server in {where}; nothing changed.")
+    if mcp:
+        return 0
+    change = target.uninstall(chosen, context)
     if not change.changed:
         print(f"{agent}: no rewind hooks in {change.path}; nothing changed.")
-        return 0
-    print_change(agent, change)
+    else:
+        print_change(agent, change)
     return 0

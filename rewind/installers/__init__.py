@@ -70,9 +70,13 @@ import shlex
 import shutil
 import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rewind.errors import UserError, did_you_mean
 from rewind.store.root import find_root
+
+if TYPE_CHECKING:
+    from rewind.installers.mcp_registration import McpRegistration
 
 SCOPES = ("user", "project", "local")
 
@@ -178,6 +182,8 @@ class Target:
     # Scopes whose file is meant to be committed: their hooks run 'rewind' from PATH.
     shared_scopes: tuple[str, ...] = ()
     hook_agent = ""  # the AGENT of the 'rewind hook AGENT' its hooks run, for doctor's probe
+    # Where the agent reads MCP servers (rewind install NAME --mcp); None: nowhere rewind knows.
+    mcp: McpRegistration | None = None
 
     def location(self, scope: str, context: Context) -> str:
         raise NotImplementedError

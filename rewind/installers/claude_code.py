@@ -19,7 +19,10 @@ import os
 
 from rewind.installers import Change, Context, Inspection, Probe, ProbeStep, register
 from rewind.installers.json_settings import JsonHooksTarget, command_groups
+from rewind.installers.mcp_json import JsonEntry, JsonRegistration
+from rewind.installers.mcp_registration import JsonMcp, server_entry
 from rewind.installers.settings_file import JsonObject, SettingsFile
+from rewind.mcp.names import READ_TOOLS, SERVER_NAME
 from rewind.store.git_program import GitFailed, run_git
 
 # Anchored, so that old versions (unanchored regex) and new ones (exact lists) match the same.
@@ -89,7 +92,7 @@ class ClaudeCode(JsonHooksTarget):
         """Whether the project (or a folder above it) had its trust dialog accepted."""
         if os.environ.get("CLAUDE_CODE_SANDBOXED"):
             return [("ok", "CLAUDE_CODE_SANDBOXED is set: Claude Code trusts every folder")]
-        path = os.path.join(os.environ.get("CLAUDE_CONFIG_DIR") or context.home, ".claude.json")
+        path = user_config(context)
         trusted = _trusted_folder(path, context.project)
         if trusted:
             return [("ok", f"Claude Code trusts {trusted} ({path})")]
@@ -166,7 +169,42 @@ def _trusted_folder(config_path: str, project: str) -> str:
     return ""
 
 
+def user_config(context: Context) -> str:
+    """``~/.claude.json`` (in ``$CLAUDE_CONFIG_DIR`` when set): the user's and each project's
+    private MCP servers, and the folders trusted."""
+    return os.path.join(os.environ.get("CLAUDE_CONFIG_DIR") or context.home, ".claude.json")
+
+
+def mcp_files(scope: str, context: Context) -> list[JsonRegistration]:
+    """The server in ``.mcp.json`` (project; approved in the project's settings by
+    ``enabledMcpjsonServers``), in ``~/.claude.json`` under the project (local) or at its top
+    (user); the read tools allowed in the scope's settings file (``mcp__rewind__TOOL``)."""
+    allow = JsonEntry(
+        ("permissions", "allow"), items=tuple(f"mcp__{SERVER_NAME}__{t}" for t in READ_TOOLS)
+    )
+    settings = os.path.join(context.home if scope == "user" else context.project, PATHS[scope])
+    if scope == "project":
+        server = JsonEntry(("mcpServers",), SERVER_NAME, server_entry(context, shared=True))
+        approve = JsonEntry(("enabledMcpjsonServers",), items=(SERVER_NAME,))
+        return [
+            JsonRegistration(os.path.join(context.project, ".mcp.json"), (server,)),
+            JsonRegistration(settings, (approve, allow)),
+        ]
+    under = ("projects", context.project) if scope == "local" else ()
+    entry = server_entry(context, shared=False, type="stdio")
+    server = JsonEntry((*under, "mcpServers"), SERVER_NAME, entry)
+    return [
+        JsonRegistration(user_config(context), (server,)),
+        JsonRegistration(settings, (allow,)),
+    ]
+
+
 TARGET = ClaudeCode("claude-code", "Claude Code", PATHS, document, probe)
+TARGET.mcp = JsonMcp(
+    mcp_files,
+    scopes=("user", "project", "local"),
+    advice="start Claude Code again to load the server ('/mcp' lists it)",
+)
 register(TARGET)
 
 

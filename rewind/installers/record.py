@@ -70,8 +70,28 @@ def _write_all(records: dict[str, dict[str, object]]) -> None:
         pass  # without the record, uninstall leaves the file; install itself succeeded
 
 
-def _key(settings_path: str) -> str:
-    return os.path.realpath(settings_path)
+def _key(settings_path: str, part: str = "") -> str:
+    """The record's key: the file's real path, then `` PART`` for another install's record
+    of the same file (the MCP server's registration, rewind.installers.mcp_json)."""
+    return os.path.realpath(settings_path) + (f" {part}" if part else "")
+
+
+def load_part(settings_path: str, part: str) -> dict[str, object] | None:
+    """What another install (``part``) recorded of the file, as it saved it."""
+    found = _read_all().get(_key(settings_path, part))
+    return found if isinstance(found, dict) else None
+
+
+def save_part(settings_path: str, part: str, made: dict[str, object]) -> None:
+    records = _read_all()
+    records[_key(settings_path, part)] = made
+    _write_all(records)
+
+
+def forget_part(settings_path: str, part: str) -> None:
+    records = _read_all()
+    if records.pop(_key(settings_path, part), None) is not None:
+        _write_all(records)
 
 
 def load(settings_path: str) -> InstallRecord | None:

@@ -8,20 +8,37 @@ that. A tool the client offers as ``"type": "custom"`` (a freeform tool, such as
 ``apply_patch`` for the models Codex knows) is called with a ``custom_tool_call`` whose
 ``input`` is the call's ``input`` argument; every other tool with a ``function_call`` whose
 ``arguments`` are the call's arguments as a JSON string.
+
+Codex offers an MCP server's tools only through its tool search (``"type": "tool_search"``,
+run by the client): the script's ``tool_search`` call is a ``tool_search_call`` (its
+arguments, ``query`` and ``limit``, as an object), which Codex answers with a
+``tool_search_output`` listing the tools found, grouped in namespaces (``mcp__rewind``). A
+tool of a namespace is then called with a ``function_call`` naming both; the script names it
+as Codex joins the two, ``mcp__rewind__rewind_log``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from tests.clients.model_server import Answer, ModelServer, Request, json_answer, sse
 from tests.clients.scenario import Call, Reply
 
 MODEL_ITEMS = frozenset(
-    {"function_call", "custom_tool_call", "local_shell_call", "reasoning", "web_search_call"}
+    {
+        "function_call",
+        "custom_tool_call",
+        "local_shell_call",
+        "reasoning",
+        "tool_search_call",
+        "web_search_call",
+    }
 )
+SEARCH = "tool_search"  # the script's name for the client's tool search
+DELIMITER = "__"  # between a namespace and its tool's name, as Codex joins them
 
 
 class ResponsesServer(ModelServer):
@@ -32,8 +49,7 @@ class ResponsesServer(ModelServer):
             return json_answer({"error": {"message": "not here"}}, 404)
         body = request.body
         reply, tag = self._reply(body)
-        custom = _custom_tools(body.get("tools") or [])
-        items = _items(reply, tag, custom)
+        items = _items(reply, tag, _offered(body))
         return sse(_events(items, str(body.get("model", "")), tag))
 
     def _reply(self, body: dict[str, Any]) -> tuple[Reply, str]:
@@ -81,18 +97,61 @@ def _text_of(content: Any) -> str:
     return "\n".join(parts)
 
 
-def _custom_tools(tools: list[dict[str, Any]]) -> frozenset[str]:
-    """The tools the client offers as freeform (``"type": "custom"``): called with raw text."""
-    return frozenset(str(tool.get("name")) for tool in tools if tool.get("type") == "custom")
+@dataclass(frozen=True)
+class _Offered:
+    """How the model calls the tools the client offers: the freeform ones (called with raw
+    text), whether there is a tool search run by the client, and the tools of namespaces (by
+    their joined name: the namespace and the tool's own name)."""
+
+    custom: frozenset[str]
+    search: bool
+    namespaced: dict[str, tuple[str, str]]
+
+
+def _offered(body: dict[str, Any]) -> _Offered:
+    tools = body.get("tools") or []
+    return _Offered(
+        custom=frozenset(str(tool.get("name")) for tool in tools if tool.get("type") == "custom"),
+        search=any(
+            tool.get("type") == SEARCH and tool.get("execution") == "client" for tool in tools
+        ),
+        namespaced=namespaced_tools(body),
+    )
+
+
+def namespaced_tools(body: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """The tools of the namespaces a request offers, in its tools or found by the client's tool
+    search (a ``tool_search_output`` of its input), by their joined name
+    (``mcp__rewind__rewind_log``): their namespace and their own name."""
+    groups = list(body.get("tools") or [])
+    for item in body.get("input") or []:
+        if isinstance(item, dict) and item.get("type") == "tool_search_output":
+            groups.extend(item.get("tools") or [])
+    found: dict[str, tuple[str, str]] = {}
+    for group in groups:
+        if isinstance(group, dict) and group.get("type") == "namespace":
+            for tool in group.get("tools") or []:
+                name = (str(group.get("name")), str(tool.get("name")))
+                found[DELIMITER.join(name)] = name
+    return found
 
 
 def _id(prefix: str, tag: str, index: int = 0) -> str:
     return prefix + hashlib.sha256(f"{tag}|{index}".encode()).hexdigest()[:24]
 
 
-def _call_item(call: Call, tag: str, index: int, custom: frozenset[str]) -> dict[str, Any]:
+def _call_item(call: Call, tag: str, index: int, offered: _Offered) -> dict[str, Any]:
     call_id = _id("call_", tag, index)
-    if call.tool in custom:
+    if call.tool == SEARCH and offered.search:
+        return {
+            "type": "tool_search_call",
+            "id": _id("tsc_", tag, index),
+            "status": "completed",
+            "call_id": call_id,
+            "execution": "client",
+            "arguments": call.arguments,
+        }
+    if call.tool in offered.custom:
         return {
             "type": "custom_tool_call",
             "id": _id("ctc_", tag, index),
@@ -101,7 +160,7 @@ def _call_item(call: Call, tag: str, index: int, custom: frozenset[str]) -> dict
             "name": call.tool,
             "input": str(call.arguments["input"]),
         }
-    return {
+    item = {
         "type": "function_call",
         "id": _id("fc_", tag, index),
         "status": "completed",
@@ -109,11 +168,14 @@ def _call_item(call: Call, tag: str, index: int, custom: frozenset[str]) -> dict
         "name": call.tool,
         "arguments": json.dumps(call.arguments),
     }
+    if call.tool in offered.namespaced:
+        item["namespace"], item["name"] = offered.namespaced[call.tool]
+    return item
 
 
-def _items(reply: Reply, tag: str, custom: frozenset[str]) -> list[dict[str, Any]]:
+def _items(reply: Reply, tag: str, offered: _Offered) -> list[dict[str, Any]]:
     if reply.calls:
-        return [_call_item(call, tag, i, custom) for i, call in enumerate(reply.calls)]
+        return [_call_item(call, tag, i, offered) for i, call in enumerate(reply.calls)]
     text = {"type": "output_text", "text": reply.text, "annotations": []}
     return [
         {

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from rewind.mcp.names import CHANGE_TOOLS, READ_TOOLS
 from tests.conftest import error_line, hook, log_json, ok, run_rewind
 from tests.support.agent_payloads import ClaudeCode
 from tests.support.mcp_client import McpClient, text_of
@@ -41,6 +42,8 @@ def test_the_tools_and_how_they_may_be_approved(client: McpClient) -> None:
     reading = {"rewind_log", "rewind_show", "rewind_diff", "rewind_history", "rewind_blame"}
     changing = {"rewind_restore", "rewind_undo", "rewind_redo"}
     assert reading | changing | {"rewind_status"} == set(tools)
+    # What 'rewind install --mcp' pre-approves (and never) is what the server serves.
+    assert set(READ_TOOLS) == reading | {"rewind_status"} and set(CHANGE_TOOLS) == changing
     for name in reading | {"rewind_status"}:
         assert tools[name]["annotations"]["readOnlyHint"] is True, name
     for name in changing:

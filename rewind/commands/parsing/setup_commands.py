@@ -63,6 +63,12 @@ def _add_demo(commands: Commands) -> None:
 def _add_install(commands: Commands) -> None:
     install = commands.add_parser("install", help="add rewind's hooks to an agent's settings")
     _install_target(install, "edit")
+    install.add_argument(
+        "--mcp",
+        action="store_true",
+        help="also register rewind's MCP server with the agent, its read tools pre-approved "
+        "(rewind help mcp)",
+    )
 
 
 def _add_uninstall(commands: Commands) -> None:
@@ -70,6 +76,11 @@ def _add_uninstall(commands: Commands) -> None:
         "uninstall", help="remove rewind's hooks from an agent's settings"
     )
     _install_target(uninstall, "edit")
+    uninstall.add_argument(
+        "--mcp",
+        action="store_true",
+        help="remove rewind's MCP server only, and keep the hooks (without it, both go)",
+    )
 
 
 def _add_doctor(commands: Commands) -> None:

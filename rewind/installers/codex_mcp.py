@@ -1,0 +1,173 @@
+"""rewind's MCP server in Codex's ``config.toml`` (the user's, in ``$CODEX_HOME`` else
+``~/.codex``; a project's ``.codex/config.toml``, which Codex reads in a trusted project only).
+
+Read from Codex 0.171.0 (codex-rs/config/src/mcp_types.rs, core/src/mcp_tool_call.rs): a
+server is a ``[mcp_servers.NAME]`` table; a tool's ``approval_mode`` is ``auto`` (the default:
+asks for a tool marked destructive, not for one marked read-only), ``prompt``, ``writes`` or
+``approve`` (never asks). Codex starts the server with a few variables of the environment only,
+so ``REWIND_HOME`` is passed on by ``env_vars``. Install appends one block of tables at the
+end of the file; the read tools get ``approve``, the tools that change files keep ``auto``.
+Uninstall takes out exactly that block's text; a block someone edited is left for them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import tomllib
+
+from rewind.errors import UserError
+from rewind.installers import Change, Context, record
+from rewind.installers.codex_trust import codex_home
+from rewind.installers.mcp_json import is_rewind_server
+from rewind.installers.mcp_registration import McpFound, McpRegistration, server_command
+from rewind.installers.settings_file import missing_directories
+from rewind.mcp.names import READ_TOOLS, SERVER_NAME
+from rewind.store.atomic import replace_file
+
+PART = "mcp"
+HEADER = "# rewind's MCP server (rewind install codex --mcp; rewind uninstall codex --mcp)"
+
+
+def config_path(scope: str, context: Context) -> str:
+    if scope == "user":
+        return os.path.join(codex_home(context.home), "config.toml")
+    return os.path.join(context.project, ".codex", "config.toml")
+
+
+def block(command: str) -> str:
+    """The tables install appends."""
+    lines = [
+        HEADER,
+        f"[mcp_servers.{SERVER_NAME}]",
+        f"command = {json.dumps(command)}",
+        'args = ["mcp"]',
+        'env_vars = ["REWIND_HOME"]',
+    ]
+    for tool in READ_TOOLS:
+        lines += ["", f"[mcp_servers.{SERVER_NAME}.tools.{tool}]", 'approval_mode = "approve"']
+    return "\n".join(lines) + "\n"
+
+
+def _read(path: str) -> tuple[str | None, dict[str, object]]:
+    """The file's text (None: no file) and its tables; a file that is not TOML is refused."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except FileNotFoundError:
+        return None, {}
+    except OSError as error:
+        reason = error.strerror
+        raise UserError(f"{path} could not be read ({reason}); fix it and run again.") from None
+    try:
+        text = raw.decode("utf-8")
+        return text, tomllib.loads(text)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise UserError(f"{path} is not valid TOML ({error}); fix it, then run again.") from None
+
+
+def _server(data: dict[str, object]) -> object:
+    servers = data.get("mcp_servers")
+    return servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+
+
+def _write(path: str, text: str, mode: int | None) -> list[str]:
+    target = os.path.realpath(path)
+    created = missing_directories(os.path.dirname(target))
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    replace_file(os.fsencode(target), text.encode("utf-8"), mode if mode is not None else 0o600)
+    return created
+
+
+class CodexMcp(McpRegistration):
+    scopes = ("user", "project")
+    shared_scopes = ("project",)
+    advice = (
+        "start Codex again to load the server ('/mcp' lists it); a project's .codex/ is read "
+        "only once the project is trusted"
+    )
+
+    def install(self, scope: str, context: Context) -> list[Change]:
+        path = config_path(scope, context)
+        text, data = _read(path)
+        wanted = block(server_command(context, scope in self.shared_scopes))
+        change = Change(path, created=text is None)
+        existing = _server(data)
+        if existing is not None:
+            if not is_rewind_server(existing):
+                raise UserError(
+                    f"{path} already has [mcp_servers.{SERVER_NAME}], which is not rewind's MCP "
+                    "server; rename or remove it, then run the command again."
+                )
+            return [change] if text is None else [Change(path)]
+        before = text or ""
+        if not before or before.endswith("\n\n"):
+            separator = ""
+        else:  # a blank line before the block
+            separator = "\n" if before.endswith("\n") else "\n\n"
+        added = separator + wanted
+        mode = stat.S_IMODE(os.stat(path).st_mode) if text is not None else None
+        directories = _write(path, before + added, mode)
+        made = {"created_file": text is None, "created_directories": directories, "added": added}
+        record.save_part(path, PART, made)
+        change.items.append(("added", f"[mcp_servers.{SERVER_NAME}], its read tools approved"))
+        return [change]
+
+    def uninstall(self, scope: str, context: Context) -> list[Change]:
+        path = config_path(scope, context)
+        text, data = _read(path)
+        change = Change(path)
+        if text is None or _server(data) is None:
+            return [change]
+        made = record.load_part(path, PART) or {}
+        added = made.get("added")
+        if not isinstance(added, str):  # installed elsewhere: the block as this one writes it
+            server = _server(data)
+            command = server.get("command") if isinstance(server, dict) else None
+            added = "\n" + block(str(command))
+            if added not in text:
+                added = added[1:]
+        if added not in text:
+            raise UserError(
+                f"[mcp_servers.{SERVER_NAME}] in {path} is not as rewind wrote it; take it out "
+                "by hand."
+            )
+        start = text.rindex(added)
+        left = text[:start] + text[start + len(added) :]
+        change.items.append(("removed", f"[mcp_servers.{SERVER_NAME}]"))
+        if made.get("created_file") and not left.strip():
+            os.unlink(os.path.realpath(path))
+            directories = made.get("created_directories")
+            for directory in reversed(directories if isinstance(directories, list) else []):
+                try:
+                    os.rmdir(str(directory))
+                except OSError:
+                    break
+            change.items.append(("deleted", path))
+        else:
+            _write(path, left, stat.S_IMODE(os.stat(path).st_mode))
+        record.forget_part(path, PART)
+        return [change]
+
+    def inspect(self, scope: str, context: Context) -> McpFound:
+        path = config_path(scope, context)
+        found = McpFound([path], registered=False)
+        try:
+            _, data = _read(path)
+        except UserError as error:
+            found.problem = str(error)
+            return found
+        server = _server(data)
+        if not is_rewind_server(server):
+            return found
+        assert isinstance(server, dict)
+        found.registered = True
+        found.command = [str(server["command"]), *(str(word) for word in server["args"])]
+        tools = server.get("tools")
+        tools = tools if isinstance(tools, dict) else {}
+        modes = {tool: tools[tool] for tool in tools if isinstance(tools[tool], dict)}
+        asks = [t for t in READ_TOOLS if modes.get(t, {}).get("approval_mode") != "approve"]
+        if asks:
+            found.notes.append(("info", f"{path}: not pre-approved: {', '.join(asks)}"))
+        return found

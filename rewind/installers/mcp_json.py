@@ -1,0 +1,266 @@
+"""Registering rewind's MCP server in an agent's JSON settings file and taking it out again,
+byte for byte (``rewind install AGENT --mcp``; docs/mcp.md).
+
+What goes into one file is a list of :class:`JsonEntry`: a value under a key (the server,
+``mcpServers > rewind``) or strings added to a list (the read tools in ``permissions >
+allow``), each at a path of keys from the top of the file. Objects and lists missing on the
+path are created. Install records which ones it created, the strings it added (not those that
+were there already), whether it created the file and the directories above it, so that
+uninstall takes out exactly what install put in (:mod:`rewind.installers.record`, under the
+part ``mcp``). Without a record (a committed file installed on another machine), uninstall
+takes out rewind's server and the strings, and the containers that leaves empty.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+
+from rewind.errors import UserError
+from rewind.installers import Change, record
+from rewind.installers.jsonc import Node
+from rewind.installers.settings_file import BOM, SettingsFile
+from rewind.installers.text_edits import Document
+
+
+@dataclass(frozen=True)
+class JsonEntry:
+    """One thing the registration puts in a file: ``value`` under ``key`` of the object at
+    ``path``, or (``key`` None) each of ``items`` in the list at ``path``."""
+
+    path: tuple[str, ...]
+    key: str | None = None
+    value: object = None
+    items: tuple[str, ...] = ()
+
+    def where(self) -> str:
+        return " > ".join((*self.path, self.key) if self.key is not None else self.path)
+
+
+@dataclass(frozen=True)
+class JsonRegistration:
+    """The entries of one file."""
+
+    path: str
+    entries: tuple[JsonEntry, ...]
+
+
+@dataclass
+class _Made:
+    """What install created in the file (the record)."""
+
+    created_file: bool = False
+    created_directories: list[str] = field(default_factory=list)
+    blank: str | None = None
+    containers: list[list[str]] = field(default_factory=list)
+    items: dict[str, list[str]] = field(default_factory=dict)  # by the list's path, joined
+
+    @classmethod
+    def of(cls, found: dict[str, object] | None) -> _Made | None:
+        if found is None:
+            return None
+        try:
+            return cls(**found)  # type: ignore[arg-type]
+        except TypeError:
+            return None
+
+
+def is_rewind_server(value: object) -> bool:
+    """Whether a server entry runs rewind's MCP server (``rewind mcp``, by any path)."""
+    if not isinstance(value, dict):
+        return False
+    command, arguments = value.get("command"), value.get("args")
+    return (
+        isinstance(command, str)
+        and os.path.basename(command) == "rewind"
+        and isinstance(arguments, list)
+        and arguments[:1] == ["mcp"]
+    )
+
+
+def _part(registration: JsonRegistration) -> str:
+    first = registration.entries[0]
+    return "mcp " + json.dumps([*first.path, first.key])
+
+
+def _join(path: tuple[str, ...] | list[str]) -> str:
+    return "\0".join(path)
+
+
+def _find(document: Document, path: tuple[str, ...] | list[str]) -> Node | None:
+    node: Node | None = document.root
+    for key in path:
+        if node is None or node.kind != "object":
+            return None
+        member = node.member(key)
+        node = member.value if member is not None else None
+    return node
+
+
+def _ensure(
+    document: Document, settings: SettingsFile, path: tuple[str, ...], kind: str, made: _Made
+) -> Node:
+    """The container at ``path``, created (with the objects above it) when missing."""
+    for depth in range(1, len(path) + 1):
+        above = _find(document, path[: depth - 1])
+        assert above is not None
+        key = path[depth - 1]
+        wanted = kind if depth == len(path) else "object"
+        member = above.member(key)
+        if member is None:
+            document.add(above, [] if wanted == "array" else {}, key)
+            made.containers.append(list(path[:depth]))
+        elif member.value.kind != wanted:
+            shape = "a list" if wanted == "array" else "a JSON object"
+            raise UserError(
+                f'"{" > ".join(path[:depth])}" in {settings.path} is not {shape}; fix it, then '
+                "run the command again."
+            )
+    found = _find(document, path)
+    assert found is not None
+    return found
+
+
+def install(registration: JsonRegistration) -> Change:
+    """Puts the entries in the file; a server of the same name that is not rewind's is refused
+    (nothing written)."""
+    settings = SettingsFile.read(registration.path)
+    document = settings.document()
+    part = _part(registration)
+    made = _Made(
+        created_file=not settings.exists,
+        blank=settings.text if settings.exists and not settings.data else None,
+    )
+    change = Change(settings.path, created=not settings.exists)
+    for entry in registration.entries:
+        kind = "object" if entry.key is not None else "array"
+        container = _ensure(document, settings, entry.path, kind, made)
+        if entry.key is not None:
+            member = container.member(entry.key)
+            if member is None:
+                document.add(container, entry.value, entry.key)
+                change.items.append(("added", entry.where()))
+            elif member.value.value != entry.value:
+                if not is_rewind_server(member.value.value):
+                    raise UserError(
+                        f'{settings.path} already has "{entry.where()}", which is not rewind\'s '
+                        "MCP server; rename or remove it, then run the command again."
+                    )
+                document.replace(member.value, entry.value)
+                change.items.append(("updated", entry.where()))
+            continue
+        added = []
+        for item in entry.items:
+            container = _find(document, entry.path) or container
+            present = container.value if isinstance(container.value, list) else []
+            if item not in present:
+                document.add(container, item)
+                added.append(item)
+        if added:
+            made.items[_join(entry.path)] = added
+            change.items.append(("added", f"{entry.where()}: {', '.join(added)}"))
+    if not change.changed:
+        return change
+    settings.take(document)
+    made.created_directories = settings.write()
+    earlier = _Made.of(record.load_part(settings.path, part))
+    if earlier is not None:  # installed before: keep what the first install created
+        made.created_file = earlier.created_file
+        made.created_directories = earlier.created_directories or made.created_directories
+        made.blank = earlier.blank if earlier.blank is not None else made.blank
+        made.containers = earlier.containers + made.containers
+        for joined, items in earlier.items.items():
+            made.items[joined] = items + [i for i in made.items.get(joined, []) if i not in items]
+    record.save_part(settings.path, part, made.__dict__)
+    return change
+
+
+def uninstall(registration: JsonRegistration) -> Change:
+    """Takes out what install put in (see the module's documentation)."""
+    settings = SettingsFile.read(registration.path)
+    change = Change(settings.path)
+    if not settings.exists:
+        return change
+    part = _part(registration)
+    made = _Made.of(record.load_part(settings.path, part))
+    document = settings.document()
+    emptied: list[tuple[str, ...]] = []
+    for entry in registration.entries:
+        container = _find(document, entry.path)
+        if container is None:
+            continue
+        if entry.key is not None:
+            member = container.member(entry.key)
+            if member is not None and is_rewind_server(member.value.value):
+                document.remove(container, container.members.index(member))
+                change.items.append(("removed", entry.where()))
+                emptied.append(entry.path)
+            continue
+        ours = made.items.get(_join(entry.path), []) if made else list(entry.items)
+        removed = []
+        for item in ours:
+            container = _find(document, entry.path)
+            if container is None or container.kind != "array":
+                break
+            values = [element.value for element in container.elements]
+            if item in values:
+                document.remove(container, values.index(item))
+                removed.append(item)
+        if removed:
+            change.items.append(("removed", f"{entry.where()}: {', '.join(removed)}"))
+            emptied.append(entry.path)
+    if not change.items:
+        return change
+    created = [tuple(path) for path in made.containers] if made else emptied
+    for path in sorted(set(created), key=len, reverse=True):
+        _remove_if_empty(document, path)
+    settings.take(document)
+    only_braces = re.sub(r"\s", "", settings.text.lstrip(BOM)) == "{}"
+    if made and only_braces and made.created_file:
+        os.unlink(os.path.realpath(settings.path))
+        for directory in reversed(made.created_directories):
+            try:
+                os.rmdir(directory)
+            except OSError:
+                break  # something else is in it
+        change.items.append(("deleted", settings.path))
+    else:
+        if made and only_braces and made.blank is not None:
+            settings.text = made.blank
+        settings.write()
+    record.forget_part(settings.path, part)
+    return change
+
+
+def _remove_if_empty(document: Document, path: tuple[str, ...]) -> None:
+    """Takes out the container at ``path`` when it holds nothing."""
+    node, above = _find(document, path), _find(document, path[:-1])
+    if node is None or above is None or node.kind not in ("object", "array"):
+        return
+    if node.members or node.elements:
+        return
+    member = above.member(path[-1])
+    assert member is not None
+    document.remove(above, above.members.index(member))
+
+
+def inspect(registration: JsonRegistration) -> tuple[bool, object, list[str]]:
+    """Whether the file exists, rewind's server entry as it is there (None: none), and the
+    lists' strings that are missing."""
+    settings = SettingsFile.read(registration.path)
+    server: object = None
+    missing: list[str] = []
+    for entry in registration.entries:
+        node: object = settings.data
+        for key in entry.path:
+            node = node.get(key) if isinstance(node, dict) else None
+        if entry.key is not None:
+            found = node.get(entry.key) if isinstance(node, dict) else None
+            if is_rewind_server(found):
+                server = found
+            continue
+        present = node if isinstance(node, list) else []
+        missing.extend(item for item in entry.items if item not in present)
+    return settings.exists, server, missing

@@ -1,0 +1,176 @@
+"""``rewind install AGENT --mcp`` registers rewind's MCP server in each agent's settings, at each
+scope the agent reads servers from, its read tools pre-approved and the tools that change files
+never; ``rewind uninstall`` gives back the very bytes, and leaves nothing where there was
+nothing; ``rewind doctor`` starts the registered server and asks for its tools."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from rewind.installers import Context, jsonc, targets
+from rewind.mcp.names import CHANGE_TOOLS, READ_TOOLS
+from tests.conftest import ok, run_rewind
+
+AGENTS = [name for name, target in targets().items() if target.mcp is not None]
+CASES = [(agent, scope) for agent in AGENTS for scope in targets()[agent].mcp.scopes]  # type: ignore[union-attr]
+
+# Settings as people have them: another server, a permission of their own (one of them the
+# very rule install would add: it stays after uninstall), another project, a comment.
+JSON_SETTINGS = """\
+{
+  // someone's settings
+  "theme": "dark",
+  "mcpServers": {"github": {"command": "github-mcp", "args": ["stdio"]}},
+  "permissions": {"allow": ["Bash(npm test:*)", "mcp__rewind__rewind_log"], "deny": []},
+  "projects": {"/elsewhere": {"mcpServers": {}}}
+}
+"""
+TOML_SETTINGS = 'model = "o3"\n\n[mcp_servers.github]\ncommand = "github-mcp"\nargs = ["stdio"]\n'
+
+
+def files_of(agent: str, scope: str, project: Path, home: Path) -> list[Path]:
+    registration = targets()[agent].mcp
+    assert registration is not None
+    found = registration.inspect(scope, Context(str(project), str(home), "rewind"))
+    return [Path(path) for path in found.paths]
+
+
+def seed(path: Path) -> bytes:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(TOML_SETTINGS if path.suffix == ".toml" else JSON_SETTINGS)
+    return path.read_bytes()
+
+
+def everything_under(root: Path) -> list[str]:
+    return sorted(
+        str(p.relative_to(root))
+        for p in root.rglob("*")
+        if ".git" not in p.parts and not p.relative_to(root).parts[0].startswith("rewind-home")
+    )
+
+
+def server_of(path: Path) -> object:
+    """rewind's server entry in a settings file, wherever the agent keeps it."""
+    text = path.read_text()
+    if path.suffix == ".toml":
+        return tomllib.loads(text).get("mcp_servers", {}).get("rewind")
+    data = jsonc.parse(text).value if text.strip() else {}
+    assert isinstance(data, dict)
+    found = [data.get("mcpServers", {}).get("rewind")]
+    found += [p.get("mcpServers", {}).get("rewind") for p in data.get("projects", {}).values()]
+    return next((one for one in found if one), None)
+
+
+@pytest.mark.parametrize(("agent", "scope"), CASES)
+def test_install_then_uninstall_gives_back_the_same_bytes(
+    project: Path, isolated_home: Path, agent: str, scope: str
+) -> None:
+    paths = files_of(agent, scope, project, isolated_home)
+    originals = {path: seed(path) for path in paths}
+    ok("install", agent, "--mcp", f"--{scope}")
+    server = server_of(paths[0])
+    assert isinstance(server, dict) and server["args"] == ["mcp"], paths[0].read_text()
+    assert any(path.read_bytes() != original for path, original in originals.items())
+    ok("uninstall", agent, f"--{scope}")
+    for path, original in originals.items():
+        assert path.read_bytes() == original, path
+
+
+@pytest.mark.parametrize(("agent", "scope"), CASES)
+def test_install_into_nothing_then_uninstall_leaves_nothing(
+    project: Path, isolated_home: Path, agent: str, scope: str
+) -> None:
+    ok("install", agent, "--mcp", f"--{scope}")
+    assert server_of(files_of(agent, scope, project, isolated_home)[0])
+    ok("uninstall", agent, f"--{scope}")
+    assert everything_under(project) == []
+    assert everything_under(isolated_home) == []
+
+
+@pytest.mark.parametrize(("agent", "scope"), CASES)
+def test_read_tools_are_approved_and_the_tools_that_change_files_never(
+    project: Path, isolated_home: Path, agent: str, scope: str
+) -> None:
+    first = ok("install", agent, "--mcp", f"--{scope}")
+    written = {path: path.read_bytes() for path in files_of(agent, scope, project, isolated_home)}
+    text = "".join(content.decode() for content in written.values())
+    for tool in CHANGE_TOOLS:
+        assert tool not in text, f"{agent} --{scope} pre-approves {tool}"
+    if agent in ("claude-code", "codex"):  # their settings approve tools one by one
+        assert all(tool in text for tool in READ_TOOLS)
+    again = ok("install", agent, "--mcp", f"--{scope}")
+    assert "MCP: rewind's server already registered" in again.stdout, (first, again)
+    assert {path: path.read_bytes() for path in written} == written
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_uninstall_mcp_keeps_the_hooks(project: Path, isolated_home: Path, agent: str) -> None:
+    target = targets()[agent]
+    registration = target.mcp
+    assert registration is not None
+    scope = target.default_scope if target.default_scope in registration.scopes else "user"
+    context = Context(str(project), str(isolated_home), "rewind")
+    ok("install", agent, "--mcp", f"--{scope}")
+    ok("uninstall", agent, "--mcp", f"--{scope}")
+    assert not registration.inspect(scope, context).registered
+    hooks = target.inspect(scope, context)
+    assert hooks is None or hooks.installed, "uninstall --mcp took the hooks out"
+    ok("uninstall", agent, f"--{scope}")
+    assert everything_under(project) == []
+    assert everything_under(isolated_home) == []
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_server_named_rewind_that_is_not_rewinds_is_refused(
+    project: Path, isolated_home: Path, agent: str
+) -> None:
+    scope = targets()[agent].mcp.scopes[0]  # type: ignore[union-attr]
+    path = files_of(agent, scope, project, isolated_home)[0]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".toml":
+        path.write_text('[mcp_servers.rewind]\ncommand = "rewind-of-someone-else"\n')
+    else:
+        path.write_text('{"mcpServers": {"rewind": {"command": "npx", "args": ["rewind-ai"]}}}')
+    if agent == "claude-code" and scope == "local":  # the server's file holds it per project
+        path.write_text(json.dumps({"projects": {str(project): json.loads(path.read_text())}}))
+    before = path.read_bytes()
+    refused = run_rewind("install", agent, "--mcp", f"--{scope}")
+    assert refused.returncode == 1
+    assert "which is not rewind's MCP server; rename or remove it" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert path.read_bytes() == before
+
+
+def test_an_agent_without_the_scope_is_told_which_it_has(project: Path) -> None:
+    refused = run_rewind("install", "codex", "--mcp", "--local")
+    assert refused.returncode == 1
+    assert "--user or --project" in refused.stderr
+
+
+def test_doctor_starts_the_registered_server_and_lists_its_tools(
+    project: Path, isolated_home: Path
+) -> None:
+    ok("install", "claude-code", "--mcp", "--local")
+    found = json.loads(ok("doctor", "--json").stdout)["findings"]
+    mcp = [f for f in found if f["where"] == "mcp"]
+    assert any(f["target"] == "claude-code" and f["level"] == "ok" for f in mcp), mcp
+    listed = [f for f in mcp if f["target"] == "rewind"]
+    assert [f["level"] for f in listed] == ["ok"], listed
+    assert "listed 9 tools" in listed[0]["message"]
+
+
+def test_doctor_fails_a_registered_server_that_does_not_start(
+    project: Path, isolated_home: Path
+) -> None:
+    config = isolated_home / ".claude.json"
+    missing = str(isolated_home / "gone" / "rewind")
+    config.write_text(json.dumps({"mcpServers": {"rewind": {"command": missing, "args": ["mcp"]}}}))
+    doctor = run_rewind("doctor", "--json")
+    assert doctor.returncode == 1
+    found = [f for f in json.loads(doctor.stdout)["findings"] if f["where"] == "mcp"]
+    failed = [f for f in found if f["level"] == "fail"]
+    assert failed and "could not start" in failed[0]["message"], found
