@@ -149,7 +149,7 @@ def _plan_or_apply(store: Store, plan: RestorePlan, plan_id: str | None, force: 
         text = lead + _plan_text(store, plan, identity)
         return Answer(text, {**shown, "applied": False})
     if plan.conflicts and not force:
-        raise ConflictError(conflict_message(store, plan))
+        raise ConflictError(conflict_message(store, plan, for_tool=True))
     if not plan.changes:
         return Answer(
             "Nothing to change: every file is already as the plan would leave it.",

@@ -19,9 +19,14 @@ if TYPE_CHECKING:
 class ClaudeCode:
     agent = CLAUDE_CODE.agent
 
-    def __init__(self, program: Path, deny: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, program: Path, deny: tuple[str, ...] = (), permission_mode: str | None = None
+    ) -> None:
         self.program = program
         self.deny = deny  # permission rules the person set, e.g. "Write(secret.txt)"
+        # None: every tool allowed (--dangerously-skip-permissions); else the mode's rules, and
+        # in -p a tool they do not allow is refused, as if the person said no.
+        self.permission_mode = permission_mode
 
     def server(self, script: Script) -> ModelServer:
         return AnthropicServer(script)
@@ -52,7 +57,11 @@ class ClaudeCode:
             *resume,
             "--output-format",
             "json",
-            "--dangerously-skip-permissions",
+            *(
+                ["--permission-mode", self.permission_mode]
+                if self.permission_mode
+                else ["--dangerously-skip-permissions"]
+            ),
         ]
 
     def session_of(self, world: World, completed: subprocess.CompletedProcess[str]) -> str:

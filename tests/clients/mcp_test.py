@@ -28,37 +28,20 @@ from tests.clients.openai_responses import namespaced_tools
 from tests.clients.scenario import Call, Prompt, Reply, Script, calls, done
 from tests.clients.world import Client, World
 
-SERVER = {"command": "rewind", "args": ["mcp"]}
-
 
 def claude_code_settings(world: World) -> None:
-    """The project's .mcp.json, its servers allowed in the project's settings."""
-    (world.root / ".mcp.json").write_text(json.dumps({"mcpServers": {"rewind": SERVER}}))
-    settings = world.root / ".claude" / "settings.json"
-    data = json.loads(settings.read_text())
-    data["enableAllProjectMcpServers"] = True
-    settings.write_text(json.dumps(data))
+    """As a team would: the project's .mcp.json, approved in the project's settings."""
+    world.ok("install", "claude-code", "--mcp", "--project")
 
 
 def gemini_settings(world: World) -> None:
     """The person's ~/.gemini/settings.json (the project's is read in trusted folders only)."""
-    settings = world.home / ".gemini" / "settings.json"
-    data = json.loads(settings.read_text())
-    data["mcpServers"] = {"rewind": {**SERVER, "trust": True}}
-    settings.write_text(json.dumps(data, indent=2))
+    world.ok("install", "gemini", "--mcp", "--user")
 
 
 def codex_settings(world: World) -> None:
-    """The person's ~/.codex/config.toml (the driver wrote its model provider there); JSON's
-    strings and lists are TOML's too. Codex starts a server with a few variables of its own
-    environment only (HOME, PATH, ...): the store the tests give rewind (REWIND_HOME) is passed
-    by name."""
-    config = world.home / ".codex" / "config.toml"
-    with config.open("a") as out:
-        out.write("\n[mcp_servers.rewind]\n")
-        out.write(f"command = {json.dumps(SERVER['command'])}\n")
-        out.write(f"args = {json.dumps(SERVER['args'])}\n")
-        out.write('env_vars = ["REWIND_HOME"]\n')
+    """The person's ~/.codex/config.toml (the driver wrote its model provider there)."""
+    world.ok("install", "codex", "--mcp", "--user")
 
 
 @dataclass(frozen=True)
@@ -170,3 +153,57 @@ def test_the_agent_reads_its_history_and_restores_a_turn_through_rewind_mcp(
     assert applied, "the client sent the model no applied restore"
     assert not (world.root / "notes.md").exists()  # as before turn 2 wrote it
     assert "restore" in [entry["kind"] for entry in world.log(session)]
+
+
+def tool_results(world: World) -> dict[str, tuple[bool, str]]:
+    """Claude Code's results of the tools it ran, by the tool's name: whether it was an error,
+    and its text (the last result of each tool)."""
+    names: dict[str, str] = {}
+    results: dict[str, tuple[bool, str]] = {}
+    for request in world.server.requests:
+        for message in request.body.get("messages", []):
+            content = message.get("content")
+            for block in content if isinstance(content, list) else []:
+                if block.get("type") == "tool_use":
+                    names[block["id"]] = block["name"]
+                elif block.get("type") == "tool_result" and block["tool_use_id"] in names:
+                    text = json.dumps(block.get("content"))
+                    results[names[block["tool_use_id"]]] = (bool(block.get("is_error")), text)
+    return results
+
+
+def test_claude_code_runs_the_read_tools_install_approved_and_asks_for_a_restore(
+    make_world: MakeWorld,
+) -> None:
+    """Without --dangerously-skip-permissions, in -p, a tool nobody allowed is refused: the
+    read tool runs (install allowed it in the project's settings), the restore does not
+    (install never allows it)."""
+    log, restore = "mcp__rewind__rewind_log", "mcp__rewind__rewind_restore"
+    script = Script(
+        [
+            Prompt("Write the first draft", (calls(CASES["claude-code"].write("notes.md", "a")),)),
+            Prompt(
+                "What did you do, and put it back",
+                (calls(Call(log, {})), calls(Call(restore, {"turn": "1"})), done("Asked.")),
+            ),
+        ]
+    )
+    # acceptEdits: the first prompt's Write needs no one; a server's tools follow the rules.
+    world = make_world(ClaudeCode(CLAUDE_CODE.program(), permission_mode="acceptEdits"), script)
+    claude_code_settings(world)
+    # The folder trusted, as the first interactive start asks: until then Claude Code applies
+    # none of the project's permission rules (read live from 2.1.332).
+    config = world.home / ".claude.json"
+    trusted = json.loads(config.read_text()) if config.exists() else {}
+    trusted.setdefault("projects", {})[str(world.root)] = {"hasTrustDialogAccepted": True}
+    config.write_text(json.dumps(trusted))
+    session = world.prompt("Write the first draft")
+    world.prompt("What did you do, and put it back", session)
+    results = tool_results(world)
+    assert log in results and restore in results, sorted(results)
+    failed, text = results[log]
+    assert not failed and re.search(r"undone\W+false", text), text
+    failed, text = results[restore]
+    assert failed and "permission" in text.lower(), text
+    assert (world.root / "notes.md").read_text() == "a"
+    assert "restore" not in [entry["kind"] for entry in world.log(session)]

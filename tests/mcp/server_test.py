@@ -106,7 +106,8 @@ def test_a_file_changed_since_the_plan_gives_a_new_plan_not_a_surprise(
     assert "changed since that plan" in text_of(again)
     assert three_turns.read_text() == "changed by hand\n"
     refused = client.call("rewind_restore", turn="2", plan_id=again["structuredContent"]["plan_id"])
-    assert refused["isError"] is True and "--force" in text_of(refused)  # a conflict
+    assert refused["isError"] is True  # a conflict
+    assert "call again with force=true" in text_of(refused)
     assert three_turns.read_text() == "changed by hand\n"
 
 

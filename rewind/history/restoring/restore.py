@@ -182,16 +182,24 @@ def _check_writable(store: Store, changes: list[PlannedFile], contents: dict[str
             )
 
 
-def conflict_message(store: Store, plan: RestorePlan) -> str:
+def conflict_message(store: Store, plan: RestorePlan, for_tool: bool = False) -> str:
+    """The refusal of a plan with conflicts, in the command line's words, or (``for_tool``)
+    in those of the MCP server's tools."""
     names = ", ".join(store.root.display(f.path) for f in plan.conflicts[:5])
     more = f" and {len(plan.conflicts) - 5} more" if len(plan.conflicts) > 5 else ""
     unseen = any(not f.current.same_as(f.expected) for f in plan.conflicts)
     what = "since it last recorded them" if unseen else "between the agent's turns"
+    changed = f"{len(plan.conflicts)} file(s) changed outside rewind {what} ({names}{more})"
+    if for_tool:
+        return (
+            f"{changed}; nothing was written. Show the person what would be overwritten "
+            f"(rewind_diff turn='{plan.subject.number}'), then call again with force=true to "
+            "restore anyway (their current content is saved, so rewind_undo brings it back)."
+        )
     return (
-        f"{len(plan.conflicts)} file(s) changed outside rewind {what} ({names}{more}); "
-        f"nothing was written. Review with '{plan.review_hint()}', then rerun with "
-        "--force to restore "
-        "anyway (their current content is saved, so 'rewind undo' brings it back)."
+        f"{changed}; nothing was written. Review with '{plan.review_hint()}', then rerun with "
+        "--force to restore anyway (their current content is saved, so 'rewind undo' brings it "
+        "back)."
     )
 
 
