@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rewind.installers import Probe, ProbeStep, register
 from rewind.installers.json_settings import JsonHooksTarget
+from rewind.installers.mcp_registration import JsonMcp, servers_file
 from rewind.installers.settings_file import JsonObject
 
 # Cursor's tool names of the Write and Delete tools (cursor.com/docs/hooks.md: matchers are
@@ -74,4 +75,10 @@ def probe(project: str, path: str) -> Probe:
 
 
 TARGET = JsonHooksTarget("cursor", "Cursor", PATHS, document, probe)
+# cursor.com/docs/context/mcp: ~/.cursor/mcp.json and the project's .cursor/mcp.json. Whether
+# a tool runs without asking is the person's choice in Cursor's settings (auto-run), not a file's.
+TARGET.mcp = JsonMcp(
+    servers_file({"user": ".cursor/mcp.json", "project": ".cursor/mcp.json"}),
+    advice="turn the server on in Cursor's settings (Tools & MCP)",
+)
 register(TARGET)

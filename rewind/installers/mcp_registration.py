@@ -10,13 +10,15 @@ none rewind knows). :class:`JsonMcp` serves the agents whose settings are JSON, 
 from __future__ import annotations
 
 import importlib.util
+import os
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rewind.errors import UserError
 from rewind.installers import Change, Context, Target, mcp_json
-from rewind.installers.mcp_json import JsonRegistration
+from rewind.installers.mcp_json import JsonEntry, JsonRegistration
+from rewind.mcp.names import SERVER_NAME
 
 
 def server_command(context: Context, shared: bool) -> str:
@@ -101,6 +103,23 @@ class JsonMcp(McpRegistration):
             if missing and found.registered:
                 found.notes.append(("info", f"{one.path}: not pre-approved: {', '.join(missing)}"))
         return found
+
+
+def servers_file(
+    paths: dict[str, str], approved: JsonEntry | None = None, **extra: object
+) -> Callable[[str, Context], list[JsonRegistration]]:
+    """The registration of an agent that reads ``{"mcpServers": {NAME: ENTRY}}`` from one file
+    per scope (``paths``: relative to the home directory for ``user``, else to the project),
+    ``extra`` in the entry; ``approved``: an entry of the server's that pre-approves tools."""
+
+    def files(scope: str, context: Context) -> list[JsonRegistration]:
+        base = context.home if scope == "user" else context.project
+        entry = server_entry(context, scope == "project", **extra)
+        server = JsonEntry(("mcpServers",), SERVER_NAME, entry)
+        entries = (server,) if approved is None else (server, approved)
+        return [JsonRegistration(os.path.join(base, paths[scope]), entries)]
+
+    return files
 
 
 def registration_of(target: Target, scope: str | None) -> tuple[McpRegistration, str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rewind.installers import Probe, ProbeStep, register
 from rewind.installers.json_settings import JsonHooksTarget
+from rewind.installers.mcp_registration import JsonMcp, servers_file
 from rewind.installers.settings_file import JsonObject
 
 EVENTS = (
@@ -53,4 +54,11 @@ def probe(project: str, path: str) -> Probe:
 
 
 TARGET = JsonHooksTarget("windsurf", "Windsurf", PATHS, document, probe)
+# docs.windsurf.com/windsurf/cascade/mcp: the user's ~/.codeium/windsurf/mcp_config.json only.
+TARGET.mcp = JsonMcp(
+    servers_file({"user": ".codeium/windsurf/mcp_config.json"}),
+    scopes=("user",),
+    shared_scopes=(),
+    advice="press refresh in Cascade's MCP panel",
+)
 register(TARGET)
