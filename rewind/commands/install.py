@@ -12,6 +12,7 @@ def run(*, agent: str, scope: str | None, mcp: bool = False) -> int:
     if mcp:
         registration, _ = registration_of(target, chosen)
         require_server_package()
+        registration.check(chosen, context)
     change = target.install(chosen, context)
     if not change.changed:
         print(f"{agent}: already installed in {change.path}; nothing changed.")

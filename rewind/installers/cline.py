@@ -30,8 +30,11 @@ from rewind.installers import (
     record,
     register,
 )
+from rewind.installers.mcp_json import JsonEntry, JsonRegistration
+from rewind.installers.mcp_registration import JsonMcp, server_entry
 from rewind.installers.rewind_hooks import is_rewind_hook
 from rewind.installers.settings_file import missing_directories
+from rewind.mcp.names import SERVER_NAME
 from rewind.store.atomic import replace_file
 
 AGENT = "cline"
@@ -243,4 +246,31 @@ def _on_path() -> bool:
     return shutil.which("rewind") is not None
 
 
-register(ClineHooks())
+def mcp_settings(context: Context) -> str:
+    """The Cline CLI's MCP settings (3.0.65): ``$CLINE_MCP_SETTINGS_PATH``, else
+    ``settings/cline_mcp_settings.json`` in ``$CLINE_DATA_DIR``, else in ``data`` of
+    ``$CLINE_DIR`` (else ``~/.cline``). No project has one: a repository cannot start servers."""
+    named = os.environ.get("CLINE_MCP_SETTINGS_PATH", "").strip()
+    if named:
+        return named
+    data = os.environ.get("CLINE_DATA_DIR", "").strip()
+    if not data:
+        cline = os.environ.get("CLINE_DIR", "").strip() or os.path.join(context.home, ".cline")
+        data = os.path.join(cline, "data")
+    return os.path.join(data, "settings", "cline_mcp_settings.json")
+
+
+def mcp_files(scope: str, context: Context) -> list[JsonRegistration]:
+    """The server, flat, as Cline reads it. Nothing is pre-approved: Cline drops
+    ``autoApprove`` and approves every tool unless started with ``--auto-approve false``,
+    when it asks for every one (docs/mcp.md)."""
+    entry = server_entry(context, shared=False, type="stdio")
+    server = JsonEntry(("mcpServers",), SERVER_NAME, entry)
+    return [JsonRegistration(mcp_settings(context), (server,))]
+
+
+TARGET = ClineHooks()
+TARGET.mcp = JsonMcp(
+    mcp_files, scopes=("user",), shared_scopes=(), advice="start Cline again to load the server"
+)
+register(TARGET)

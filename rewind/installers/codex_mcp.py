@@ -88,19 +88,23 @@ class CodexMcp(McpRegistration):
         "only once the project is trusted"
     )
 
+    def check(self, scope: str, context: Context) -> None:
+        path = config_path(scope, context)
+        existing = _server(_read(path)[1])
+        if existing is not None and not is_rewind_server(existing):
+            raise UserError(
+                f"{path} already has [mcp_servers.{SERVER_NAME}], which is not rewind's MCP "
+                "server; rename or remove it, then run the command again."
+            )
+
     def install(self, scope: str, context: Context) -> list[Change]:
+        self.check(scope, context)
         path = config_path(scope, context)
         text, data = _read(path)
         wanted = block(server_command(context, scope in self.shared_scopes))
         change = Change(path, created=text is None)
-        existing = _server(data)
-        if existing is not None:
-            if not is_rewind_server(existing):
-                raise UserError(
-                    f"{path} already has [mcp_servers.{SERVER_NAME}], which is not rewind's MCP "
-                    "server; rename or remove it, then run the command again."
-                )
-            return [change] if text is None else [Change(path)]
+        if _server(data) is not None:
+            return [Change(path)]
         before = text or ""
         if not before or before.endswith("\n\n"):
             separator = ""

@@ -17,7 +17,10 @@ import os
 
 from rewind.installers import Change, Context, Inspection, Probe, ProbeStep, register
 from rewind.installers.json_settings import JsonHooksTarget
+from rewind.installers.mcp_json import JsonEntry, JsonRegistration
+from rewind.installers.mcp_registration import JsonMcp, server_entry
 from rewind.installers.settings_file import JsonObject, SettingsFile
+from rewind.mcp.names import SERVER_NAME
 
 EVENT_VARIABLE = "REWIND_COPILOT_EVENT"
 # Copilot matches a tool hook's regex against the whole tool name.
@@ -189,5 +192,21 @@ def _trusting(folders: list[object] | None, project: str) -> str:
     return ""
 
 
+def mcp_files(scope: str, context: Context) -> list[JsonRegistration]:
+    """Copilot CLI 1.0.102 reads the user's servers from ``mcp-config.json`` in its directory,
+    in the shape ``copilot mcp add`` writes. It lets a tool marked read-only run without
+    asking and asks for the others, so nothing is pre-approved in a file. (Its workspace
+    files, ``.mcp.json`` first, are Claude Code's: ``rewind install claude-code --mcp``.)"""
+    entry = server_entry(context, shared=False, type="local", tools=["*"])
+    server = JsonEntry(("mcpServers",), SERVER_NAME, entry)
+    return [JsonRegistration(os.path.join(copilot_home(context), "mcp-config.json"), (server,))]
+
+
 TARGET = Copilot("copilot", "GitHub Copilot CLI", PATHS, document, probe)
+TARGET.mcp = JsonMcp(
+    mcp_files,
+    scopes=("user",),
+    shared_scopes=(),
+    advice="start Copilot CLI again ('/mcp show' lists the server)",
+)
 register(TARGET)

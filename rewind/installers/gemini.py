@@ -14,9 +14,11 @@ from __future__ import annotations
 import os
 
 from rewind.errors import UserError
-from rewind.installers import Context, Probe, ProbeStep, register
+from rewind.installers import Change, Context, Probe, ProbeStep, owned_file, register
 from rewind.installers.json_settings import JsonHooksTarget, command_groups
+from rewind.installers.mcp_registration import JsonMcp, McpFound, servers_file
 from rewind.installers.settings_file import JsonObject, SettingsFile
+from rewind.mcp.names import READ_TOOLS, SERVER_NAME
 
 MATCHER = "write_file|replace|run_shell_command"
 TIMEOUT_MS = 30_000
@@ -127,5 +129,60 @@ def folder_trust(context: Context) -> tuple[bool, str]:
     return best[2] != DO_NOT_TRUST, f"{best[1]}: {best[2]} in {path}"
 
 
+# The read tools allowed by a rule of the user's policy tier (Gemini 0.61 reads no project's
+# policy files). Not ``trust`` nor ``mcp.allowed``: each allows every tool of the server. In
+# -p, a tool no rule allows is not even offered to the model.
+POLICY = f"""\
+# rewind's MCP server: its read tools run without asking (rewind install gemini --mcp --user).
+# The tools that change files are not here: Gemini CLI asks for each call of them.
+[[rule]]
+mcpName = "{SERVER_NAME}"
+toolName = [{", ".join(f'"{tool}"' for tool in READ_TOOLS)}]
+decision = "allow"
+priority = 100
+"""
+
+
+def policy_path(context: Context) -> str:
+    return os.path.join(context.home, ".gemini", "policies", "rewind.toml")
+
+
+class GeminiMcp(JsonMcp):
+    """The server in the scope's settings.json; at the user's scope, the read tools allowed in
+    a policy file of rewind's own. A project's folder must be trusted for Gemini to start any
+    server, the user's included (doctor's trust line says whether it is)."""
+
+    def check(self, scope: str, context: Context) -> None:
+        super().check(scope, context)
+        if scope == "user":
+            owned_file.refuse_foreign(policy_path(context), POLICY)
+
+    def install(self, scope: str, context: Context) -> list[Change]:
+        changes = super().install(scope, context)
+        if scope == "user":
+            changes.append(owned_file.install(policy_path(context), POLICY))
+        return changes
+
+    def uninstall(self, scope: str, context: Context) -> list[Change]:
+        changes = []
+        if scope == "user":
+            changes.append(owned_file.uninstall(policy_path(context), POLICY))
+        return changes + super().uninstall(scope, context)
+
+    def inspect(self, scope: str, context: Context) -> McpFound:
+        found = super().inspect(scope, context)
+        if (
+            found.registered
+            and scope == "user"
+            and not owned_file.present(policy_path(context), POLICY)
+        ):
+            found.notes.append(("info", f"{policy_path(context)}: missing; read tools ask"))
+        return found
+
+
 TARGET = Gemini("gemini", "Gemini CLI", PATHS, document, probe)
+TARGET.mcp = GeminiMcp(
+    servers_file(PATHS),
+    advice="start Gemini CLI again in a trusted folder ('/mcp' lists the server)",
+)
 register(TARGET)

@@ -123,6 +123,32 @@ def _ensure(
     return found
 
 
+def refuse_conflicts(registration: JsonRegistration) -> None:
+    """Raises the user error install would: a server of that name that is not rewind's, a
+    file that is not JSON, a key on a path that is not what it should be."""
+    settings = SettingsFile.read(registration.path)
+    for entry in registration.entries:
+        node: object = settings.data
+        for depth, key in enumerate(entry.path):
+            node = node.get(key) if isinstance(node, dict) else None
+            last = depth == len(entry.path) - 1
+            wanted = list if last and entry.key is None else dict
+            if node is not None and not isinstance(node, wanted):
+                shape = "a list" if wanted is list else "a JSON object"
+                where = " > ".join(entry.path[: depth + 1])
+                raise UserError(
+                    f'"{where}" in {settings.path} is not {shape}; fix it, then run the '
+                    "command again."
+                )
+        if entry.key is None or not isinstance(node, dict) or entry.key not in node:
+            continue
+        if node[entry.key] != entry.value and not is_rewind_server(node[entry.key]):
+            raise UserError(
+                f'{settings.path} already has "{entry.where()}", which is not rewind\'s MCP '
+                "server; rename or remove it, then run the command again."
+            )
+
+
 def install(registration: JsonRegistration) -> Change:
     """Puts the entries in the file; a server of the same name that is not rewind's is refused
     (nothing written)."""

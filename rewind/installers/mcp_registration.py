@@ -55,6 +55,11 @@ class McpRegistration:
     # What the person still has to do once the files are written (a restart, an approval).
     advice = ""
 
+    def check(self, scope: str, context: Context) -> None:
+        """Raises the user error install would, before anything is written (the hooks are
+        installed first)."""
+        raise NotImplementedError
+
     def install(self, scope: str, context: Context) -> list[Change]:
         raise NotImplementedError
 
@@ -80,6 +85,10 @@ class JsonMcp(McpRegistration):
         self.scopes = scopes
         self.shared_scopes = shared_scopes
         self.advice = advice
+
+    def check(self, scope: str, context: Context) -> None:
+        for one in self.files(scope, context):
+            mcp_json.refuse_conflicts(one)
 
     def install(self, scope: str, context: Context) -> list[Change]:
         return [mcp_json.install(one) for one in self.files(scope, context)]

@@ -19,10 +19,14 @@ if TYPE_CHECKING:
 class Gemini:
     agent = GEMINI.agent
 
-    def __init__(self, program: Path, deny: tuple[tuple[str, str], ...] = ()) -> None:
+    def __init__(
+        self, program: Path, deny: tuple[tuple[str, str], ...] = (), yolo: bool = True
+    ) -> None:
         self.program = program
         # policy rules the person set: (tool, a pattern of its arguments as JSON) denied
         self.deny = deny
+        # False: the policy's rules alone; in -p a tool no rule allows is not offered at all
+        self.yolo = yolo
 
     def server(self, script: Script) -> ModelServer:
         return GeminiServer(script)
@@ -65,7 +69,8 @@ class Gemini:
 
     def argv(self, world: World, prompt: str, session: str | None) -> list[str]:
         resume = ["--resume", session] if session else []
-        return [str(self.program), "-p", prompt, *resume, "--yolo", "--output-format", "json"]
+        yolo = ["--yolo"] if self.yolo else []
+        return [str(self.program), "-p", prompt, *resume, *yolo, "--output-format", "json"]
 
     def session_of(self, world: World, completed: subprocess.CompletedProcess[str]) -> str:
         session: str = json.loads(completed.stdout)["session_id"]

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from rewind.mcp.names import CHANGE_TOOLS, READ_TOOLS
 from tests.clients.claude_code import ClaudeCode
 from tests.clients.clients import CLAUDE_CODE, CODEX, GEMINI
 from tests.clients.codex import Codex
@@ -40,8 +41,16 @@ def gemini_settings(world: World) -> None:
 
 
 def codex_settings(world: World) -> None:
-    """The person's ~/.codex/config.toml (the driver wrote its model provider there)."""
+    """The person's ~/.codex/config.toml (the driver wrote its model provider there), the
+    server made ``required``: 'codex exec' sends its first request without waiting for an
+    optional server, and on a loaded machine the server's start (0.8 s) loses that race
+    (measured: a server that answers 0.6 s later than rewind's is not offered). Install leaves
+    it optional, so that a server that cannot start never stops Codex (docs/mcp.md)."""
     world.ok("install", "codex", "--mcp", "--user")
+    config = world.home / ".codex" / "config.toml"
+    text = config.read_text()
+    assert 'args = ["mcp"]\n' in text
+    config.write_text(text.replace('args = ["mcp"]\n', 'args = ["mcp"]\nrequired = true\n', 1))
 
 
 @dataclass(frozen=True)
@@ -91,7 +100,9 @@ def offered(world: World, name: str) -> None:
     """Checks that the client told the model of the tool ``name`` (in its tools, or in the list
     of the tools it loads when asked, as Claude Code does for a server's tools)."""
     bodies = " ".join(json.dumps(request.body) for request in world.server.requests)
-    assert name in bodies, f"the client offered the model no {name}"
+    last = world.runs[-1] if world.runs else None
+    said = f"; it said: {last.stdout[-1500:]} {last.stderr[-1500:]}" if last else ""
+    assert name in bodies, f"the client offered the model no {name}{said}"
 
 
 def searched(world: World) -> set[str]:
@@ -207,3 +218,47 @@ def test_claude_code_runs_the_read_tools_install_approved_and_asks_for_a_restore
     assert failed and "permission" in text.lower(), text
     assert (world.root / "notes.md").read_text() == "a"
     assert "restore" not in [entry["kind"] for entry in world.log(session)]
+
+
+def gemini_offered(world: World) -> set[str]:
+    """The names of the functions Gemini CLI declared to the model, over all its requests."""
+    return {
+        declaration["name"]
+        for request in world.server.requests
+        for tool in request.body.get("tools", [])
+        for declaration in tool.get("functionDeclarations", [])
+    }
+
+
+def gemini_responses(world: World) -> dict[str, str]:
+    """The function responses Gemini CLI sent the model, by the function's name (as JSON)."""
+    return {
+        part["functionResponse"]["name"]: json.dumps(part["functionResponse"])
+        for request in world.server.requests
+        for content in request.body.get("contents", [])
+        for part in content.get("parts", [])
+        if "functionResponse" in part
+    }
+
+
+def test_gemini_runs_the_read_tools_install_allowed_and_never_offers_a_restore(
+    make_world: MakeWorld,
+) -> None:
+    """Without --yolo, in -p, Gemini CLI offers the model only the tools a policy rule allows:
+    the read tools (install's rule), not the tools that change files."""
+    log = "mcp_rewind_rewind_log"
+    script = Script(
+        [
+            Prompt("Say hello", (done("Hello."),)),
+            Prompt("What did you do", (calls(Call(log, {})), done("This."))),
+        ]
+    )
+    world = make_world(Gemini(GEMINI.program(), yolo=False), script)
+    gemini_settings(world)
+    session = world.prompt("Say hello")
+    world.prompt("What did you do", session)
+    offered_names = gemini_offered(world)
+    assert {f"mcp_rewind_{tool}" for tool in READ_TOOLS} <= offered_names, offered_names
+    assert not {f"mcp_rewind_{tool}" for tool in CHANGE_TOOLS} & offered_names, offered_names
+    answered = gemini_responses(world)
+    assert log in answered and re.search(r"undone\W+false|turn 1 \(", answered[log]), answered

@@ -174,3 +174,33 @@ def test_doctor_fails_a_registered_server_that_does_not_start(
     found = [f for f in json.loads(doctor.stdout)["findings"] if f["where"] == "mcp"]
     failed = [f for f in found if f["level"] == "fail"]
     assert failed and "could not start" in failed[0]["message"], found
+
+
+def test_gemini_allows_the_read_tools_in_a_policy_file_of_rewinds_own(
+    project: Path, isolated_home: Path
+) -> None:
+    policy = isolated_home / ".gemini" / "policies" / "rewind.toml"
+    ok("install", "gemini", "--mcp", "--user")
+    rules = tomllib.loads(policy.read_text())["rule"]
+    assert rules == [
+        {"mcpName": "rewind", "toolName": list(READ_TOOLS), "decision": "allow", "priority": 100}
+    ]
+    settings = json.loads((isolated_home / ".gemini" / "settings.json").read_text())
+    assert "trust" not in settings["mcpServers"]["rewind"]  # trust would allow every tool
+    assert "mcp" not in settings  # so would mcp.allowed
+    ok("uninstall", "gemini", "--user")
+    assert everything_under(isolated_home) == []
+
+
+def test_a_policy_file_named_like_rewinds_that_is_not_is_left_alone(
+    project: Path, isolated_home: Path
+) -> None:
+    policy = isolated_home / ".gemini" / "policies" / "rewind.toml"
+    policy.parent.mkdir(parents=True)
+    policy.write_text('[[rule]]\ntoolName = "run_shell_command"\ndecision = "deny"\n')
+    refused = run_rewind("install", "gemini", "--mcp", "--user")
+    assert refused.returncode == 1 and "is not rewind's; rename it" in refused.stderr
+    policies = [".gemini", ".gemini/policies", ".gemini/policies/rewind.toml"]
+    assert everything_under(isolated_home) == policies
+    ok("uninstall", "gemini", "--user")
+    assert policy.read_text().startswith("[[rule]]")
