@@ -998,6 +998,17 @@ script per event (`TaskStart`, `UserPromptSubmit`, `PreToolUse`, `PostToolUse`, 
 file `added` or `updated`, and never touches a file of the same name that is not rewind's (it
 prints a `warning:` that the event is left out); the VS Code extension runs them only with
 "Enable Hooks" checked.
+
+`--mcp` also registers rewind's MCP server (`rewind mcp`) with the agent, at the same scope,
+after the hooks: in the files the agent reads servers from (Claude Code's `.mcp.json`,
+`~/.claude.json`; Codex's `config.toml`; Gemini CLI's `settings.json`; Copilot CLI's
+`mcp-config.json`; Cursor's `mcp.json`; Cline's `cline_mcp_settings.json`; Windsurf's
+`mcp_config.json`), with the read tools pre-approved where the agent lets a file do it and the
+tools that change files never. It prints each file `created` or `updated` as `AGENT MCP: ...`,
+then what to do next (start the agent again). It refuses, writing nothing, when a server named
+`rewind` there is not rewind's, when the agent reads no server at that scope, or when the `mcp`
+package is missing; the table of files per agent and scope and the approvals are in
+[mcp.md](mcp.md).
 """,
     "uninstall": """\
 Removes from the same file every hook whose command ends with `rewind hook AGENT` (whichever
@@ -1013,6 +1024,11 @@ prints the events it `removed`, or `AGENT: no rewind hooks in PATH; nothing chan
 the file does not exist). For `cline` it removes the hook scripts that are exactly what install
 writes (whichever `rewind` they run), then the directories install created when they are empty;
 any other file is left and named.
+
+Without `--mcp`, uninstall first takes rewind's MCP server out of the agent's files at that
+scope too (when `install --mcp` put it there: same rules, byte for byte); with `--mcp`, it takes
+out the server only and leaves the hooks, printing `AGENT MCP: no rewind MCP server in PATH;
+nothing changed.` when there is none.
 """,
     "watch": """\
 Runs in the foreground until Ctrl+C or SIGTERM and records, as external changes in the session's
@@ -1035,6 +1051,11 @@ run, `trust` for whether the agent will run the hooks here) and what was found:
   `rewind install` would add that are missing, and entries that differ from what it writes
   (warnings); a file that is not valid JSON (a failure);
 - whether `rewind` is on PATH (a warning if not: hooks in `--project` files run it from there);
+- where each agent has rewind's MCP server registered (`mcp`), and the read tools not
+  pre-approved there; then each registered command is started in the project as the agent
+  would, and asked for its tools (`initialize`, `tools/list`, within 20 s): a server that does
+  not start or answer is a failure, with its reason, one that lacks some of rewind's tools a
+  warning;
 - the `rewind` each hook command runs: found on PATH, or an absolute path that exists and is
   executable (else a failure), and whether it is the `rewind` on PATH (a warning if not); an
   absolute path in a `--project` file, which is meant to be committed, is a warning (teammates'
