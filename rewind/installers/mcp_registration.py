@@ -146,7 +146,11 @@ def registration_of(target: Target, scope: str | None) -> tuple[McpRegistration,
 
 def require_server_package() -> None:
     """Refuses to register a server that could not start here."""
-    if importlib.util.find_spec("mcp") is None:
+    try:
+        found = importlib.util.find_spec("mcp") is not None
+    except (ImportError, ValueError):  # a broken or half-installed package
+        found = False
+    if not found:
         raise UserError(
             "rewind's MCP server needs the 'mcp' package: install rewind with it "
             "(pip install 'rewind-files[mcp]', or pipx inject rewind-files mcp), then run "

@@ -204,3 +204,58 @@ def test_a_policy_file_named_like_rewinds_that_is_not_is_left_alone(
     assert everything_under(isolated_home) == policies
     ok("uninstall", "gemini", "--user")
     assert policy.read_text().startswith("[[rule]]")
+
+
+# A site customization that makes the 'mcp' package impossible to import, as on an install of
+# rewind without the extra.
+NO_MCP = """\
+import sys
+
+
+class _NoMcp:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name == "mcp" or name.startswith("mcp."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _NoMcp)
+"""
+
+
+def test_without_the_mcp_package_install_refuses_and_writes_nothing(
+    project: Path, isolated_home: Path, tmp_path: Path
+) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(NO_MCP)
+    refused = run_rewind("install", "claude-code", "--mcp", env={"PYTHONPATH": str(site)})
+    assert refused.returncode == 1, refused
+    assert "needs the 'mcp' package: install rewind with it" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert everything_under(project) == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "scope", "content"),
+    [
+        ("claude-code", "project", '{"mcpServers": ["rewind"]}'),
+        ("claude-code", "local", '{"projects": []}'),
+        ("cursor", "user", '{"mcpServers": "rewind"}'),
+        ("codex", "user", "[mcp_servers\nrewind = 1\n"),
+    ],
+)
+def test_a_settings_file_of_the_wrong_shape_is_refused_with_nothing_written(
+    project: Path, isolated_home: Path, agent: str, scope: str, content: str
+) -> None:
+    path = files_of(agent, scope, project, isolated_home)[0]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content)
+    before = everything_under(project), everything_under(isolated_home)
+    refused = run_rewind("install", agent, "--mcp", f"--{scope}")
+    assert refused.returncode == 1, refused
+    assert str(path) in refused.stderr and "fix it" in refused.stderr, refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert path.read_text() == content
+    assert (everything_under(project), everything_under(isolated_home)) == before
