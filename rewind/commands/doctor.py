@@ -19,7 +19,14 @@ from typing import Protocol
 from rewind.commands.output.json_output import FORMAT, print_json
 from rewind.commands.output.render import human_size
 from rewind.errors import UserError
-from rewind.installers import Context, Inspection, Target, path_advice, targets
+from rewind.installers import (
+    Context,
+    Inspection,
+    Target,
+    path_advice,
+    rewind_executable,
+    targets,
+)
 from rewind.installers.mcp_probe import list_tools
 from rewind.installers.probe import SLOW, ProbeResult, run_probe
 from rewind.mcp.names import CHANGE_TOOLS, READ_TOOLS
@@ -116,6 +123,16 @@ def _check_mcp(context: Context, report: Report) -> None:
             commands.setdefault(tuple(found.command), None)
     for command in commands:
         shown = shlex.join(command)
+        if not _this_rewind(command[0]):
+            report.add(
+                "warn",
+                "rewind",
+                "mcp",
+                f"{shown}: not started: it is neither 'rewind' from PATH nor this rewind, and "
+                "doctor runs no program a settings file names; run 'rewind install AGENT --mcp' "
+                "to register this one.",
+            )
+            continue
         answer = list_tools(list(command), context.project)
         if answer.failure:
             report.add("fail", "rewind", "mcp", f"{shown}: {answer.failure}")
@@ -128,6 +145,17 @@ def _check_mcp(context: Context, report: Report) -> None:
             report.add("warn", "rewind", "mcp", f"{listed}, without {without}; {upgrade}.")
         else:
             report.add("ok", "rewind", "mcp", listed)
+
+
+def _this_rewind(program: str) -> bool:
+    """Whether a registered server's program is ``rewind`` from PATH, or this rewind's path,
+    or the one on PATH: doctor starts nothing else (a project's files could name anything)."""
+    if program == "rewind":
+        return True
+    if not os.path.isabs(program):
+        return False
+    known = [found for found in (rewind_executable(), shutil.which("rewind")) if found]
+    return any(os.path.realpath(program) == os.path.realpath(found) for found in known)
 
 
 def _to_try(checked: list[TargetCheck]) -> list[TargetCheck]:

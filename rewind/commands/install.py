@@ -25,8 +25,7 @@ def run(*, agent: str, scope: str | None, mcp: bool = False) -> int:
         return 0
     changes = registration.install(chosen, context)
     for one in changes:
-        if one.changed:
-            print_change(f"{agent} MCP", one)
+        print_mcp_change(agent, one)
     if not any(one.changed for one in changes):
         where = ", ".join(one.path for one in changes)
         print(f"{agent} MCP: rewind's server already registered in {where}; nothing changed.")
@@ -41,3 +40,12 @@ def print_change(agent: str, change: Change) -> None:
         print(f"  {action:<8} {what}")
     for note in change.notes:
         print(f"  {note}")
+
+
+def print_mcp_change(agent: str, change: Change) -> None:
+    """What the MCP server's registration changed in one file, or what it left and why."""
+    if change.changed:
+        print_change(f"{agent} MCP", change)
+        return
+    for note in change.notes:
+        print(f"{agent} MCP: {note}")

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from rewind.commands.install import print_change
+from rewind.commands.install import print_change, print_mcp_change
+from rewind.errors import UserError
 from rewind.installers import Context, get_target
 from rewind.installers.mcp_registration import McpRegistration, registration_of
 
@@ -19,10 +20,15 @@ def run(*, agent: str, scope: str | None, mcp: bool = False) -> int:
         chosen = target.check_scope(scope)
         registration = target.mcp if target.mcp and chosen in target.mcp.scopes else None
     if registration is not None:
-        changes = registration.uninstall(chosen, context)
+        try:
+            changes = registration.uninstall(chosen, context, recorded_only=not mcp)
+        except UserError as error:
+            if mcp:
+                raise
+            print(f"{agent} MCP: left as it is: {error}")  # the hooks still go
+            changes = []
         for one in changes:
-            if one.changed:
-                print_change(f"{agent} MCP", one)
+            print_mcp_change(agent, one)
         if mcp and not any(one.changed for one in changes):
             where = ", ".join(one.path for one in changes)
             print(f"{agent} MCP: no rewind MCP server in {where}; nothing changed.")

@@ -89,44 +89,65 @@ class CodexMcp(McpRegistration):
     )
 
     def check(self, scope: str, context: Context) -> None:
-        path = config_path(scope, context)
-        existing = _server(_read(path)[1])
-        if existing is not None and not is_rewind_server(existing):
-            raise UserError(
-                f"{path} already has [mcp_servers.{SERVER_NAME}], which is not rewind's MCP "
-                "server; rename or remove it, then run the command again."
-            )
+        self._planned(scope, context)
 
-    def install(self, scope: str, context: Context) -> list[Change]:
-        self.check(scope, context)
+    def _planned(self, scope: str, context: Context) -> tuple[str, str | None, str]:
+        """The file's path, its text (None: none) and what install appends ("" when rewind's
+        server is there already); a user error when the result would not be the server, as
+        TOML reads it (a server of that name that is not rewind's, ``mcp_servers`` written as
+        an inline table or a value)."""
         path = config_path(scope, context)
         text, data = _read(path)
-        wanted = block(server_command(context, scope in self.shared_scopes))
-        change = Change(path, created=text is None)
-        if _server(data) is not None:
-            return [Change(path)]
+        existing = _server(data)
+        if existing is not None:
+            if not is_rewind_server(existing):
+                raise UserError(
+                    f"{path} already has [mcp_servers.{SERVER_NAME}], which is not rewind's MCP "
+                    "server; rename or remove it, then run the command again."
+                )
+            return path, text, ""
         before = text or ""
         if not before or before.endswith("\n\n"):
             separator = ""
         else:  # a blank line before the block
             separator = "\n" if before.endswith("\n") else "\n\n"
-        added = separator + wanted
+        added = separator + block(server_command(context, scope in self.shared_scopes))
+        try:
+            after = _server(tomllib.loads(before + added))
+        except tomllib.TOMLDecodeError:
+            after = None
+        if not is_rewind_server(after):
+            raise UserError(
+                f"{path} writes mcp_servers in a form a [mcp_servers.{SERVER_NAME}] table cannot "
+                "join (an inline table or a value); add the server by hand (rewind help mcp), "
+                "then run the command again."
+            )
+        return path, text, added
+
+    def install(self, scope: str, context: Context) -> list[Change]:
+        path, text, added = self._planned(scope, context)
+        if not added:
+            return [Change(path)]
+        change = Change(path, created=text is None)
         mode = stat.S_IMODE(os.stat(path).st_mode) if text is not None else None
-        directories = _write(path, before + added, mode)
+        directories = _write(path, (text or "") + added, mode)
         made = {"created_file": text is None, "created_directories": directories, "added": added}
         record.save_part(path, PART, made)
         change.items.append(("added", f"[mcp_servers.{SERVER_NAME}], its read tools approved"))
         return [change]
 
-    def uninstall(self, scope: str, context: Context) -> list[Change]:
+    def uninstall(self, scope: str, context: Context, recorded_only: bool = False) -> list[Change]:
         path = config_path(scope, context)
-        text, data = _read(path)
         change = Change(path)
-        if text is None or _server(data) is None:
+        made = record.load_part(path, PART)
+        if made is None and recorded_only:
             return [change]
-        made = record.load_part(path, PART) or {}
-        added = made.get("added")
-        if not isinstance(added, str):  # installed elsewhere: the block as this one writes it
+        text, data = _read(path)
+        if text is None or _server(data) is None:
+            record.forget_part(path, PART)
+            return [change]
+        added = (made or {}).get("added")
+        if not isinstance(added, str) or added not in text:  # installed elsewhere, or edited
             server = _server(data)
             command = server.get("command") if isinstance(server, dict) else None
             added = "\n" + block(str(command))
@@ -140,7 +161,7 @@ class CodexMcp(McpRegistration):
         start = text.rindex(added)
         left = text[:start] + text[start + len(added) :]
         change.items.append(("removed", f"[mcp_servers.{SERVER_NAME}]"))
-        if made.get("created_file") and not left.strip():
+        if made and made.get("created_file") and not left.strip():
             os.unlink(os.path.realpath(path))
             directories = made.get("created_directories")
             for directory in reversed(directories if isinstance(directories, list) else []):

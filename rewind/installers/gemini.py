@@ -163,11 +163,11 @@ class GeminiMcp(JsonMcp):
             changes.append(owned_file.install(policy_path(context), POLICY))
         return changes
 
-    def uninstall(self, scope: str, context: Context) -> list[Change]:
+    def uninstall(self, scope: str, context: Context, recorded_only: bool = False) -> list[Change]:
         changes = []
         if scope == "user":
             changes.append(owned_file.uninstall(policy_path(context), POLICY))
-        return changes + super().uninstall(scope, context)
+        return changes + super().uninstall(scope, context, recorded_only)
 
     def inspect(self, scope: str, context: Context) -> McpFound:
         found = super().inspect(scope, context)

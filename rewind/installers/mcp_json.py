@@ -49,13 +49,12 @@ class JsonRegistration:
 
 @dataclass
 class _Made:
-    """What install created in the file (the record)."""
+    """What install added to the file (the record of one registration)."""
 
-    created_file: bool = False
-    created_directories: list[str] = field(default_factory=list)
-    blank: str | None = None
     containers: list[list[str]] = field(default_factory=list)
     items: dict[str, list[str]] = field(default_factory=dict)  # by the list's path, joined
+    members: list[str] = field(default_factory=list)  # the key entries added, by path joined
+    kept: list[str] = field(default_factory=list)  # rewind's servers someone set up their way
 
     @classmethod
     def of(cls, found: dict[str, object] | None) -> _Made | None:
@@ -65,6 +64,29 @@ class _Made:
             return cls(**found)  # type: ignore[arg-type]
         except TypeError:
             return None
+
+
+@dataclass
+class _Created:
+    """Whether install created the file (and the folders above it) or wrote into a blank one:
+    one record per file, shared by the registrations in it (Claude Code's user and local
+    servers both live in ~/.claude.json)."""
+
+    created_file: bool = False
+    created_directories: list[str] = field(default_factory=list)
+    blank: str | None = None
+
+    @classmethod
+    def of(cls, found: dict[str, object] | None) -> _Created | None:
+        if found is None:
+            return None
+        try:
+            return cls(**found)  # type: ignore[arg-type]
+        except TypeError:
+            return None
+
+
+FILE_PART = "mcp-file"
 
 
 def is_rewind_server(value: object) -> bool:
@@ -127,13 +149,14 @@ def refuse_conflicts(registration: JsonRegistration) -> None:
     """Raises the user error install would: a server of that name that is not rewind's, a
     file that is not JSON, a key on a path that is not what it should be."""
     settings = SettingsFile.read(registration.path)
+    missing = object()
     for entry in registration.entries:
         node: object = settings.data
         for depth, key in enumerate(entry.path):
-            node = node.get(key) if isinstance(node, dict) else None
+            node = node.get(key, missing) if isinstance(node, dict) else missing
             last = depth == len(entry.path) - 1
             wanted = list if last and entry.key is None else dict
-            if node is not None and not isinstance(node, wanted):
+            if node is not missing and not isinstance(node, wanted):
                 shape = "a list" if wanted is list else "a JSON object"
                 where = " > ".join(entry.path[: depth + 1])
                 raise UserError(
@@ -142,23 +165,18 @@ def refuse_conflicts(registration: JsonRegistration) -> None:
                 )
         if entry.key is None or not isinstance(node, dict) or entry.key not in node:
             continue
-        if node[entry.key] != entry.value and not is_rewind_server(node[entry.key]):
-            raise UserError(
-                f'{settings.path} already has "{entry.where()}", which is not rewind\'s MCP '
-                "server; rename or remove it, then run the command again."
-            )
+        if not is_rewind_server(node[entry.key]):
+            raise UserError(_not_rewinds(settings.path, entry))
 
 
 def install(registration: JsonRegistration) -> Change:
     """Puts the entries in the file; a server of the same name that is not rewind's is refused
-    (nothing written)."""
+    (nothing written); one that runs rewind's server as someone set it up is kept as it is."""
     settings = SettingsFile.read(registration.path)
-    document = settings.document()
     part = _part(registration)
-    made = _Made(
-        created_file=not settings.exists,
-        blank=settings.text if settings.exists and not settings.data else None,
-    )
+    earlier = _Made.of(record.load_part(settings.path, part)) if settings.exists else None
+    document = settings.document()
+    made = _Made()
     change = Change(settings.path, created=not settings.exists)
     for entry in registration.entries:
         kind = "object" if entry.key is not None else "array"
@@ -167,15 +185,13 @@ def install(registration: JsonRegistration) -> Change:
             member = container.member(entry.key)
             if member is None:
                 document.add(container, entry.value, entry.key)
+                made.members.append(_join((*entry.path, entry.key)))
                 change.items.append(("added", entry.where()))
+            elif not is_rewind_server(member.value.value):
+                raise UserError(_not_rewinds(settings.path, entry))
             elif member.value.value != entry.value:
-                if not is_rewind_server(member.value.value):
-                    raise UserError(
-                        f'{settings.path} already has "{entry.where()}", which is not rewind\'s '
-                        "MCP server; rename or remove it, then run the command again."
-                    )
-                document.replace(member.value, entry.value)
-                change.items.append(("updated", entry.where()))
+                change.notes.append(f"kept {entry.where()} as it is (it runs rewind mcp)")
+                made.kept.append(_join((*entry.path, entry.key)))
             continue
         added = []
         for item in entry.items:
@@ -187,30 +203,57 @@ def install(registration: JsonRegistration) -> Change:
         if added:
             made.items[_join(entry.path)] = added
             change.items.append(("added", f"{entry.where()}: {', '.join(added)}"))
-    if not change.changed:
+    if not change.items:
+        if made.kept and earlier is None:  # for uninstall: that server is not rewind's to take
+            record.save_part(settings.path, part, made.__dict__)
         return change
+    created = _Created(
+        created_file=not settings.exists,
+        blank=settings.text if settings.exists and not settings.data else None,
+    )
     settings.take(document)
-    made.created_directories = settings.write()
-    earlier = _Made.of(record.load_part(settings.path, part))
-    if earlier is not None:  # installed before: keep what the first install created
-        made.created_file = earlier.created_file
-        made.created_directories = earlier.created_directories or made.created_directories
-        made.blank = earlier.blank if earlier.blank is not None else made.blank
+    created.created_directories = settings.write()
+    if earlier is None and not _registered_parts(settings.path, part):  # the first one here
+        if created.created_file or created.blank is not None:
+            record.save_part(settings.path, FILE_PART, created.__dict__)
+        else:
+            record.forget_part(settings.path, FILE_PART)
+    if earlier is not None:  # installed before (and partly taken out by hand since)
         made.containers = earlier.containers + made.containers
+        made.members = earlier.members + [m for m in made.members if m not in earlier.members]
+        made.kept = earlier.kept + [m for m in made.kept if m not in earlier.kept]
         for joined, items in earlier.items.items():
             made.items[joined] = items + [i for i in made.items.get(joined, []) if i not in items]
     record.save_part(settings.path, part, made.__dict__)
     return change
 
 
-def uninstall(registration: JsonRegistration) -> Change:
-    """Takes out what install put in (see the module's documentation)."""
+def _registered_parts(path: str, but: str) -> list[str]:
+    """The other registrations on record in the file."""
+    return [p for p in record.parts(path) if p.startswith("mcp ") and p != but]
+
+
+def _not_rewinds(path: str, entry: JsonEntry) -> str:
+    return (
+        f'{path} already has "{entry.where()}", which is not rewind\'s MCP server; rename or '
+        "remove it, then run the command again."
+    )
+
+
+def uninstall(registration: JsonRegistration, recorded_only: bool = False) -> Change:
+    """Takes out what install put in (see the module's documentation); ``recorded_only``: only
+    when an install on this machine is on record (what the hooks' uninstall does on the way)."""
+    part = _part(registration)
+    made = _Made.of(record.load_part(registration.path, part))
+    if made is None and recorded_only:
+        return Change(registration.path)
     settings = SettingsFile.read(registration.path)
     change = Change(settings.path)
     if not settings.exists:
+        record.forget_part(settings.path, part)
+        if not _registered_parts(settings.path, part):
+            record.forget_part(settings.path, FILE_PART)
         return change
-    part = _part(registration)
-    made = _Made.of(record.load_part(settings.path, part))
     document = settings.document()
     emptied: list[tuple[str, ...]] = []
     for entry in registration.entries:
@@ -219,14 +262,16 @@ def uninstall(registration: JsonRegistration) -> Change:
             continue
         if entry.key is not None:
             member = container.member(entry.key)
-            if member is not None and is_rewind_server(member.value.value):
+            joined = _join((*entry.path, entry.key))
+            ours = joined in made.members if made else True
+            if member is not None and ours and is_rewind_server(member.value.value):
                 document.remove(container, container.members.index(member))
                 change.items.append(("removed", entry.where()))
                 emptied.append(entry.path)
             continue
-        ours = made.items.get(_join(entry.path), []) if made else list(entry.items)
+        wanted = made.items.get(_join(entry.path), []) if made else list(entry.items)
         removed = []
-        for item in ours:
+        for item in wanted:
             container = _find(document, entry.path)
             if container is None or container.kind != "array":
                 break
@@ -237,26 +282,30 @@ def uninstall(registration: JsonRegistration) -> Change:
         if removed:
             change.items.append(("removed", f"{entry.where()}: {', '.join(removed)}"))
             emptied.append(entry.path)
+    record.forget_part(settings.path, part)
     if not change.items:
         return change
     created = [tuple(path) for path in made.containers] if made else emptied
     for path in sorted(set(created), key=len, reverse=True):
         _remove_if_empty(document, path)
     settings.take(document)
+    whole = _Created.of(record.load_part(settings.path, FILE_PART))
     only_braces = re.sub(r"\s", "", settings.text.lstrip(BOM)) == "{}"
-    if made and only_braces and made.created_file:
+    others = _registered_parts(settings.path, part)
+    if whole and only_braces and not others and whole.created_file:
         os.unlink(os.path.realpath(settings.path))
-        for directory in reversed(made.created_directories):
+        for directory in reversed(whole.created_directories):
             try:
                 os.rmdir(directory)
             except OSError:
                 break  # something else is in it
         change.items.append(("deleted", settings.path))
     else:
-        if made and only_braces and made.blank is not None:
-            settings.text = made.blank
+        if whole and only_braces and not others and whole.blank is not None:
+            settings.text = whole.blank
         settings.write()
-    record.forget_part(settings.path, part)
+    if not others:
+        record.forget_part(settings.path, FILE_PART)
     return change
 
 
@@ -265,7 +314,7 @@ def _remove_if_empty(document: Document, path: tuple[str, ...]) -> None:
     node, above = _find(document, path), _find(document, path[:-1])
     if node is None or above is None or node.kind not in ("object", "array"):
         return
-    if node.members or node.elements:
+    if node.members or node.elements or document.holds_comments(node):
         return
     member = above.member(path[-1])
     assert member is not None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import selectors
+import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -41,8 +42,9 @@ def _requests() -> bytes:
     return b"".join(json.dumps(message).encode() + b"\n" for message in messages)
 
 
-def list_tools(command: list[str], project: str) -> ServerAnswer:
-    """Starts ``command`` in ``project`` and asks for its tools."""
+def list_tools(command: list[str], project: str, deadline: float = DEADLINE) -> ServerAnswer:
+    """Starts ``command`` in ``project`` and asks for its tools, for at most ``deadline``
+    seconds."""
     started = time.monotonic()
     try:
         process = subprocess.Popen(
@@ -52,6 +54,7 @@ def list_tools(command: list[str], project: str) -> ServerAnswer:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=dict(os.environ),
+            start_new_session=True,  # its children too are stopped at the end
         )
     except OSError as error:
         return ServerAnswer(failure=f"could not start: {error.strerror or error}")
@@ -59,31 +62,37 @@ def list_tools(command: list[str], project: str) -> ServerAnswer:
     try:
         process.stdin.write(_requests())
         process.stdin.flush()
-        answer = _read_tools(process, started)
+        answer = _read_tools(process, started, deadline)
     except OSError as error:
         answer = ServerAnswer(failure=f"the server stopped reading ({error.strerror or error})")
     finally:
-        process.kill()
-        stderr = process.stderr.read().decode("utf-8", "replace").strip()
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            process.kill()
         process.wait()
+        stderr = _drain(process.stderr, 2.0).decode("utf-8", "replace").strip()
         for stream in (process.stdin, process.stdout, process.stderr):
-            stream.close()
+            try:
+                stream.close()
+            except OSError:
+                pass
     if answer.failure and stderr:
         answer.failure += f": {stderr.splitlines()[-1]}"
     answer.seconds = time.monotonic() - started
     return answer
 
 
-def _read_tools(process: subprocess.Popen[bytes], started: float) -> ServerAnswer:
+def _read_tools(process: subprocess.Popen[bytes], started: float, deadline: float) -> ServerAnswer:
     assert process.stdout is not None
     selector = selectors.DefaultSelector()
     selector.register(process.stdout, selectors.EVENT_READ)
     buffered = b""
     try:
         while True:
-            left = DEADLINE - (time.monotonic() - started)
+            left = deadline - (time.monotonic() - started)
             if left <= 0 or not selector.select(left):
-                return ServerAnswer(failure=f"no answer to tools/list within {DEADLINE:.0f} s")
+                return ServerAnswer(failure=f"no answer to tools/list within {deadline:.0f} s")
             chunk = os.read(process.stdout.fileno(), 65536)
             if not chunk:
                 return ServerAnswer(failure=f"the server exited ({process.wait()})")
@@ -100,7 +109,33 @@ def _read_tools(process: subprocess.Popen[bytes], started: float) -> ServerAnswe
                 if not isinstance(result, dict):
                     return ServerAnswer(failure=f"tools/list failed: {message.get('error')}")
                 tools = result.get("tools")
-                names = [t.get("name") for t in tools or [] if isinstance(t, dict)]
+                if not isinstance(tools, list):
+                    return ServerAnswer(failure="tools/list answered no list of tools")
+                names = [t.get("name") for t in tools if isinstance(t, dict)]
                 return ServerAnswer(tools=[str(name) for name in names])
     finally:
         selector.close()
+
+
+def _drain(stream: object, seconds: float) -> bytes:
+    """What is left to read of a pipe, for at most ``seconds`` (a process the server started
+    in a session of its own may still hold it open)."""
+    fileno = getattr(stream, "fileno", None)
+    if fileno is None:
+        return b""
+    selector = selectors.DefaultSelector()
+    selector.register(fileno(), selectors.EVENT_READ)
+    read = b""
+    deadline = time.monotonic() + seconds
+    try:
+        while len(read) < 65536:
+            left = deadline - time.monotonic()
+            if left <= 0 or not selector.select(left):
+                break
+            chunk = os.read(fileno(), 65536)
+            if not chunk:
+                break
+            read += chunk
+    finally:
+        selector.close()
+    return read

@@ -63,7 +63,10 @@ class McpRegistration:
     def install(self, scope: str, context: Context) -> list[Change]:
         raise NotImplementedError
 
-    def uninstall(self, scope: str, context: Context) -> list[Change]:
+    def uninstall(self, scope: str, context: Context, recorded_only: bool = False) -> list[Change]:
+        """Takes the server out; ``recorded_only``: only what an install on this machine is on
+        record for (the hooks' uninstall takes the server out on its way, never a server
+        someone registered by hand)."""
         raise NotImplementedError
 
     def inspect(self, scope: str, context: Context) -> McpFound:
@@ -93,8 +96,9 @@ class JsonMcp(McpRegistration):
     def install(self, scope: str, context: Context) -> list[Change]:
         return [mcp_json.install(one) for one in self.files(scope, context)]
 
-    def uninstall(self, scope: str, context: Context) -> list[Change]:
-        return [mcp_json.uninstall(one) for one in reversed(self.files(scope, context))]
+    def uninstall(self, scope: str, context: Context, recorded_only: bool = False) -> list[Change]:
+        files = reversed(self.files(scope, context))
+        return [mcp_json.uninstall(one, recorded_only) for one in files]
 
     def inspect(self, scope: str, context: Context) -> McpFound:
         registrations = self.files(scope, context)

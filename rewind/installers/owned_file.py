@@ -37,26 +37,43 @@ def refuse_foreign(path: str, wanted: str) -> None:
         raise UserError(f"{path} is not rewind's; rename it, then run the command again.")
 
 
+def _written(path: str) -> str | None:
+    """What install last wrote to the file, as recorded."""
+    made = record.load_part(path, PART) or {}
+    written = made.get("written")
+    return written if isinstance(written, str) else None
+
+
 def install(path: str, wanted: str) -> Change:
-    """Writes ``wanted`` (whose first line names rewind) to ``path``."""
+    """Writes ``wanted`` (whose first line names rewind) to ``path``; a file someone edited
+    since rewind wrote it is kept as it is."""
     refuse_foreign(path, wanted)
     found = _read(path)
     if found == wanted:
         return Change(path)
+    made = record.load_part(path, PART) or {}
+    if found is not None and found != _written(path):
+        return Change(path, notes=[f"kept {path} as it is: it was edited since rewind wrote it"])
     created = missing_directories(os.path.dirname(os.path.abspath(path)))
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     replace_file(os.fsencode(path), wanted.encode("utf-8"), 0o644)
+    directories = made.get("created_directories") if found is not None else created
+    record.save_part(path, PART, {"created_directories": directories, "written": wanted})
     if found is None:
-        record.save_part(path, PART, {"created_directories": created})
         return Change(path, created=True, items=[("added", os.path.basename(path))])
     return Change(path, items=[("updated", os.path.basename(path))])
 
 
 def uninstall(path: str, wanted: str) -> Change:
-    """Deletes the file when it is rewind's, and the directories install created for it."""
+    """Deletes the file when it is as rewind wrote it, and the directories install created
+    for it; one edited since is left, and said so."""
     found = _read(path)
+    written = _written(path)
     if found is None or not _ours(found, wanted):
+        record.forget_part(path, PART)
         return Change(path)
+    if found not in (written, wanted):
+        return Change(path, notes=[f"left {path}: it was edited since rewind wrote it"])
     os.unlink(path)
     made = record.load_part(path, PART) or {}
     directories = made.get("created_directories")

@@ -88,6 +88,12 @@ def save_part(settings_path: str, part: str, made: dict[str, object]) -> None:
     _write_all(records)
 
 
+def parts(settings_path: str) -> list[str]:
+    """The parts recorded for the file (besides the hooks' record)."""
+    prefix = _key(settings_path) + " "
+    return [key[len(prefix) :] for key in _read_all() if key.startswith(prefix)]
+
+
 def forget_part(settings_path: str, part: str) -> None:
     records = _read_all()
     if records.pop(_key(settings_path, part), None) is not None:

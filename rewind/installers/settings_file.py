@@ -75,8 +75,8 @@ class SettingsFile:
         """The text to edit: ``{}`` when the file is missing or blank."""
         body = self.text[1:] if self.text.startswith(BOM) else self.text
         if not body.strip():
-            return text_edits.Document("{}\n", self.indent)
-        return text_edits.Document(body, self.indent)
+            return text_edits.Document("{}\n", self.indent, self.path)
+        return text_edits.Document(body, self.indent, self.path)
 
     def take(self, edited: text_edits.Document) -> None:
         """Makes the edited document this file's content."""

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import json
 
+from rewind.errors import UserError
 from rewind.installers.jsonc import Node, parse, skip_blanks
 
 
 class Document:
     """A document's text and its tree, parsed again after every edit (settings files are small)."""
 
-    def __init__(self, text: str, indent: str) -> None:
+    def __init__(self, text: str, indent: str, path: str = "") -> None:
+        self.path = path  # for messages
         self.text = text
         self.indent = indent
         self.newline = "\r\n" if "\r\n" in text else "\n"
@@ -58,6 +60,13 @@ class Document:
         """Adds ``value`` (under ``key`` in an object) after the container's last item."""
         items = self._items(container)
         label = "" if key is None else json.dumps(key, ensure_ascii=False) + ": "
+        if not items and self.holds_comments(container):
+            line = self.text.count("\n", 0, container.start) + 1
+            raise UserError(
+                f"{self.path or 'the settings file'} holds only comments in the empty list or "
+                f"object at line {line}, where rewind adds its entry; take them out, then run "
+                "the command again."
+            )
         if not items:
             base = self._line_prefix(container.start)
             inner = base + self.indent
@@ -90,6 +99,11 @@ class Document:
         """Removes the container's item ``index`` and one separator next to it."""
         items = self._items(container)
         start, end = items[index]
+        if len(items) == 1 and self.holds_comments(container):  # keep them: the item alone
+            after = skip_blanks(self.text, end)
+            end = after + 1 if self.text[after] == "," else end
+            self._splice(start, end, "")
+            return
         if len(items) == 1:
             empty = self.text[container.start] + self.text[container.end - 1]
             self._splice(container.start, container.end, empty)
@@ -105,6 +119,18 @@ class Document:
             comma = self._comma_after(items[index - 1][1])
             text = self.text[:comma] + self.text[comma + 1 : start] + self.text[end:]
             self._splice(0, len(self.text), text)
+
+    def holds_comments(self, container: Node) -> bool:
+        """Whether the container's text holds comments (besides its items)."""
+        return any("//" in gap or "/*" in gap for gap in self._gaps(container))
+
+    def _gaps(self, container: Node) -> list[str]:
+        """The text between the container's items (and before the first, after the last)."""
+        edges = [container.start + 1]
+        for start, end in self._items(container):
+            edges += [start, end]
+        edges.append(container.end - 1)
+        return [self.text[edges[i] : edges[i + 1]] for i in range(0, len(edges), 2)]
 
     def _comma_after(self, position: int) -> int:
         comma = skip_blanks(self.text, position)

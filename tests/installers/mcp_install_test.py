@@ -6,12 +6,13 @@ nothing; ``rewind doctor`` starts the registered server and asks for its tools."
 from __future__ import annotations
 
 import json
+import time
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from rewind.installers import Context, jsonc, targets
+from rewind.installers import Context, jsonc, mcp_probe, targets
 from rewind.mcp.names import CHANGE_TOOLS, READ_TOOLS
 from tests.conftest import ok, run_rewind
 
@@ -167,9 +168,9 @@ def test_doctor_fails_a_registered_server_that_does_not_start(
     project: Path, isolated_home: Path
 ) -> None:
     config = isolated_home / ".claude.json"
-    missing = str(isolated_home / "gone" / "rewind")
-    config.write_text(json.dumps({"mcpServers": {"rewind": {"command": missing, "args": ["mcp"]}}}))
-    doctor = run_rewind("doctor", "--json")
+    server = {"command": "rewind", "args": ["mcp"]}
+    config.write_text(json.dumps({"mcpServers": {"rewind": server}}))
+    doctor = run_rewind("doctor", "--json", env={"PATH": "/usr/bin:/bin"})  # no rewind there
     assert doctor.returncode == 1
     found = [f for f in json.loads(doctor.stdout)["findings"] if f["where"] == "mcp"]
     failed = [f for f in found if f["level"] == "fail"]
@@ -259,3 +260,174 @@ def test_a_settings_file_of_the_wrong_shape_is_refused_with_nothing_written(
     assert len(refused.stderr.strip().splitlines()) == 1
     assert path.read_text() == content
     assert (everything_under(project), everything_under(isolated_home)) == before
+
+
+def test_doctor_starts_no_program_a_projects_file_names(project: Path, isolated_home: Path) -> None:
+    """A cloned repository's .mcp.json could name any program 'rewind': doctor does not run it."""
+    program = project / "tools" / "rewind"
+    program.parent.mkdir()
+    marker = project / "ran"
+    program.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    program.chmod(0o755)
+    server = {"command": "tools/rewind", "args": ["mcp"]}
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"rewind": server}}))
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"enabledMcpjsonServers": ["rewind"]}))
+    found = json.loads(run_rewind("doctor", "--json").stdout)["findings"]
+    assert not marker.exists()
+    listed = [f for f in found if f["target"] == "rewind" and f["where"] == "mcp"]
+    assert [f["level"] for f in listed] == ["warn"] and "not started" in listed[0]["message"]
+
+
+def test_doctor_stops_a_server_that_never_answers_and_its_children(tmp_path: Path) -> None:
+    """A wrapper that does not exec keeps the pipes open through its child: the check still
+    ends, with a failure, and stops the child too."""
+    program = tmp_path / "rewind"
+    child = tmp_path / "child.pid"
+    program.write_text(f"#!/bin/sh\nsleep 300 &\necho $! > {child}\nwait\n")
+    program.chmod(0o755)
+    answer = mcp_probe.list_tools([str(program), "mcp"], str(tmp_path), deadline=1.0)
+    assert "no answer to tools/list within 1 s" in answer.failure
+    pid = int(child.read_text())
+    for _ in range(100):  # killed at once; reaped by init soon after
+        if not Path(f"/proc/{pid}").exists() or " Z " in Path(f"/proc/{pid}/stat").read_text():
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail(f"the server's child {pid} still runs")
+
+
+def test_doctor_reports_a_server_whose_tool_list_is_not_a_list(tmp_path: Path) -> None:
+    program = tmp_path / "rewind"
+    reply = json.dumps({"jsonrpc": "2.0", "id": 2, "result": {"tools": 5}})
+    program.write_text(f"#!/bin/sh\necho '{reply}'\nsleep 5\n")
+    program.chmod(0o755)
+    answer = mcp_probe.list_tools([str(program), "mcp"], str(tmp_path), deadline=10.0)
+    assert answer.failure == "tools/list answered no list of tools"
+
+
+# What people do to these files between install and uninstall, and what they had before.
+
+
+def test_the_hooks_uninstall_leaves_a_server_registered_by_hand(
+    project: Path, isolated_home: Path
+) -> None:
+    ok("install", "claude-code")
+    servers = project / ".mcp.json"
+    servers.write_text('{"mcpServers": {"rewind": {"command": "rewind", "args": ["mcp"]}}}')
+    ok("uninstall", "claude-code")
+    assert json.loads(servers.read_text())["mcpServers"]["rewind"]["args"] == ["mcp"]
+    taken = ok("uninstall", "claude-code", "--mcp")  # asked for by name: it goes
+    assert "removed  mcpServers > rewind" in taken.stdout
+    assert json.loads(servers.read_text()) == {}
+
+
+def test_an_entry_of_rewinds_server_set_up_by_hand_is_kept_through_install_and_uninstall(
+    project: Path, isolated_home: Path
+) -> None:
+    path = isolated_home / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    mine = {"command": "rewind", "args": ["mcp"], "env": {"REWIND_HOME": "/data/rewind"}}
+    path.write_text(json.dumps({"mcpServers": {"rewind": mine}}))
+    before = path.read_bytes()
+    installed = ok("install", "cursor", "--mcp", "--user")
+    assert "kept mcpServers > rewind as it is" in installed.stdout
+    assert path.read_bytes() == before
+    ok("uninstall", "cursor", "--mcp", "--user")
+    assert path.read_bytes() == before
+
+
+def test_a_comment_added_next_to_the_server_stays(project: Path, isolated_home: Path) -> None:
+    ok("install", "cursor", "--mcp", "--user")
+    path = isolated_home / ".cursor" / "mcp.json"
+    mine = '// "github": {"command": "gh"},\n    "rewind": {'
+    path.write_text(path.read_text().replace('"rewind": {', mine))
+    ok("uninstall", "cursor", "--mcp", "--user")
+    assert '// "github": {"command": "gh"},' in path.read_text()
+
+
+def test_an_empty_object_holding_only_comments_is_refused(
+    project: Path, isolated_home: Path
+) -> None:
+    path = isolated_home / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text('{"mcpServers": {/* none yet */}}')
+    refused = run_rewind("install", "cursor", "--mcp", "--user")
+    assert refused.returncode == 1 and "holds only comments" in refused.stderr
+    assert path.read_text() == '{"mcpServers": {/* none yet */}}'
+
+
+def test_a_broken_file_of_the_server_does_not_stop_the_hooks_uninstall(
+    project: Path, isolated_home: Path
+) -> None:
+    ok("install", "claude-code", "--mcp", "--user")
+    config = isolated_home / ".claude.json"
+    config.write_text('{"numStartups": 3,')  # Claude Code was writing it when it crashed
+    done = ok("uninstall", "claude-code", "--user")
+    assert "claude-code MCP: left as it is:" in done.stdout and "not valid JSON" in done.stdout
+    assert not (isolated_home / ".claude" / "settings.json").exists()
+    assert config.read_text() == '{"numStartups": 3,'
+
+
+def test_a_null_where_the_servers_go_is_refused_before_the_hooks_are_written(
+    project: Path, isolated_home: Path
+) -> None:
+    path = isolated_home / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text('{"mcpServers": null}')
+    refused = run_rewind("install", "cursor", "--mcp", "--user")
+    assert refused.returncode == 1 and "is not a JSON object" in refused.stderr
+    assert everything_under(isolated_home) == [".cursor", ".cursor/mcp.json"]
+
+
+@pytest.mark.parametrize(
+    "servers", ["mcp_servers = {}\n", 'mcp_servers = { other = { command = "x" } }\n']
+)
+def test_codex_servers_as_an_inline_table_are_refused(
+    project: Path, isolated_home: Path, servers: str
+) -> None:
+    config = isolated_home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('model = "o3"\n' + servers)
+    refused = run_rewind("install", "codex", "--mcp", "--user")
+    assert refused.returncode == 1 and "add the server by hand" in refused.stderr
+    assert config.read_text() == 'model = "o3"\n' + servers
+    assert everything_under(isolated_home) == [".codex", ".codex/config.toml"]
+
+
+def test_a_file_deleted_and_made_again_by_hand_is_not_taken_for_rewinds(
+    project: Path, isolated_home: Path
+) -> None:
+    path = isolated_home / ".cursor" / "mcp.json"
+    ok("install", "cursor", "--mcp", "--user")
+    path.unlink()
+    ok("uninstall", "cursor", "--mcp", "--user")
+    path.write_text("{}\n")  # the person's own, now
+    ok("install", "cursor", "--mcp", "--user")
+    ok("uninstall", "cursor", "--mcp", "--user")
+    assert path.read_text() == "{}\n"
+
+
+def test_claude_codes_user_and_local_servers_share_a_file_and_leave_nothing(
+    project: Path, isolated_home: Path
+) -> None:
+    ok("install", "claude-code", "--mcp", "--user")
+    ok("install", "claude-code", "--mcp", "--local")
+    ok("uninstall", "claude-code", "--user")
+    assert (isolated_home / ".claude.json").exists()  # the local server is still in it
+    ok("uninstall", "claude-code", "--local")
+    assert everything_under(isolated_home) == []
+    assert everything_under(project) == []
+
+
+def test_a_policy_file_edited_since_install_is_kept(project: Path, isolated_home: Path) -> None:
+    ok("install", "gemini", "--mcp", "--user")
+    policy = isolated_home / ".gemini" / "policies" / "rewind.toml"
+    edited = policy.read_text() + '\n[[rule]]\ntoolName = "glob"\ndecision = "allow"\n'
+    policy.write_text(edited)
+    again = ok("install", "gemini", "--mcp", "--user")
+    assert "kept" in again.stdout and policy.read_text() == edited
+    left = ok("uninstall", "gemini", "--user")
+    assert "it was edited since rewind wrote it" in left.stdout
+    assert policy.read_text() == edited
