@@ -1026,9 +1026,11 @@ writes (whichever `rewind` they run), then the directories install created when 
 any other file is left and named.
 
 Without `--mcp`, uninstall first takes rewind's MCP server out of the agent's files at that
-scope too (when `install --mcp` put it there: same rules, byte for byte); with `--mcp`, it takes
-out the server only and leaves the hooks, printing `AGENT MCP: no rewind MCP server in PATH;
-nothing changed.` when there is none.
+scope too, when an `install --mcp` on this machine put it there (same rules, byte for byte; a
+server file it cannot read is left, with a line saying so, and the hooks still go); with
+`--mcp`, it takes out rewind's server only, also when no install is on record (a committed
+`.mcp.json`), and leaves the hooks, printing `AGENT MCP: no rewind MCP server in PATH; nothing
+changed.` when there is none.
 """,
     "watch": """\
 Runs in the foreground until Ctrl+C or SIGTERM and records, as external changes in the session's
@@ -1052,10 +1054,11 @@ run, `trust` for whether the agent will run the hooks here) and what was found:
   (warnings); a file that is not valid JSON (a failure);
 - whether `rewind` is on PATH (a warning if not: hooks in `--project` files run it from there);
 - where each agent has rewind's MCP server registered (`mcp`), and the read tools not
-  pre-approved there; then each registered command is started in the project as the agent
-  would, and asked for its tools (`initialize`, `tools/list`, within 20 s): a server that does
-  not start or answer is a failure, with its reason, one that lacks some of rewind's tools a
-  warning;
+  pre-approved there; then each registered command that is `rewind` from PATH, this rewind or
+  the one on PATH is started in the project as the agent would, and asked for its tools
+  (`initialize`, `tools/list`, within 20 s): a server that does not start or answer is a
+  failure, with its reason, one that lacks some of rewind's tools a warning, and any other
+  program a warning (doctor does not start what a project's files name);
 - the `rewind` each hook command runs: found on PATH, or an absolute path that exists and is
   executable (else a failure), and whether it is the `rewind` on PATH (a warning if not); an
   absolute path in a `--project` file, which is meant to be committed, is a warning (teammates'
