@@ -60,11 +60,17 @@ class Copilot:
     agent = COPILOT.agent
 
     def __init__(
-        self, program: Path, deny: tuple[str, ...] = (), trust_file: str = TRUST_FILE
+        self,
+        program: Path,
+        deny: tuple[str, ...] = (),
+        trust_file: str = TRUST_FILE,
+        allow_all: bool = True,
     ) -> None:
         self.program = program
         self.deny = deny  # the person's --deny-tool rules, e.g. "shell(rm)"
         self.trust_file = trust_file  # the file of ~/.copilot/ listing the project as trusted
+        # False: no --allow-all-tools; in -p a tool that would ask is refused
+        self.allow_all = allow_all
 
     def server(self, script: Script) -> ModelServer:
         return AnthropicServer(script)
@@ -93,7 +99,7 @@ class Copilot:
             "-p",
             prompt,
             *resume,
-            "--allow-all-tools",
+            *(["--allow-all-tools"] if self.allow_all else []),
             *deny,
             "--output-format",
             "json",

@@ -21,9 +21,10 @@ import pytest
 
 from rewind.mcp.names import CHANGE_TOOLS, READ_TOOLS
 from tests.clients.claude_code import ClaudeCode
-from tests.clients.clients import CLAUDE_CODE, CODEX, GEMINI
+from tests.clients.clients import CLAUDE_CODE, CODEX, COPILOT, GEMINI
 from tests.clients.codex import Codex
 from tests.clients.conftest import MakeWorld
+from tests.clients.copilot import Copilot
 from tests.clients.gemini import Gemini
 from tests.clients.openai_responses import namespaced_tools
 from tests.clients.scenario import Call, Prompt, Reply, Script, calls, done
@@ -38,6 +39,11 @@ def claude_code_settings(world: World) -> None:
 def gemini_settings(world: World) -> None:
     """The person's ~/.gemini/settings.json (the project's is read in trusted folders only)."""
     world.ok("install", "gemini", "--mcp", "--user")
+
+
+def copilot_settings(world: World) -> None:
+    """The person's ~/.copilot/mcp-config.json."""
+    world.ok("install", "copilot", "--mcp", "--user")
 
 
 def codex_settings(world: World) -> None:
@@ -85,6 +91,13 @@ CASES = {
         "mcp__rewind__",
         search=Call("tool_search", {"query": "rewind history restore", "limit": 8}),
         listed="mcp__rewind",
+    ),
+    "copilot": Case(
+        Copilot,
+        COPILOT.program,
+        lambda path, text: Call("create", {"path": "{root}/" + path, "file_text": text}),
+        copilot_settings,
+        "rewind-",
     ),
     "gemini": Case(
         Gemini,
@@ -262,3 +275,30 @@ def test_gemini_runs_the_read_tools_install_allowed_and_never_offers_a_restore(
     assert not {f"mcp_rewind_{tool}" for tool in CHANGE_TOOLS} & offered_names, offered_names
     answered = gemini_responses(world)
     assert log in answered and re.search(r"undone\W+false|turn 1 \(", answered[log]), answered
+
+
+def test_copilot_runs_the_read_tools_unasked_and_refuses_a_restore(make_world: MakeWorld) -> None:
+    """Without --allow-all-tools, in -p, Copilot CLI runs a tool marked read-only and refuses
+    one that would ask: nothing pre-approved in a file, the server's annotations decide."""
+    log, restore = "rewind-rewind_log", "rewind-rewind_restore"
+    script = Script(
+        [
+            Prompt("Say hello", (done("Hello."),)),
+            Prompt(
+                "What did you do, and put it back",
+                (calls(Call(log, {})), calls(Call(restore, {"turn": "1"})), done("Asked.")),
+            ),
+        ]
+    )
+    world = make_world(Copilot(COPILOT.program(), allow_all=False), script)
+    copilot_settings(world)
+    session = world.prompt("Say hello")
+    world.prompt("What did you do, and put it back", session)
+    results = tool_results(world)
+    assert log in results and restore in results, sorted(results)
+    failed, text = results[log]
+    assert not failed and re.search(r"undone\W+false|turn 1 \(", text), text
+    failed, text = results[restore]
+    # Not even the plan: the tool did not run, for want of the person's approval.
+    assert "Permission denied" in text and "plan_id" not in text, text
+    assert "restore" not in [entry["kind"] for entry in world.log(session)]
