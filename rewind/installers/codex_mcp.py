@@ -22,7 +22,7 @@ from rewind.installers import Change, Context, record
 from rewind.installers.codex_trust import codex_home
 from rewind.installers.mcp_json import is_rewind_server
 from rewind.installers.mcp_registration import McpFound, McpRegistration, server_command
-from rewind.installers.settings_file import missing_directories
+from rewind.installers.settings_file import delete_created, missing_directories
 from rewind.mcp.names import READ_TOOLS, SERVER_NAME
 from rewind.store.atomic import replace_file
 
@@ -162,13 +162,7 @@ class CodexMcp(McpRegistration):
         left = text[:start] + text[start + len(added) :]
         change.items.append(("removed", f"[mcp_servers.{SERVER_NAME}]"))
         if made and made.get("created_file") and not left.strip():
-            os.unlink(os.path.realpath(path))
-            directories = made.get("created_directories")
-            for directory in reversed(directories if isinstance(directories, list) else []):
-                try:
-                    os.rmdir(str(directory))
-                except OSError:
-                    break
+            delete_created(path, made.get("created_directories"))
             change.items.append(("deleted", path))
         else:
             _write(path, left, stat.S_IMODE(os.stat(path).st_mode))

@@ -28,6 +28,7 @@ from rewind.installers.settings_file import (
     HOOKS,
     JsonObject,
     SettingsFile,
+    delete_created,
     tracked_by_git,
 )
 
@@ -121,12 +122,7 @@ class JsonHooksTarget(Target):
         only_braces = re.sub(r"\s", "", settings.text.lstrip(BOM)) == "{}"
         if made and only_braces and (made.created_file or made.blank is not None):
             if made.created_file:
-                os.unlink(os.path.realpath(settings.path))
-                for directory in reversed(made.created_directories):
-                    try:
-                        os.rmdir(directory)
-                    except OSError:
-                        break  # something else is in it
+                delete_created(settings.path, made.created_directories)
                 items.append(("deleted", settings.path))
             else:
                 settings.text = made.blank or ""

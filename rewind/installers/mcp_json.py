@@ -17,11 +17,12 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from rewind.errors import UserError
 from rewind.installers import Change, record
 from rewind.installers.jsonc import Node
-from rewind.installers.settings_file import BOM, SettingsFile
+from rewind.installers.settings_file import BOM, SettingsFile, delete_created
 from rewind.installers.text_edits import Document
 
 
@@ -56,15 +57,6 @@ class _Made:
     members: list[str] = field(default_factory=list)  # the key entries added, by path joined
     kept: list[str] = field(default_factory=list)  # rewind's servers someone set up their way
 
-    @classmethod
-    def of(cls, found: dict[str, object] | None) -> _Made | None:
-        if found is None:
-            return None
-        try:
-            return cls(**found)  # type: ignore[arg-type]
-        except TypeError:
-            return None
-
 
 @dataclass
 class _Created:
@@ -76,17 +68,19 @@ class _Created:
     created_directories: list[str] = field(default_factory=list)
     blank: str | None = None
 
-    @classmethod
-    def of(cls, found: dict[str, object] | None) -> _Created | None:
-        if found is None:
-            return None
-        try:
-            return cls(**found)  # type: ignore[arg-type]
-        except TypeError:
-            return None
-
 
 FILE_PART = "mcp-file"
+_Record = TypeVar("_Record", "_Made", "_Created")
+
+
+def _read_record(kind: type[_Record], found: dict[str, object] | None) -> _Record | None:
+    """A record as saved, or None (none, or of another version's shape)."""
+    if found is None:
+        return None
+    try:
+        return kind(**found)  # type: ignore[arg-type]
+    except TypeError:
+        return None
 
 
 def is_rewind_server(value: object) -> bool:
@@ -174,7 +168,8 @@ def install(registration: JsonRegistration) -> Change:
     (nothing written); one that runs rewind's server as someone set it up is kept as it is."""
     settings = SettingsFile.read(registration.path)
     part = _part(registration)
-    earlier = _Made.of(record.load_part(settings.path, part)) if settings.exists else None
+    earlier = _read_record(_Made, record.load_part(settings.path, part))
+    earlier = earlier if settings.exists else None
     document = settings.document()
     made = _Made()
     change = Change(settings.path, created=not settings.exists)
@@ -244,7 +239,7 @@ def uninstall(registration: JsonRegistration, recorded_only: bool = False) -> Ch
     """Takes out what install put in (see the module's documentation); ``recorded_only``: only
     when an install on this machine is on record (what the hooks' uninstall does on the way)."""
     part = _part(registration)
-    made = _Made.of(record.load_part(registration.path, part))
+    made = _read_record(_Made, record.load_part(registration.path, part))
     if made is None and recorded_only:
         return Change(registration.path)
     settings = SettingsFile.read(registration.path)
@@ -289,16 +284,11 @@ def uninstall(registration: JsonRegistration, recorded_only: bool = False) -> Ch
     for path in sorted(set(created), key=len, reverse=True):
         _remove_if_empty(document, path)
     settings.take(document)
-    whole = _Created.of(record.load_part(settings.path, FILE_PART))
+    whole = _read_record(_Created, record.load_part(settings.path, FILE_PART))
     only_braces = re.sub(r"\s", "", settings.text.lstrip(BOM)) == "{}"
     others = _registered_parts(settings.path, part)
     if whole and only_braces and not others and whole.created_file:
-        os.unlink(os.path.realpath(settings.path))
-        for directory in reversed(whole.created_directories):
-            try:
-                os.rmdir(directory)
-            except OSError:
-                break  # something else is in it
+        delete_created(settings.path, whole.created_directories)
         change.items.append(("deleted", settings.path))
     else:
         if whole and only_braces and not others and whole.blank is not None:

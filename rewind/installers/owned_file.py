@@ -9,7 +9,7 @@ import os
 
 from rewind.errors import UserError
 from rewind.installers import Change, record
-from rewind.installers.settings_file import missing_directories
+from rewind.installers.settings_file import delete_created, missing_directories
 from rewind.store.atomic import replace_file
 
 PART = "owned"
@@ -74,14 +74,8 @@ def uninstall(path: str, wanted: str) -> Change:
         return Change(path)
     if found not in (written, wanted):
         return Change(path, notes=[f"left {path}: it was edited since rewind wrote it"])
-    os.unlink(path)
     made = record.load_part(path, PART) or {}
-    directories = made.get("created_directories")
-    for directory in reversed(directories if isinstance(directories, list) else []):
-        try:
-            os.rmdir(str(directory))
-        except OSError:
-            break  # something else is in it
+    delete_created(path, made.get("created_directories"))
     record.forget_part(path, PART)
     return Change(path, items=[("deleted", path)])
 

@@ -115,6 +115,17 @@ def missing_directories(directory: str) -> list[str]:
     return missing
 
 
+def delete_created(path: str, directories: object) -> None:
+    """Deletes a file install created (the real file, through a link), then the directories
+    it created for it, innermost first, as long as they are empty."""
+    os.unlink(os.path.realpath(path))
+    for directory in reversed(directories if isinstance(directories, list) else []):
+        try:
+            os.rmdir(str(directory))
+        except OSError:
+            break  # something else is in it
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
