@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from rewind.errors import UserError
 from rewind.installers import Change, Context, get_target
 from rewind.installers.mcp_registration import registration_of, require_server_package
 
@@ -10,6 +11,7 @@ def run(*, agent: str, scope: str | None, mcp: bool = False) -> int:
     chosen = target.check_scope(scope)
     context = Context.current()
     if mcp:
+        require_utf8(context)
         registration, _ = registration_of(target, chosen)
         require_server_package()
         registration.check(chosen, context)
@@ -32,6 +34,19 @@ def run(*, agent: str, scope: str | None, mcp: bool = False) -> int:
     elif registration.advice:
         print(f"  next: {registration.advice}.")
     return 0
+
+
+def require_utf8(context: Context) -> None:
+    """Refuses a project or rewind path that is not UTF-8: the agents' settings files are
+    UTF-8 text, and the server's entry names them."""
+    for path in (context.project, context.rewind):
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UserError(
+                f"{path!r} is not UTF-8, so no agent's settings file can name it; rename it, "
+                "then run the command again."
+            ) from None
 
 
 def print_change(agent: str, change: Change) -> None:

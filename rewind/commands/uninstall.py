@@ -29,7 +29,7 @@ def run(*, agent: str, scope: str | None, mcp: bool = False) -> int:
             changes = []
         for one in changes:
             print_mcp_change(agent, one)
-        if mcp and not any(one.changed for one in changes):
+        if mcp and not any(one.changed or one.notes for one in changes):
             where = ", ".join(one.path for one in changes)
             print(f"{agent} MCP: no rewind MCP server in {where}; nothing changed.")
     if mcp:

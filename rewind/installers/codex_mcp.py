@@ -41,7 +41,7 @@ def block(command: str) -> str:
     lines = [
         HEADER,
         f"[mcp_servers.{SERVER_NAME}]",
-        f"command = {json.dumps(command)}",
+        f"command = {json.dumps(command, ensure_ascii=False)}",  # TOML's basic string
         'args = ["mcp"]',
         'env_vars = ["REWIND_HOME"]',
     ]
@@ -160,6 +160,15 @@ class CodexMcp(McpRegistration):
             )
         start = text.rindex(added)
         left = text[:start] + text[start + len(added) :]
+        try:
+            still = _server(tomllib.loads(left))
+        except tomllib.TOMLDecodeError:
+            still = True  # what followed the block belonged to it
+        if still is not None:
+            raise UserError(
+                f"[mcp_servers.{SERVER_NAME}] in {path} has more than rewind wrote (or text after "
+                "it that belongs to it); take it out by hand."
+            )
         change.items.append(("removed", f"[mcp_servers.{SERVER_NAME}]"))
         if made and made.get("created_file") and not left.strip():
             delete_created(path, made.get("created_directories"))

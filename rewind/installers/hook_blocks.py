@@ -148,7 +148,12 @@ def remove_block(
         return []
     hooks_member = document.root.member(HOOKS)
     created_hooks = made is None or HOOKS in made.added
-    if hooks_member is not None and not hooks_member.value.members and created_hooks:
+    if (
+        hooks_member is not None
+        and not hooks_member.value.members
+        and created_hooks
+        and not document.holds_comments(hooks_member.value)  # someone's notes: they stay
+    ):
         document.remove(document.root, document.root.members.index(hooks_member))
     for key, value in (made.added if made else {}).items():
         if key == HOOKS:
@@ -175,7 +180,8 @@ def _remove_one_hook(
         if not holds_rewind_hook(item.value, agent):
             continue
         if without_rewind_hooks(item.value, agent) is None:
-            if len(items.elements) == 1 and not keep_empty:
+            alone = len(items.elements) == 1 and not document.holds_comments(items)
+            if alone and not keep_empty:
                 document.remove(hooks.value, hooks.value.members.index(member))
             else:
                 document.remove(items, index)

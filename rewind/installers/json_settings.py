@@ -22,7 +22,7 @@ from rewind.installers import (
     record,
 )
 from rewind.installers.hook_blocks import add_block, inspect_block, remove_block, template_hooks
-from rewind.installers.rewind_hooks import commands_of
+from rewind.installers.rewind_hooks import commands_of, holds_rewind_hook
 from rewind.installers.settings_file import (
     BOM,
     HOOKS,
@@ -73,6 +73,9 @@ class JsonHooksTarget(Target):
         blank = settings.text if settings.exists and not settings.data else None
         committed = shared and settings.exists and tracked_by_git(context.project, settings.path)
         earlier = record.load(settings.path)
+        if earlier is not None and not _holds_rewind_hooks(had_hooks, self.agent):
+            record.forget(settings.path)  # of a file since deleted (or emptied) by someone
+            earlier = None
         items, kept = add_block(settings, template, self.agent, committed, earlier)
         change = Change(settings.path, created=not settings.exists, items=items)
         if change.changed:
@@ -118,6 +121,8 @@ class JsonHooksTarget(Target):
         made = record.load(settings.path)
         items = remove_block(settings, self.agent, made)
         if not items:
+            if made is not None:  # nothing of it is there: the record says nothing any more
+                record.forget(settings.path)
             return Change(settings.path, items=items)
         only_braces = re.sub(r"\s", "", settings.text.lstrip(BOM)) == "{}"
         if made and only_braces and (made.created_file or made.blank is not None):
@@ -147,6 +152,18 @@ class JsonHooksTarget(Target):
 
     def probe(self, project: str, path: str) -> Probe | None:
         return self._probe(project, path) if self._probe else None
+
+
+def _holds_rewind_hooks(hooks: object, agent: str) -> bool:
+    """Whether a ``hooks`` object runs one of rewind's hooks for ``agent``."""
+    if not isinstance(hooks, dict):
+        return False
+    return any(
+        holds_rewind_hook(item, agent)
+        for items in hooks.values()
+        if isinstance(items, list)
+        for item in items
+    )
 
 
 def command_groups(

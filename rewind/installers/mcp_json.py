@@ -140,36 +140,16 @@ def _ensure(
 
 
 def refuse_conflicts(registration: JsonRegistration) -> None:
-    """Raises the user error install would: a server of that name that is not rewind's, a
-    file that is not JSON, a key on a path that is not what it should be."""
-    settings = SettingsFile.read(registration.path)
-    missing = object()
-    for entry in registration.entries:
-        node: object = settings.data
-        for depth, key in enumerate(entry.path):
-            node = node.get(key, missing) if isinstance(node, dict) else missing
-            last = depth == len(entry.path) - 1
-            wanted = list if last and entry.key is None else dict
-            if node is not missing and not isinstance(node, wanted):
-                shape = "a list" if wanted is list else "a JSON object"
-                where = " > ".join(entry.path[: depth + 1])
-                raise UserError(
-                    f'"{where}" in {settings.path} is not {shape}; fix it, then run the '
-                    "command again."
-                )
-        if entry.key is None or not isinstance(node, dict) or entry.key not in node:
-            continue
-        if not is_rewind_server(node[entry.key]):
-            raise UserError(_not_rewinds(settings.path, entry))
+    """Raises the user error install would (a server of that name that is not rewind's, a file
+    that is not JSON, a key on the way that is not what it should be, an empty object of
+    comments only where the entry goes), writing nothing."""
+    _edited(registration)
 
 
-def install(registration: JsonRegistration) -> Change:
-    """Puts the entries in the file; a server of the same name that is not rewind's is refused
-    (nothing written); one that runs rewind's server as someone set it up is kept as it is."""
+def _edited(registration: JsonRegistration) -> tuple[SettingsFile, Document, _Made, Change]:
+    """The file with the entries put in, in memory: its settings as read, the edited
+    document, what the edit added and the change."""
     settings = SettingsFile.read(registration.path)
-    part = _part(registration)
-    earlier = _read_record(_Made, record.load_part(settings.path, part))
-    earlier = earlier if settings.exists else None
     document = settings.document()
     made = _Made()
     change = Change(settings.path, created=not settings.exists)
@@ -198,6 +178,39 @@ def install(registration: JsonRegistration) -> Change:
         if added:
             made.items[_join(entry.path)] = added
             change.items.append(("added", f"{entry.where()}: {', '.join(added)}"))
+    return settings, document, made, change
+
+
+def _still_there(settings: SettingsFile, registration: JsonRegistration, made: _Made) -> bool:
+    """Whether anything a record lists is in the file: a record of which nothing is there is
+    of a file deleted (and perhaps made again by someone) since, and no longer says anything."""
+    for entry in registration.entries:
+        node: object = settings.data
+        for key in entry.path:
+            node = node.get(key) if isinstance(node, dict) else None
+        if entry.key is not None:
+            joined = _join((*entry.path, entry.key))
+            found = node.get(entry.key) if isinstance(node, dict) else None
+            if joined in made.members + made.kept and is_rewind_server(found):
+                return True
+        elif isinstance(node, list) and set(made.items.get(_join(entry.path), [])) & set(node):
+            return True
+    return False
+
+
+def install(registration: JsonRegistration) -> Change:
+    """Puts the entries in the file; a server of the same name that is not rewind's is refused
+    (nothing written); one that runs rewind's server as someone set it up is kept as it is."""
+    settings, document, made, change = _edited(registration)
+    part = _part(registration)
+    earlier = _read_record(_Made, record.load_part(settings.path, part))
+    if earlier is not None and not (
+        settings.exists and _still_there(settings, registration, earlier)
+    ):
+        earlier = None  # stale: of a file since deleted
+        record.forget_part(settings.path, part)
+        if not _registered_parts(settings.path, part):
+            record.forget_part(settings.path, FILE_PART)
     if not change.items:
         if made.kept and earlier is None:  # for uninstall: that server is not rewind's to take
             record.save_part(settings.path, part, made.__dict__)
@@ -259,6 +272,8 @@ def uninstall(registration: JsonRegistration, recorded_only: bool = False) -> Ch
             member = container.member(entry.key)
             joined = _join((*entry.path, entry.key))
             ours = joined in made.members if made else True
+            if member is not None and made and joined in made.kept:
+                change.notes.append(f"left {entry.where()}: it was set up by hand")
             if member is not None and ours and is_rewind_server(member.value.value):
                 document.remove(container, container.members.index(member))
                 change.items.append(("removed", entry.where()))
@@ -277,7 +292,10 @@ def uninstall(registration: JsonRegistration, recorded_only: bool = False) -> Ch
         if removed:
             change.items.append(("removed", f"{entry.where()}: {', '.join(removed)}"))
             emptied.append(entry.path)
-    record.forget_part(settings.path, part)
+    if made and made.kept:  # what was set up by hand stays so for the next uninstall too
+        record.save_part(settings.path, part, _Made(kept=made.kept).__dict__)
+    else:
+        record.forget_part(settings.path, part)
     if not change.items:
         return change
     created = [tuple(path) for path in made.containers] if made else emptied

@@ -60,7 +60,10 @@ class Document:
         """Adds ``value`` (under ``key`` in an object) after the container's last item."""
         items = self._items(container)
         label = "" if key is None else json.dumps(key, ensure_ascii=False) + ": "
-        if not items and self.holds_comments(container):
+        # The top object of a blank file (comments only) is rewritten: uninstall puts the
+        # file's text back whole.
+        is_root = container.start == self.root.start
+        if not items and not is_root and self.holds_comments(container):
             line = self.text.count("\n", 0, container.start) + 1
             raise UserError(
                 f"{self.path or 'the settings file'} holds only comments in the empty list or "
@@ -102,6 +105,15 @@ class Document:
         if len(items) == 1 and self.holds_comments(container):  # keep them: the item alone
             after = skip_blanks(self.text, end)
             end = after + 1 if self.text[after] == "," else end
+            line_start = self.text.rfind("\n", 0, start)
+            line_end = self.text.find("\n", end)
+            rest = self.text[end : line_end if line_end >= 0 else len(self.text)]
+            if (
+                line_start >= 0
+                and not self.text[line_start + 1 : start].strip()
+                and not (rest.strip())
+            ):  # on a line of its own: with the line's break and indentation
+                start = line_start
             self._splice(start, end, "")
             return
         if len(items) == 1:

@@ -6,6 +6,8 @@ nothing; ``rewind doctor`` starts the registered server and asks for its tools."
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import time
 import tomllib
 from pathlib import Path
@@ -431,3 +433,127 @@ def test_a_policy_file_edited_since_install_is_kept(project: Path, isolated_home
     left = ok("uninstall", "gemini", "--user")
     assert "it was edited since rewind wrote it" in left.stdout
     assert policy.read_text() == edited
+
+
+# The second look: records that outlive their file, comments in the hooks, Codex's tables.
+
+
+@pytest.mark.parametrize("remade", ['{\n  "version": 1,\n  "hooks": {}\n}\n', "{}\n"])
+def test_a_hooks_file_deleted_and_made_again_by_hand_comes_back_as_made(
+    project: Path, remade: str
+) -> None:
+    path = project / ".cursor" / "hooks.json"
+    ok("install", "cursor", "--project")
+    path.unlink()
+    path.write_text(remade)  # Cursor's starter file, say
+    ok("install", "cursor", "--project")
+    ok("uninstall", "cursor", "--project")
+    assert path.read_text() == remade
+
+
+def test_a_servers_file_deleted_and_made_again_with_an_empty_object_stays(
+    project: Path, isolated_home: Path
+) -> None:
+    path = isolated_home / ".cursor" / "mcp.json"
+    ok("install", "cursor", "--mcp", "--user")
+    path.write_text('{\n  "mcpServers": {}\n}\n')
+    ok("install", "cursor", "--mcp", "--user")
+    ok("uninstall", "cursor", "--mcp", "--user")
+    assert path.read_text() == '{\n  "mcpServers": {}\n}\n'
+
+
+COMMENTED_HOOKS = """\
+{
+  "model": "opus",
+  "hooks": {
+    // Team hooks: see CONTRIBUTING.md
+    "Stop": [
+      // do not remove without asking
+      {"hooks": [{"type": "command", "command": "rewind hook claude-code", "timeout": 30}]}
+    ]
+  }
+}
+"""
+
+
+def test_the_hooks_uninstall_keeps_comments_inside_hooks_and_event_lists(project: Path) -> None:
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(COMMENTED_HOOKS)
+    ok("uninstall", "claude-code", "--project")
+    left = path.read_text()
+    assert (
+        "// Team hooks: see CONTRIBUTING.md" in left and "// do not remove without asking" in left
+    )
+    assert "rewind hook" not in left
+    jsonc.parse(left)
+
+
+def test_a_settings_file_of_comments_only_installs_and_comes_back(project: Path) -> None:
+    path = project / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    path.write_text("{\n  // Gemini CLI settings\n}\n")
+    ok("install", "gemini", "--project")
+    ok("uninstall", "gemini", "--project")
+    assert path.read_text() == "{\n  // Gemini CLI settings\n}\n"
+
+
+def test_codex_text_after_rewinds_block_makes_uninstall_refuse_not_break_the_file(
+    project: Path, isolated_home: Path
+) -> None:
+    config = isolated_home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('[mcp_servers.github]\ncommand = "gh-mcp"\nenabled = true\n')
+    ok("install", "codex", "--mcp", "--user")
+    config.write_text(config.read_text() + "enabled = false\n")  # into rewind's last table
+    before = config.read_text()
+    refused = run_rewind("uninstall", "codex", "--mcp", "--user")
+    assert refused.returncode == 1 and "take it out by hand" in refused.stderr
+    assert config.read_text() == before
+    tomllib.loads(before)
+
+
+def test_a_server_set_up_by_hand_stays_through_every_uninstall(
+    project: Path, isolated_home: Path
+) -> None:
+    path = isolated_home / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    mine = {"command": "/opt/rewind/bin/rewind", "args": ["mcp"], "env": {"REWIND_HOME": "/d"}}
+    path.write_text(json.dumps({"mcpServers": {"rewind": mine}}))
+    before = path.read_bytes()
+    ok("install", "cursor", "--mcp", "--user")
+    first = ok("uninstall", "cursor", "--mcp", "--user")
+    assert "left mcpServers > rewind: it was set up by hand" in first.stdout
+    ok("uninstall", "cursor", "--mcp", "--user")
+    ok("uninstall", "cursor", "--user")
+    assert path.read_bytes() == before
+
+
+def test_comments_only_where_the_server_goes_are_refused_before_the_hooks_are_written(
+    project: Path, isolated_home: Path
+) -> None:
+    path = isolated_home / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text('{\n  "mcpServers": {\n    // "github": {"command": "gh-mcp"}\n  }\n}\n')
+    refused = run_rewind("install", "cursor", "--mcp", "--user")
+    assert refused.returncode == 1 and "holds only comments" in refused.stderr
+    assert everything_under(isolated_home) == [".cursor", ".cursor/mcp.json"]
+
+
+@pytest.mark.unit
+def test_codex_names_any_path_of_rewind_in_valid_toml() -> None:
+    from rewind.installers.codex_mcp import block
+
+    for path in ("/opt/b\U0001f680/rewind", '/x/"q" \\ y/rewind', "/tmp/ü/rewind"):
+        assert tomllib.loads(block(path))["mcp_servers"]["rewind"]["command"] == path
+
+
+def test_a_project_path_that_is_not_utf8_is_refused_before_anything_is_written(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    root = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/p\xff"))
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    refused = run_rewind("install", "claude-code", "--mcp", "--local", cwd=root)
+    assert refused.returncode == 1 and "is not UTF-8" in refused.stderr, refused
+    assert list(root.iterdir()) == [root / ".git"]
