@@ -4,11 +4,15 @@ byte for byte (``rewind install AGENT --mcp``; docs/mcp.md).
 What goes into one file is a list of :class:`JsonEntry`: a value under a key (the server,
 ``mcpServers > rewind``) or strings added to a list (the read tools in ``permissions >
 allow``), each at a path of keys from the top of the file. Objects and lists missing on the
-path are created. Install records which ones it created, the strings it added (not those that
-were there already), whether it created the file and the directories above it, so that
-uninstall takes out exactly what install put in (:mod:`rewind.installers.record`, under the
-part ``mcp``). Without a record (a committed file installed on another machine), uninstall
-takes out rewind's server and the strings, and the containers that leaves empty.
+path are created. Install records (:mod:`rewind.installers.record`) what it added, so that
+uninstall takes out exactly that: per registration (part ``mcp [PATH]``), the containers it
+created, the strings it added (not those that were there already), the server entry it added,
+and a server of rewind's someone set up their own way (kept by install, left by uninstall);
+per file (part ``mcp-file``, shared by the registrations in it), whether install created the
+file, and the folders above it, or wrote into a blank one. A record of which nothing is in the
+file any more (the file deleted, perhaps made again by someone) is dropped. Without a record
+(a committed file installed on another machine), ``rewind uninstall --mcp`` takes out rewind's
+server and the strings, and the containers that leaves empty; the hooks' uninstall leaves it.
 """
 
 from __future__ import annotations
@@ -181,13 +185,18 @@ def _edited(registration: JsonRegistration) -> tuple[SettingsFile, Document, _Ma
     return settings, document, made, change
 
 
+def _value_at(data: object, path: tuple[str, ...]) -> object:
+    """The value at a path of keys (None when there is none)."""
+    for key in path:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data
+
+
 def _still_there(settings: SettingsFile, registration: JsonRegistration, made: _Made) -> bool:
     """Whether anything a record lists is in the file: a record of which nothing is there is
     of a file deleted (and perhaps made again by someone) since, and no longer says anything."""
     for entry in registration.entries:
-        node: object = settings.data
-        for key in entry.path:
-            node = node.get(key) if isinstance(node, dict) else None
+        node = _value_at(settings.data, entry.path)
         if entry.key is not None:
             joined = _join((*entry.path, entry.key))
             found = node.get(entry.key) if isinstance(node, dict) else None
@@ -329,16 +338,14 @@ def _remove_if_empty(document: Document, path: tuple[str, ...]) -> None:
     document.remove(above, above.members.index(member))
 
 
-def inspect(registration: JsonRegistration) -> tuple[bool, object, list[str]]:
-    """Whether the file exists, rewind's server entry as it is there (None: none), and the
-    lists' strings that are missing."""
+def inspect(registration: JsonRegistration) -> tuple[object, list[str]]:
+    """Rewind's server entry as it is in the file (None: none), and the lists' strings that
+    are missing."""
     settings = SettingsFile.read(registration.path)
     server: object = None
     missing: list[str] = []
     for entry in registration.entries:
-        node: object = settings.data
-        for key in entry.path:
-            node = node.get(key) if isinstance(node, dict) else None
+        node = _value_at(settings.data, entry.path)
         if entry.key is not None:
             found = node.get(entry.key) if isinstance(node, dict) else None
             if is_rewind_server(found):
@@ -346,4 +353,4 @@ def inspect(registration: JsonRegistration) -> tuple[bool, object, list[str]]:
             continue
         present = node if isinstance(node, list) else []
         missing.extend(item for item in entry.items if item not in present)
-    return settings.exists, server, missing
+    return server, missing

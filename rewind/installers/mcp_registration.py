@@ -105,7 +105,7 @@ class JsonMcp(McpRegistration):
         found = McpFound([one.path for one in registrations], registered=False)
         for one in registrations:
             try:
-                _, server, missing = mcp_json.inspect(one)
+                server, missing = mcp_json.inspect(one)
             except UserError as error:
                 found.problem = str(error)
                 return found
