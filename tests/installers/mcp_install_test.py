@@ -325,21 +325,6 @@ def test_the_hooks_uninstall_leaves_a_server_registered_by_hand(
     assert json.loads(servers.read_text()) == {}
 
 
-def test_an_entry_of_rewinds_server_set_up_by_hand_is_kept_through_install_and_uninstall(
-    project: Path, isolated_home: Path
-) -> None:
-    path = isolated_home / ".cursor" / "mcp.json"
-    path.parent.mkdir()
-    mine = {"command": "rewind", "args": ["mcp"], "env": {"REWIND_HOME": "/data/rewind"}}
-    path.write_text(json.dumps({"mcpServers": {"rewind": mine}}))
-    before = path.read_bytes()
-    installed = ok("install", "cursor", "--mcp", "--user")
-    assert "kept mcpServers > rewind as it is" in installed.stdout
-    assert path.read_bytes() == before
-    ok("uninstall", "cursor", "--mcp", "--user")
-    assert path.read_bytes() == before
-
-
 def test_a_comment_added_next_to_the_server_stays(project: Path, isolated_home: Path) -> None:
     ok("install", "cursor", "--mcp", "--user")
     path = isolated_home / ".cursor" / "mcp.json"
@@ -521,7 +506,9 @@ def test_a_server_set_up_by_hand_stays_through_every_uninstall(
     mine = {"command": "/opt/rewind/bin/rewind", "args": ["mcp"], "env": {"REWIND_HOME": "/d"}}
     path.write_text(json.dumps({"mcpServers": {"rewind": mine}}))
     before = path.read_bytes()
-    ok("install", "cursor", "--mcp", "--user")
+    installed = ok("install", "cursor", "--mcp", "--user")
+    assert "kept mcpServers > rewind as it is" in installed.stdout
+    assert path.read_bytes() == before
     first = ok("uninstall", "cursor", "--mcp", "--user")
     assert "left mcpServers > rewind: it was set up by hand" in first.stdout
     ok("uninstall", "cursor", "--mcp", "--user")
