@@ -9,6 +9,11 @@ The rules are the command line's (rewind.history.restoring): a file changed outs
 conflict, refused unless ``force`` (its content then saved for undo); every change is an entry
 that ``rewind_undo`` takes back. A plan that would write a file the session's open turn (the
 agent's current one) has touched is refused: that turn is still editing it.
+
+Asking for a plan reads the session as it is and records nothing: the agent's open turn stays
+open. Applying one closes that turn (its after-states recorded) under the restore, then opens
+its continuation, a turn with the same prompt, so that what the agent does next for that prompt
+is recorded as its work, not as an entry without a prompt.
 """
 
 from __future__ import annotations
@@ -18,9 +23,9 @@ import os
 from collections.abc import Callable
 
 from rewind.errors import ConflictError, UserError
-from rewind.history.entry import Entry
-from rewind.history.lookup import entries_from, find
-from rewind.history.recording.turns import settled_head
+from rewind.history.entry import TURN, Entry
+from rewind.history.lookup import entries_from
+from rewind.history.recording.turns import begin
 from rewind.history.restoring.hunks import parse_ranges
 from rewind.history.restoring.opening import open_store
 from rewind.history.restoring.partial import plan_partial
@@ -34,6 +39,7 @@ from rewind.history.restoring.restore_plan import (
 from rewind.history.restoring.undo_stack import UndoStack, undo_stack
 from rewind.history.session import SessionHead, load_head
 from rewind.history.sessions import resolve_session
+from rewind.mcp import arguments
 from rewind.mcp.reading import Answer
 from rewind.store.repository import Store
 
@@ -52,30 +58,33 @@ def restore(
 ) -> Answer:
     """Puts files back as they were before ``turn`` (only ``paths``; with ``hunks``, only those
     hunks of the one path's diff in ``turn``)."""
+    turn = arguments.turn(turn)
+    given = arguments.paths(paths) or []
+    hunks = arguments.optional_text(hunks, "hunks")
+    plan_id = arguments.optional_text(plan_id, "plan_id", arguments.PLAN_ID_LIMIT)
     store = open_store(os.fsencode(root))
-    session_id = resolve_session(store, session)
+    session_id = resolve_session(store, arguments.session(session))
     # Relative to the project, whatever directory the client started the server in.
-    names = [store.root.stored_name(path, cwd=os.fsencode(root)) for path in paths or []]
+    names = [store.root.stored_name(path, cwd=os.fsencode(root)) for path in given]
     if hunks is not None and len(names) != 1:
         raise UserError("hunks are put back into one file: give exactly one path.")
+    # The session as it is: asking for a plan must not close the agent's open turn.
     head = load_head(store, session_id)
-    chosen = find(store, head, turn)
+    chosen, entries = entries_from(store, head, turn)
     touched = {
         change.path
-        for entry in entries_from(store, head, turn)[1]
+        for entry in entries
         for change in entry.files
         if not names or change.path in names
     }
-    _refuse_the_open_turns(store, session_id, touched)
-    head = settled_head(store, session_id)
+    _refuse_the_open_turns(head, store, touched)
     plan: RestorePlan
     if hunks is not None:
         ranges = parse_ranges(hunks, chosen.number, store.root.display(names[0]))
         plan = plan_partial(store, session_id, chosen, {names[0]: ranges})
     else:
-        chosen, entries = entries_from(store, head, turn)
         plan = plan_restore(store, entries, chosen, names or None)
-    return _plan_or_apply(store, plan, plan_id, force)
+    return _plan_or_apply(store, head, plan, plan_id, force)
 
 
 def undo(
@@ -101,17 +110,18 @@ def _step(
     planned: Callable[[Store, SessionHead], RestorePlan],
 ) -> Answer:
     """An undo or a redo: the entry it reverses must not write a file of the open turn."""
+    plan_id = arguments.optional_text(plan_id, "plan_id", arguments.PLAN_ID_LIMIT)
     store = open_store(os.fsencode(root))
-    session_id = resolve_session(store, session)
-    entry = reversed_next(undo_stack(store, load_head(store, session_id)))
-    _refuse_the_open_turns(store, session_id, {c.path for c in entry.files} if entry else set())
-    plan = planned(store, settled_head(store, session_id))
-    return _plan_or_apply(store, plan, plan_id, force)
+    session_id = resolve_session(store, arguments.session(session))
+    head = load_head(store, session_id)
+    entry = reversed_next(undo_stack(store, head))
+    _refuse_the_open_turns(head, store, {c.path for c in entry.files} if entry else set())
+    return _plan_or_apply(store, head, planned(store, head), plan_id, force)
 
 
-def _refuse_the_open_turns(store: Store, session_id: str, paths: set[bytes]) -> None:
+def _refuse_the_open_turns(head: SessionHead, store: Store, paths: set[bytes]) -> None:
     """Refuses a change to a file the session's open turn has touched."""
-    current = load_head(store, session_id).current
+    current = head.current
     if current is None or not current.is_open:
         return
     editing = sorted(paths & {change.path for change in current.files})
@@ -136,16 +146,14 @@ def plan_id_of(plan: RestorePlan) -> str:
     return digest.hexdigest()[:16]
 
 
-def _plan_or_apply(store: Store, plan: RestorePlan, plan_id: str | None, force: bool) -> Answer:
+def _plan_or_apply(
+    store: Store, head: SessionHead, plan: RestorePlan, plan_id: str | None, force: bool
+) -> Answer:
+    """The plan (nothing recorded, nothing written), or, given its id, the plan applied."""
     identity = plan_id_of(plan)
     shown = _plan_data(store, plan, identity)
     if plan_id != identity:
-        if plan_id is not None:
-            lead = (
-                "The files changed since that plan (or it was another one); nothing was changed. "
-            )
-        else:
-            lead = ""
+        lead = STALE if plan_id is not None else ""
         text = lead + _plan_text(store, plan, identity)
         return Answer(text, {**shown, "applied": False})
     if plan.conflicts and not force:
@@ -158,6 +166,7 @@ def _plan_or_apply(store: Store, plan: RestorePlan, plan_id: str | None, force: 
     result = apply_plan(store, plan, force=force)
     if result.entry is None:
         raise UserError("nothing was written; ask for the plan again.")
+    _continue_the_open_turn(store, head)
     failed = [store.root.display(path) for path, _ in result.failed]
     text = (
         f"Done: {len(result.entry.files) - len(failed)} file(s) changed, recorded as "
@@ -165,8 +174,28 @@ def _plan_or_apply(store: Store, plan: RestorePlan, plan_id: str | None, force: 
     )
     if failed:
         text += f" Not written (the next rewind command tries again): {', '.join(failed)}."
+    if result.skipped:
+        left = "; ".join(
+            f"{store.root.display(planned.path)} ({planned.reason()})" for planned in result.skipped
+        )
+        text += f" Left as they are: {left}."
     entry = {"kind": result.entry.kind, "turn": result.entry.number, "id": result.entry.id}
     return Answer(text, {**shown, "applied": True, "entry": entry, "failed": failed})
+
+
+def _continue_the_open_turn(store: Store, head: SessionHead) -> None:
+    """Opens, after the restore, the continuation of the turn that was open when it was asked
+    for (the agent's, which the restore closed): the same prompt and agent. A continuation that
+    cannot start (a restore still waiting to be finished) is logged; the restore stands."""
+    interrupted = head.current
+    if interrupted is None or not interrupted.is_open or interrupted.kind != TURN:
+        return
+    try:
+        begin(store, head.session_id, interrupted.prompt, interrupted.agent)
+    except UserError as refused:
+        store.log_problem(
+            f"turn {interrupted.number} was not continued after the restore: {refused}"
+        )
 
 
 def _plan_data(store: Store, plan: RestorePlan, identity: str) -> dict[str, object]:

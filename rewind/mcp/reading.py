@@ -1,7 +1,11 @@
 """The tools that read: each runs the command line's own command with ``--json`` in the
 project (a process of its own, so every call sees the store as it is then, through the same
 history layer as ``rewind log``), and answers with the JSON as structured content and a
-short text the model can use, bounded (what is cut says how to get the rest)."""
+short text the model can use, bounded (what is cut says how to get the rest).
+
+Every argument is checked first (rewind.mcp.arguments) and reaches the command as data: an
+option's value joined to it (``--grep=VALUE``), the other values after ``--``, so that no
+value, whatever it starts with, is read as an option."""
 
 from __future__ import annotations
 
@@ -10,6 +14,12 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass
+
+from rewind.mcp.arguments import count as checked_count
+from rewind.mcp.arguments import optional_text
+from rewind.mcp.arguments import path as checked_path
+from rewind.mcp.arguments import session as checked_session
+from rewind.mcp.arguments import turn as checked_turn
 
 # The most characters of text one answer holds (a large diff is cut, with a note).
 TEXT_LIMIT = 20_000
@@ -30,22 +40,47 @@ class Answer:
     data: dict[str, object]
 
 
-def run_json(root: str, *arguments: str) -> object:
-    """``rewind -C ROOT ARGUMENTS --json``'s JSON; CommandFailed with its message otherwise."""
-    done = subprocess.run(
-        [sys.executable, "-m", "rewind", "-C", root, *arguments, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=COMMAND_TIMEOUT,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, "NO_COLOR": "1"},
-        check=False,
-    )
+def run_json(
+    root: str,
+    command: str,
+    options: dict[str, str | None] | None = None,
+    values: tuple[str, ...] = (),
+) -> object:
+    """``rewind -C ROOT COMMAND --OPTION=VALUE... --json -- VALUES...``'s JSON (an option
+    whose value is None is left out); CommandFailed with the command's sentence otherwise."""
+    given = [f"--{name}={value}" for name, value in (options or {}).items() if value is not None]
+    after = ["--", *values] if values else []
+    words = [sys.executable, "-m", "rewind", "-C", root, command, *given, "--json", *after]
+    try:
+        done = subprocess.run(
+            words,
+            capture_output=True,
+            timeout=COMMAND_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "NO_COLOR": "1"},
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise CommandFailed(
+            f"rewind {command} took longer than {COMMAND_TIMEOUT:.0f} s and was stopped; ask "
+            "for less (fewer entries, one file)."
+        ) from None
+    except (OSError, ValueError) as error:  # arguments the system cannot pass to a program
+        raise CommandFailed(
+            f"rewind {command} could not be started with these arguments ({error}); make them "
+            "shorter."
+        ) from None
     try:
         return json.loads(done.stdout)
     except ValueError:
-        message = done.stderr.strip().removeprefix("rewind: ") or f"exit code {done.returncode}"
-        raise CommandFailed(message) from None
+        raise CommandFailed(_sentence(done.stderr, done.returncode)) from None
+
+
+def _sentence(stderr: bytes, returncode: int) -> str:
+    """The command's refusal: its ``rewind: ...`` line (the first, when there are several)."""
+    lines = stderr.decode("utf-8", "replace").splitlines()
+    said = [line.removeprefix("rewind: ") for line in lines if line.startswith("rewind: ")]
+    return said[0] if said else f"the command failed (exit code {returncode})"
 
 
 def dicts(value: object) -> list[dict[str, object]]:
@@ -77,13 +112,14 @@ def log(
     path: str | None = None,
     session: str | None = None,
 ) -> Answer:
-    arguments = ["log", "-n", str(max(1, min(count, LOG_LIMIT)))]
-    for option, value in (("--since", since), ("--grep", grep), ("--path", path)):
-        if value:
-            arguments += [option, value]
-    if session:
-        arguments += ["--session", session]
-    entries = run_json(root, *arguments)
+    options = {
+        "max-count": str(checked_count(count, "count", LOG_LIMIT)),
+        "since": optional_text(since, "since"),
+        "grep": optional_text(grep, "grep"),
+        "path": None if path is None else checked_path(path),
+        "session": checked_session(session),
+    }
+    entries = run_json(root, "log", options)
     if not isinstance(entries, list):
         raise CommandFailed("rewind log gave no list of entries")
     lines = []
@@ -101,10 +137,11 @@ def log(
 
 
 def show(root: str, turn: str, path: str | None = None, session: str | None = None) -> Answer:
-    arguments = ["show", turn] + (["--path", path] if path else [])
-    if session:
-        arguments += ["--session", session]
-    shown = run_json(root, *arguments)
+    options = {
+        "path": None if path is None else checked_path(path),
+        "session": checked_session(session),
+    }
+    shown = run_json(root, "show", options, (checked_turn(turn),))
     if not isinstance(shown, dict):
         raise CommandFailed("rewind show gave no object")
     if path:
@@ -131,10 +168,10 @@ def show(root: str, turn: str, path: str | None = None, session: str | None = No
 def diff(
     root: str, turn: str | None = None, turn2: str | None = None, session: str | None = None
 ) -> Answer:
-    arguments = ["diff", *(value for value in (turn, turn2) if value)]
-    if session:
-        arguments += ["--session", session]
-    found = run_json(root, *arguments)
+    turns = tuple(
+        checked_turn(value, name) for value, name in ((turn, "turn"), (turn2, "turn2")) if value
+    )
+    found = run_json(root, "diff", {"session": checked_session(session)}, turns)
     if not isinstance(found, dict):
         raise CommandFailed("rewind diff gave no object")
     text = "".join(
@@ -146,7 +183,12 @@ def diff(
 
 
 def history(root: str, path: str, count: int = 20) -> Answer:
-    found = run_json(root, "history", path, "-n", str(max(1, min(count, LOG_LIMIT))))
+    found = run_json(
+        root,
+        "history",
+        {"max-count": str(checked_count(count, "count", LOG_LIMIT))},
+        (checked_path(path),),
+    )
     if not isinstance(found, dict):
         raise CommandFailed("rewind history gave no object")
     lines = []
@@ -162,15 +204,19 @@ def history(root: str, path: str, count: int = 20) -> Answer:
                 f"{version.get('session')}, {version.get('source')}{counts}{back}: "
                 f"{prompt[0] if prompt else ''}"
             )
-    return Answer(bounded("\n".join(lines), "ask for fewer versions (count)"), found)
+    text = "\n".join(lines) or f"rewind has recorded no version of {path}."
+    return Answer(bounded(text, "ask for fewer versions (count)"), found)
 
 
 def blame(root: str, path: str, start_line: int = 1, end_line: int | None = None) -> Answer:
-    found = run_json(root, "blame", path)
+    found = run_json(root, "blame", values=(checked_path(path),))
     if not isinstance(found, dict):
         raise CommandFailed("rewind blame gave no object")
-    with open(os.path.join(root, path), encoding="utf-8", errors="replace") as handle:
-        lines = handle.read().splitlines()
+    try:
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError as error:
+        raise CommandFailed(f"{path} cannot be read ({error.strerror or error}).") from None
     last = end_line if end_line is not None else len(lines)
     shown = []
     for run in dicts(found.get("runs")):

@@ -89,22 +89,30 @@ class Root:
         return stored
 
     def writable_path(self, stored: bytes) -> bytes:
-        """The absolute path to write ``stored`` to, checked again at write time.
+        """The absolute path to write ``stored`` to, checked again at write time
+        (:meth:`why_not_writable`); :class:`NotWritableHere` when it may not be written."""
+        reason = self.why_not_writable(stored)
+        if reason:
+            raise NotWritableHere(f"{os.fsdecode(stored)} {reason}; it was not written.")
+        return self.absolute(stored)
 
-        A parent directory replaced by a symlink since the path was recorded could point
-        anywhere; the real location of the nearest existing parent must still be inside.
-        """
-        absolute = self.absolute(stored)
+    def why_not_writable(self, stored: bytes) -> str:
+        """Why rewind may not write ``stored`` now ("" when it may): a path inside a ``.git``
+        directory, or one whose nearest existing parent resolves outside the project (a
+        directory replaced by a symlink to elsewhere since the path was recorded). Nothing is
+        read through such a parent either."""
         if GIT_DIR_NAME in stored.split(b"/"):
-            raise UserError(f"{os.fsdecode(stored)} is inside a .git directory; not written.")
-        parent = os.path.dirname(absolute)
+            return "is inside a .git directory"
+        parent = os.path.dirname(self.absolute(stored))
         while not os.path.lexists(parent):
             parent = os.path.dirname(parent)
         real = os.path.realpath(parent)
         allowed = (self.path, *self.extra_roots) if stored.startswith(b"/") else (self.path,)
         if not any(is_inside(real, directory) for directory in allowed):
-            raise UserError(
-                f"{os.fsdecode(stored)} now resolves outside the project root "
-                f"(through {os.fsdecode(parent)}); it was not written."
-            )
-        return absolute
+            return f"now resolves outside the project root (through {os.fsdecode(parent)})"
+        return ""
+
+
+class NotWritableHere(UserError):
+    """A path rewind may never write as things are (see :meth:`Root.why_not_writable`): no
+    later try can succeed while the link or the ``.git`` directory is there."""

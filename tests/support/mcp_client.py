@@ -67,31 +67,47 @@ class McpClient:
         result: dict[str, Any] = answer["result"]
         return result
 
-    def close(self) -> None:
+    def raw(self, line: bytes, timeout: float = 60.0) -> dict[str, Any]:
+        """Sends ``line`` as it is (a newline added) and returns the next message the server
+        writes, whatever its id."""
         assert self.process.stdin is not None
-        self.process.stdin.close()
+        self.process.stdin.write(line + b"\n")
+        self.process.stdin.flush()
+        return self._answer(None, timeout)
+
+    def close(self) -> str:
+        """Ends the server (its standard input closed) and returns what it wrote on standard
+        error."""
+        assert self.process.stdin is not None
+        if not self.process.stdin.closed:
+            self.process.stdin.close()
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        errors = b""
+        if self.process.stderr is not None and not self.process.stderr.closed:
+            errors = self.process.stderr.read()
         for stream in (self.process.stdout, self.process.stderr):
             if stream is not None:
                 stream.close()
+        return errors.decode("utf-8", "replace")
 
     def _send(self, message: dict[str, Any]) -> None:
         assert self.process.stdin is not None
         self.process.stdin.write(json.dumps(message).encode() + b"\n")
         self.process.stdin.flush()
 
-    def _answer(self, wanted: int, timeout: float = 60.0) -> dict[str, Any]:
+    def _answer(self, wanted: int | None, timeout: float = 60.0) -> dict[str, Any]:
+        """The message answering request ``wanted`` (None: the next message)."""
         assert self.process.stdout is not None
         deadline = time.monotonic() + timeout
         while True:
             while b"\n" in self.buffer:
                 line, self.buffer = self.buffer.split(b"\n", 1)
                 message = json.loads(line)
-                if message.get("id") == wanted:
+                if wanted is None or message.get("id") == wanted:
                     found: dict[str, Any] = message
                     return found
             left = deadline - time.monotonic()

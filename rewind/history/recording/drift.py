@@ -98,7 +98,9 @@ def changed_outside(
     store: Store, recorded: dict[bytes, FileState], skip: set[bytes] | None = None
 ) -> dict[bytes, FileState]:
     """The recorded paths (but ``skip``) whose state now differs from their last record: their
-    state now, with its content written to the store."""
+    state now, with its content written to the store. A path that now leads out of the project
+    (a folder on its way replaced by a symlink) is not one: what is there is not the project's,
+    and it is never kept."""
     limit = store.config.max_file_size
     found = {}
     for path, state in recorded.items():
@@ -106,6 +108,7 @@ def changed_outside(
             continue
         absolute = store.root.absolute(path)
         now = capture(absolute, limit)
-        if now.kind in COMPARABLE and not now.same_as(state):
+        changed = now.kind in COMPARABLE and not now.same_as(state)
+        if changed and not store.root.why_not_writable(path):
             found[path] = capture(absolute, limit, store.writer)
     return found

@@ -147,6 +147,9 @@ def _text_of(store: Store, path: bytes, state: FileState | None) -> bytes:
 def read_now(store: Store, path: bytes) -> tuple[FileState, bytes]:
     """The text file ``path`` as it is now: its state and its content, read once."""
     shown = store.root.display(path)
+    blocked_by = store.root.why_not_writable(path)
+    if blocked_by:  # never read through a folder that leads out of the project
+        raise NoHunks(f"{shown} {blocked_by}", "rewind never writes it, nor reads it, there.")
     absolute = store.root.absolute(path)
     state = capture(absolute, store.config.max_file_size)
     if state.kind != FILE:

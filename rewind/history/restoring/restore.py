@@ -52,6 +52,7 @@ from rewind.store.backup_trigger import request_backup
 from rewind.store.fastjson import dumps
 from rewind.store.limits import make_folders, why_bad_link_target, why_unwritable
 from rewind.store.repository import JOURNAL, Store, StoreLock
+from rewind.store.root import NotWritableHere
 
 
 class RestoreResult:
@@ -122,7 +123,7 @@ def _forget_taken_back(store: Store, plan: RestorePlan) -> None:
 
 def _check_still_current(store: Store, plan: RestorePlan) -> None:
     limit = store.config.max_file_size
-    for planned in plan.files:
+    for planned in plan.changes:
         now = capture(store.root.absolute(planned.path), limit)
         if now.kind != planned.current.kind or (
             now.restorable and not now.same_as(planned.current)
@@ -263,7 +264,7 @@ def is_lasting(error: Exception) -> bool:
     :data:`_LASTING_ERRNOS`; any error but an OSError or a refusal is the record's)."""
     if isinstance(error, OSError):
         return error.errno in _LASTING_ERRNOS
-    return not isinstance(error, UserError)
+    return isinstance(error, NotWritableHere) or not isinstance(error, UserError)
 
 
 def _put_back_all(
@@ -453,7 +454,8 @@ def _finish(store: Store, files: list[FileChange]) -> _Finished:
     for change in files:
         assert change.after is not None and change.before is not None
         unwritable = why_unwritable(store.root.path, change.path)
-        if unwritable:  # what the record says, not the disk: no later try could help
+        unwritable = unwritable or store.root.why_not_writable(change.path)
+        if unwritable:  # no later try could help (a link that leads out: never read through)
             finished.unwritable.append((change.path, unwritable))
             continue
         now = capture(store.root.absolute(change.path), limit)

@@ -43,6 +43,7 @@ class PlannedFile:
     """One path of a plan: what it will become, what rewind last saw, and what is there now."""
 
     __slots__ = (
+        "blocked_by",
         "changed_by",
         "content",
         "current",
@@ -76,12 +77,17 @@ class PlannedFile:
         self.content: bytes | None = None
         # Why this system cannot write the target ("" when it can: rewind.store.limits).
         self.unwritable = ""
+        # Why rewind may not write the path now ("" when it may: rewind.store.root): a folder
+        # on its way that leads out of the project. Nothing is read through it either.
+        self.blocked_by = ""
 
     @property
     def action(self) -> str:
         if self.current.same_as(self.target):
             return UNCHANGED
-        if not self.target.restorable or self.current.kind in NEVER_REPLACED or self.unwritable:
+        if self.blocked_by or self.unwritable or not self.target.restorable:
+            return CANNOT
+        if self.current.kind in NEVER_REPLACED:
             return CANNOT
         if self.target.kind == ABSENT:
             return DELETE
@@ -100,6 +106,8 @@ class PlannedFile:
 
     def reason(self) -> str:
         if self.action == CANNOT:
+            if self.blocked_by:
+                return f"rewind never writes it: it {self.blocked_by}"
             if self.unwritable:
                 return f"this system cannot write it back: {self.unwritable}"
             if self.current.kind == UNREADABLE:
@@ -269,7 +277,9 @@ def _planned(
     others = changes_by_other_sessions(store, session, set(targets))
     planned = []
     for path, target in targets.items():
-        current = capture(store.root.absolute(path), limit)
+        blocked_by = store.root.why_not_writable(path)
+        # Never read through a folder that leads out of the project.
+        current = FileState(UNKNOWN) if blocked_by else capture(store.root.absolute(path), limit)
         changed_by = None
         if path in others:
             other_session, change = others[path]
@@ -278,6 +288,7 @@ def _planned(
         last_seen = expected.get(path, FileState(UNKNOWN))
         item = PlannedFile(path, target, last_seen, current, changed_by)
         item.unwritable = unwritable(store, path, target)
+        item.blocked_by = blocked_by
         planned.append(item)
     return planned
 

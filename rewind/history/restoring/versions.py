@@ -136,7 +136,13 @@ def plan_version(
     the version had), recorded in ``session`` (whose open turn the caller has closed). The
     file is a conflict when it differs from what rewind last recorded of it."""
     path = version.path if path is None else path
-    current = capture(store.root.absolute(path), store.config.max_file_size)
+    blocked_by = store.root.why_not_writable(path)
+    # Never read through a folder that leads out of the project.
+    current = (
+        FileState(UNKNOWN)
+        if blocked_by
+        else capture(store.root.absolute(path), store.config.max_file_size)
+    )
     newest = newest_changes(store, {path}).get(path)
     expected = FileState(UNKNOWN)
     changed_by = None
@@ -152,4 +158,5 @@ def plan_version(
             changed_by = owner  # its turn is open and has changed the file
     planned = PlannedFile(path, version.state, expected, current, changed_by)
     planned.unwritable = unwritable(store, path, version.state)
+    planned.blocked_by = blocked_by
     return VersionPlan(session, version, planned)
