@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from typing import IO, Any
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -124,10 +127,25 @@ async def stdio_streams() -> AsyncIterator[
         async with write_lock:
             await anyio.to_thread.run_sync(write_and_flush, data)
 
+    lines_send, lines = anyio.create_memory_object_stream[bytes | None](0)
+    token = anyio.lowlevel.current_token()
+
+    def pump_lines() -> None:
+        """Standard input, line by line, into ``lines`` (None at its end). A daemon thread:
+        an interrupted server ends without waiting for a client that sends nothing."""
+        while True:
+            line = _read_line(reader)
+            try:
+                anyio.from_thread.run(lines_send.send, line, token=token)
+            except Exception:  # the server has ended
+                return
+            if line is None:
+                return
+
     async def read_lines() -> None:
-        async with incoming_send:
-            while True:
-                line = await anyio.to_thread.run_sync(_read_line, reader)
+        async with incoming_send, lines:
+            threading.Thread(target=pump_lines, name="rewind-mcp-stdin", daemon=True).start()
+            async for line in lines:
                 if line is None:
                     return
                 if not line.strip():
@@ -151,10 +169,10 @@ async def stdio_streams() -> AsyncIterator[
             yield incoming, outgoing
             tasks.cancel_scope.cancel()
     finally:
+        # The reader is left open: a thread may still be blocked reading it (closing it would
+        # wait for that thread, so an interrupted server would never end).
         with suppress(OSError):
             writer.close()
-        with suppress(OSError):
-            reader.close()
 
 
 def _read_line(reader: IO[bytes]) -> bytes | None:

@@ -4,6 +4,7 @@ and apply it only when called again with its id, by the command line's rules."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -170,3 +171,10 @@ def test_paths_are_the_projects_whatever_directory_the_server_started_in(
         assert [f["path"] for f in plan["structuredContent"]["files"]] == ["a.txt"]
     finally:
         started.close()
+
+
+def test_an_interrupt_ends_the_server_at_once(client: McpClient) -> None:
+    """A client stops its server with SIGINT (Claude Code gives it 100 ms before SIGTERM): a
+    thread blocked reading standard input must not keep the process alive."""
+    client.process.send_signal(signal.SIGINT)
+    assert client.process.wait(timeout=10) == 130
