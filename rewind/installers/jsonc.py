@@ -155,8 +155,12 @@ class _Scanner:
         number = _NUMBER.match(text, self.at)
         if number is None:
             raise self.fail("Expecting value")
+        try:
+            value = json.loads(number.group())
+        except ValueError:  # more digits than Python turns into an int (4300)
+            raise self.fail("Number too long") from None
         self.at = number.end()
-        return Node(number.start(), number.end(), json.loads(number.group()))
+        return Node(number.start(), number.end(), value)
 
     def next_item(self, node: Node, keys: list[tuple[str, int]], *, first: bool) -> bool:
         """Past the separator to the container's next value (an object's key read onto
