@@ -151,3 +151,20 @@ def test_a_records_file_nested_too_deep_is_no_record(project: Path, isolated_hom
     place(Path(os.environ["REWIND_HOME"]) / "installs.json", DEEP_JSON)
     ok("install", "cursor", "--mcp", "--project")
     assert (project / ".cursor" / "mcp.json").exists()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b'model = "\xff"\n', DEEP_TOML.encode(), ("a" + ".a" * DEEP + " = 1\n").encode()],
+    ids=["not-utf8", "nested-100000", "dotted-key"],
+)
+def test_doctor_reads_past_a_codex_config_it_cannot_read(
+    project: Path, isolated_home: Path, content: bytes
+) -> None:
+    """Where Codex records which hooks it trusts: unreadable, it trusts none (doctor crashed on
+    a file that is not UTF-8)."""
+    ok("install", "codex", "--project")
+    place(isolated_home / ".codex" / "config.toml", content)
+    done = run_rewind("doctor")
+    assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done
+    assert "Codex" in done.stdout and not crash_log().exists(), done
