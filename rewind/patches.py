@@ -6,10 +6,13 @@ The adapters read an ``apply_patch`` tool's input with it, and the shell quicksa
 an ``apply_patch``, ``patch`` or ``git apply`` command line. Paths are returned as the patch
 writes them; the caller resolves them and keeps out what lies outside the project. Only lines
 that can name a file are looked at, found with ``str.find``: a patch of many megabytes is read
-in milliseconds. Imports nothing (this runs on the hook path).
+in milliseconds, and a quoted name longer than any path (PATCH_NAME_CHARACTERS) is not decoded
+character by character. Imports only the limits (this runs on the hook path).
 """
 
 from __future__ import annotations
+
+from rewind.store.input_limits import PATCH_NAME_CHARACTERS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -167,6 +170,8 @@ def _unquoted(name: str) -> str:
     any other name as it is."""
     if len(name) < 2 or not (name.startswith('"') and name.endswith('"')):
         return name
+    if len(name) > PATCH_NAME_CHARACTERS:
+        return ""  # names no file
     body = name[1:-1]
     out = bytearray()
     index = 0
@@ -189,9 +194,10 @@ def _unquoted(name: str) -> str:
 
 
 def _closing_quote(text: str) -> int:
-    """Where the quoted name at the start of ``text`` ends (-1: it does not)."""
+    """Where the quoted name at the start of ``text`` ends (-1: it does not, or not within
+    PATCH_NAME_CHARACTERS)."""
     index = 1
-    while index < len(text):
+    while index < min(len(text), PATCH_NAME_CHARACTERS):
         if text[index] == "\\":
             index += 2
             continue

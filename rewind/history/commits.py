@@ -11,6 +11,7 @@ import time
 from rewind.errors import DamagedEntry, StoreError
 from rewind.history.entry import Entry, entry_from_record
 from rewind.store.fastjson import dumps
+from rewind.store.input_limits import RECORD_BYTES, too_large
 from rewind.store.objects import MODE_FILE, MODE_TREE
 from rewind.store.repository import Store
 
@@ -55,6 +56,10 @@ def read_entry(store: Store, commit: str, session: str | None = None) -> tuple[E
         found = [oid for name, _, oid in store.reader.read_tree(tree) if name == RECORD_NAME]
         if not found:
             raise ValueError("it has no turn.json")
+        if store.read_only and store.reader.size(found[0]) > RECORD_BYTES:
+            # fetched: a record is measured before it is inflated (a remote's may inflate to
+            # far more than the fetch brought)
+            raise ValueError(too_large(RECORD_BYTES, "a record").of("its turn.json"))
         entry = entry_from_record(store.reader.read_blob(found[0]))
     except (StoreError, ValueError) as error:
         raise DamagedEntry(commit, parent, str(error).split(";")[0].rstrip(".")) from None

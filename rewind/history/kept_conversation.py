@@ -34,6 +34,7 @@ from rewind.errors import StoreError
 from rewind.history.session import conversation_ref, kept_cut_path
 from rewind.store.atomic import write_text_atomically
 from rewind.store.digest import sha1_hex
+from rewind.store.input_limits import TRANSCRIPT_BYTES, too_large
 from rewind.store.objects import MODE_FILE
 from rewind.store.repository import Store
 
@@ -92,6 +93,9 @@ def _read_slice(
         same = last is not None and last[2] == transcript and last[0] <= offset
         if last is not None and same and _fingerprint_before(fd, last[0]) == last[1]:
             start = last[0]
+        if offset - start > TRANSCRIPT_BYTES:
+            too_long = too_large(TRANSCRIPT_BYTES, "a transcript")
+            raise ValueError(too_long.of(f"the part of {transcript} to keep"))
         data = os.pread(fd, offset - start, start) if offset > start else b""
         if len(data) != offset - start:
             raise ValueError(f"{transcript} is shorter than at the prompt")
@@ -222,6 +226,8 @@ def kept_reply(store: Store, session_id: str, entry_id: str) -> str | None:
 def kept_prefix(store: Store, session_id: str, entry_id: str, transcript: str, end: int) -> bytes:
     """The transcript up to ``end`` (the cut of ``entry_id``'s prompt), rebuilt from the kept
     slices; a KeptMissing saying what lacks when they do not reach back to its start."""
+    if end > TRANSCRIPT_BYTES:
+        raise KeptMissing(too_large(TRANSCRIPT_BYTES, "a transcript").of("the transcript"))
     slices = [commit.as_slice() for commit in chain(store, session_id)]
     found = [one for one in slices if one is not None and one.transcript == transcript]
     if not found:
@@ -237,6 +243,9 @@ def kept_prefix(store: Store, session_id: str, entry_id: str, transcript: str, e
             raise KeptMissing(f"the part before byte {start} of the transcript was not kept")
         parts.append(found[at])
     try:
+        # Measured before they are inflated: a fetched part may inflate to far more.
+        if any(store.reader.size(one.blob) != one.end - one.start for one in parts):
+            raise KeptMissing("a kept part is not as long as its record says")
         return b"".join(store.reader.read_blob(one.blob) for one in reversed(parts))
     except StoreError as error:
         raise KeptMissing(f"a kept part cannot be read ({error})") from None

@@ -17,6 +17,7 @@ import time
 
 from rewind import LOADED_AT
 from rewind.hooks.context import HookContext
+from rewind.store.input_limits import PAYLOAD_BYTES, too_large
 
 ADAPTERS = {
     "claude-code": "claude_code",
@@ -54,9 +55,16 @@ def handle_event(agent: str, argument: str | None) -> None:
 
 
 def _read_stdin() -> str:
+    """The event on standard input; a ValueError (logged: the event is ignored) past
+    PAYLOAD_BYTES, the rest read and dropped, so that the agent's write of it never blocks."""
     if sys.stdin is None or sys.stdin.isatty():
         return ""
-    data = sys.stdin.buffer.read()
+    data = sys.stdin.buffer.read(PAYLOAD_BYTES + 1)
+    if len(data) > PAYLOAD_BYTES:
+        del data
+        while sys.stdin.buffer.read(1 << 20):
+            pass
+        raise ValueError(too_large(PAYLOAD_BYTES, "a hook's event").of("the event"))
     return data.decode("utf-8", "surrogateescape")
 
 

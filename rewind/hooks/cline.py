@@ -28,6 +28,7 @@ from rewind.hooks.context import HookContext
 from rewind.patches import patch_moves, patch_paths
 from rewind.store.digest import sha1_hex
 from rewind.store.fastjson import load_object
+from rewind.store.input_limits import SESSION_FILE_BYTES, read_at_most
 
 # hookName as the CLI sends it (internal names) and as the extension does (file names).
 EVENTS = {
@@ -211,7 +212,6 @@ SESSION_ID_CHARACTERS = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."
 )
 PROMPT_OPEN, PROMPT_CLOSE = "<user_input", "</user_input>"
-SESSION_FILE_LIMIT = 32 * 1024 * 1024
 
 
 def sent_prompts(payload: dict[str, object]) -> list[tuple[float, str]]:
@@ -222,20 +222,18 @@ def sent_prompts(payload: dict[str, object]) -> list[tuple[float, str]]:
     ``$CLINE_SESSION_DATA_DIR``, else ``$CLINE_DATA_DIR/sessions``, else
     ``${CLINE_DIR:-~/.cline}/data/sessions`` (the hook runs with Cline's environment). Cline
     wraps a prompt as ``<user_input mode="act">TEXT</user_input>``; user messages without it
-    (tool results, notices) are not prompts. A file over :data:`SESSION_FILE_LIMIT` is not
-    read (the turn keeps no name): memory stays bounded whatever the session's length; Cline
-    does not wait for the hook that reads it."""
+    (tool results, notices) are not prompts. A file over SESSION_FILE_BYTES
+    (rewind.store.input_limits) is not read (the turn keeps no name): memory stays bounded
+    whatever the session's length; Cline does not wait for the hook that reads it."""
     context = payload.get("sessionContext")
     root = context.get("rootSessionId") if isinstance(context, dict) else None
     if not isinstance(root, str) or not _plain_name(root):
         return []
     path = os.path.join(_sessions_directory(), root, f"{root}.messages.json")
     try:
-        with open(path, "rb") as handle:
-            if os.fstat(handle.fileno()).st_size > SESSION_FILE_LIMIT:
-                return []
-            messages = load_object(handle.read().decode("utf-8")).get("messages")
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        data = read_at_most(path, SESSION_FILE_BYTES, "a session file")
+        messages = load_object(data.decode("utf-8")).get("messages")
+    except (OSError, ValueError):
         return []
     found = []
     for message in messages if isinstance(messages, list) else []:

@@ -146,12 +146,12 @@ class ClaudeCode(JsonHooksTarget):
 def _trusted_folder(config_path: str, project: str) -> str:
     """The project, or the nearest folder above it, that ``~/.claude.json`` says is trusted
     ("" when none is)."""
-    import json
+    from rewind.store.fastjson import loads
+    from rewind.store.input_limits import SETTINGS_BYTES, read_at_most
 
     try:
-        with open(config_path, encoding="utf-8") as handle:
-            config = json.load(handle)
-    except (OSError, ValueError):
+        config = loads(read_at_most(config_path, SETTINGS_BYTES, "a settings file").decode())
+    except (OSError, ValueError):  # not UTF-8 or JSON, or past the limits: trusts nothing
         return ""
     projects = config.get("projects") if isinstance(config, dict) else None
     if not isinstance(projects, dict):

@@ -19,6 +19,7 @@ from rewind.installers.codex_mcp import CodexMcp
 from rewind.installers.json_settings import JsonHooksTarget, command_groups
 from rewind.installers.rewind_hooks import is_rewind_hook
 from rewind.installers.settings_file import JsonObject, SettingsFile
+from rewind.store.input_limits import load_toml
 
 MATCHER = "^(apply_patch|Edit|Write|shell|Bash|local_shell|exec_command)$"
 EVENTS = (
@@ -117,12 +118,9 @@ class Codex(JsonHooksTarget):
 
 def _notify_command(path: str) -> str:
     """Codex's ``notify`` program and arguments, as one line ("" when there is none)."""
-    import tomllib
-
     try:
-        with open(path, "rb") as handle:
-            notify = tomllib.load(handle).get("notify")
-    except (OSError, tomllib.TOMLDecodeError):
+        notify = load_toml(path).get("notify")
+    except (OSError, ValueError):  # not UTF-8 or TOML, or past the limits
         return ""
     if not isinstance(notify, list) or not all(isinstance(word, str) for word in notify):
         return ""

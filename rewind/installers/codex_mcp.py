@@ -7,7 +7,8 @@ asks for a tool marked destructive, not for one marked read-only), ``prompt``, `
 ``approve`` (never asks). Codex starts the server with a few variables of the environment only,
 so ``REWIND_HOME`` is passed on by ``env_vars``. Install appends one block of tables at the
 end of the file; the read tools get ``approve``, the tools that change files keep ``auto``.
-Uninstall takes out exactly that block's text; a block someone edited is left for them.
+Uninstall takes out exactly that block's text; a block someone edited is left for them. The
+block's lines end as the file's do (CRLF when it has one); a byte order mark stays where it is.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import tomllib
 
 from rewind.errors import UserError
 from rewind.installers import Change, Context, record
@@ -25,8 +25,10 @@ from rewind.installers.mcp_registration import McpFound, McpRegistration, server
 from rewind.installers.settings_file import delete_created, missing_directories
 from rewind.mcp.names import READ_TOOLS, SERVER_NAME
 from rewind.store.atomic import replace_file
+from rewind.store.input_limits import TOML_BYTES, BeyondLimit, loads_toml, read_at_most
 
 PART = "mcp"
+BOM = "\ufeff"
 HEADER = "# rewind's MCP server (rewind install codex --mcp; rewind uninstall codex --mcp)"
 
 
@@ -36,8 +38,8 @@ def config_path(scope: str, context: Context) -> str:
     return os.path.join(context.project, ".codex", "config.toml")
 
 
-def block(command: str) -> str:
-    """The tables install appends."""
+def block(command: str, newline: str = "\n") -> str:
+    """The tables install appends, each line ended with ``newline``."""
     lines = [
         HEADER,
         f"[mcp_servers.{SERVER_NAME}]",
@@ -47,24 +49,41 @@ def block(command: str) -> str:
     ]
     for tool in READ_TOOLS:
         lines += ["", f"[mcp_servers.{SERVER_NAME}.tools.{tool}]", 'approval_mode = "approve"']
-    return "\n".join(lines) + "\n"
+    return newline.join(lines) + newline
+
+
+def _newline(text: str) -> str:
+    """The line ending of a file's text: CRLF when a line ends so, else LF."""
+    return "\r\n" if "\r\n" in text else "\n"
 
 
 def _read(path: str) -> tuple[str | None, dict[str, object]]:
-    """The file's text (None: no file) and its tables; a file that is not TOML is refused."""
+    """The file's text (None: no file; a byte order mark kept) and its tables; a file that is
+    not TOML, or is past the limits (rewind.store.input_limits), is refused."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = read_at_most(path, TOML_BYTES, "a TOML file")
     except FileNotFoundError:
         return None, {}
+    except BeyondLimit as error:
+        raise UserError(f"{error.of(path)}; make it smaller, then run again.") from None
     except OSError as error:
         reason = error.strerror
         raise UserError(f"{path} could not be read ({reason}); fix it and run again.") from None
     try:
         text = raw.decode("utf-8")
-        return text, tomllib.loads(text)
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        return text, loads_toml(text)
+    except BeyondLimit as error:
+        raise UserError(f"{error.of(path)}; fix it, then run again.") from None
+    except ValueError as error:  # not UTF-8, or not TOML
         raise UserError(f"{path} is not valid TOML ({error}); fix it, then run again.") from None
+
+
+def _parsed(text: str) -> dict[str, object] | None:
+    """The tables of ``text`` (None: it is not TOML, or is past the limits)."""
+    try:
+        return loads_toml(text)
+    except ValueError:
+        return None
 
 
 def _server(data: dict[str, object]) -> object:
@@ -107,16 +126,14 @@ class CodexMcp(McpRegistration):
                 )
             return path, text, ""
         before = text or ""
-        if not before or before.endswith("\n\n"):
+        newline = _newline(before)
+        if not before.lstrip(BOM) or before.endswith(("\n\n", "\n\r\n")):
             separator = ""
         else:  # a blank line before the block
-            separator = "\n" if before.endswith("\n") else "\n\n"
-        added = separator + block(server_command(context, scope in self.shared_scopes))
-        try:
-            after = _server(tomllib.loads(before + added))
-        except tomllib.TOMLDecodeError:
-            after = None
-        if not is_rewind_server(after):
+            separator = newline if before.endswith("\n") else newline * 2
+        added = separator + block(server_command(context, scope in self.shared_scopes), newline)
+        after = _parsed(before + added)
+        if after is None or not is_rewind_server(_server(after)):
             raise UserError(
                 f"{path} writes mcp_servers in a form a [mcp_servers.{SERVER_NAME}] table cannot "
                 "join (an inline table or a value); add the server by hand (rewind help mcp), "
@@ -150,9 +167,10 @@ class CodexMcp(McpRegistration):
         if not isinstance(added, str) or added not in text:  # installed elsewhere, or edited
             server = _server(data)
             command = server.get("command") if isinstance(server, dict) else None
-            added = "\n" + block(str(command))
+            newline = _newline(text)
+            added = newline + block(str(command), newline)
             if added not in text:
-                added = added[1:]
+                added = added[len(newline) :]
         if added not in text:
             raise UserError(
                 f"[mcp_servers.{SERVER_NAME}] in {path} is not as rewind wrote it; take it out "
@@ -160,11 +178,8 @@ class CodexMcp(McpRegistration):
             )
         start = text.rindex(added)
         left = text[:start] + text[start + len(added) :]
-        try:
-            still = _server(tomllib.loads(left))
-        except tomllib.TOMLDecodeError:
-            still = True  # what followed the block belonged to it
-        if still is not None:
+        rest = _parsed(left)
+        if rest is None or _server(rest) is not None:  # None: what followed belonged to it
             raise UserError(
                 f"[mcp_servers.{SERVER_NAME}] in {path} has more than rewind wrote (or text after "
                 "it that belongs to it); take it out by hand."

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from rewind.installers.rewind_hooks import is_rewind_hook
 from rewind.installers.settings_file import SettingsFile
+from rewind.store.input_limits import load_toml
 
 # The events whose groups' matchers Codex keeps (events/common.rs: matcher_pattern_for_event).
 MATCHED_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PostToolUse", "SessionStart"})
@@ -51,12 +52,9 @@ def codex_home(home: str) -> str:
 
 def read_config(home: str) -> dict[str, object]:
     """The user's Codex ``config.toml`` ({} when missing or unreadable)."""
-    import tomllib
-
     try:
-        with open(os.path.join(codex_home(home), "config.toml"), "rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError):
+        return load_toml(os.path.join(codex_home(home), "config.toml"))
+    except (OSError, ValueError):  # not UTF-8 or TOML, or past the limits
         return {}
 
 

@@ -3,7 +3,8 @@ an edit can splice text into the document and leave every other byte as it was.
 
 Accepted beyond JSON: ``//`` and ``/* */`` comments and a trailing comma before ``]`` or ``}``
 (what Gemini CLI's and VS Code's settings readers accept). :func:`parse` returns the tree of
-:class:`Node`; ``node.value`` is the plain Python value, as :func:`json.loads` gives it.
+:class:`Node`; ``node.value`` is the plain Python value, as :func:`json.loads` gives it. A
+document nested deeper than ``rewind.store.input_limits.DEPTH`` is refused (:class:`JsoncTooDeep`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+
+from rewind.store.input_limits import DEPTH
 
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
@@ -22,6 +25,10 @@ class JsoncError(ValueError):
         self.column = position - (text.rfind("\n", 0, position) + 1) + 1
         self.message = message
         super().__init__(f"{message} at line {self.line} column {self.column}")
+
+
+class JsoncTooDeep(JsoncError):
+    """A container nested deeper than rewind.store.input_limits.DEPTH."""
 
 
 @dataclass
@@ -95,14 +102,48 @@ class _Scanner:
                 return
 
     def value(self) -> Node:
+        """The value that starts here, read to its end; a container's items are read with a
+        stack of the containers open, not by recursion, and no deeper than DEPTH."""
+        opened: list[Node] = []  # outermost first
+        keys: list[tuple[str, int]] = []  # of the objects open: the key whose value is read
+        while True:
+            node = self.start_value()
+            if node.kind != "scalar":
+                if len(opened) == DEPTH:
+                    raise JsoncTooDeep(
+                        f"Nested more than {DEPTH} levels deep", self.text, node.start
+                    )
+                opened.append(node)
+                if self.next_item(node, keys, first=True):
+                    continue
+                opened.pop()  # empty
+            while opened:  # the value is whole: into its container, and on to the next item
+                container = opened[-1]
+                if container.kind == "object":
+                    key, key_start = keys.pop()
+                    container.members.append(Member(key, key_start, node))
+                    assert isinstance(container.value, dict)
+                    container.value[key] = node.value
+                else:
+                    container.elements.append(node)
+                    assert isinstance(container.value, list)
+                    container.value.append(node.value)
+                if self.next_item(container, keys, first=False):
+                    break
+                node = opened.pop()  # closed: a value of the container around it
+            else:
+                return node
+
+    def start_value(self) -> Node:
+        """A scalar, read; or a container, opened (its items are read by :meth:`value`)."""
         text = self.text
         if self.at >= len(text):
             raise self.fail("Expecting value")
         char = text[self.at]
-        if char == "{":
-            return self.container("}", object_=True)
-        if char == "[":
-            return self.container("]", object_=False)
+        if char in "{[":
+            start, object_ = self.at, char == "{"
+            self.at += 1
+            return Node(start, start, {} if object_ else [], kind="object" if object_ else "array")
         if char == '"':
             start = self.at
             string = self.string()
@@ -114,8 +155,43 @@ class _Scanner:
         number = _NUMBER.match(text, self.at)
         if number is None:
             raise self.fail("Expecting value")
+        try:
+            value = json.loads(number.group())
+        except ValueError:  # more digits than Python turns into an int (4300)
+            raise self.fail("Number too long") from None
         self.at = number.end()
-        return Node(number.start(), number.end(), json.loads(number.group()))
+        return Node(number.start(), number.end(), value)
+
+    def next_item(self, node: Node, keys: list[tuple[str, int]], *, first: bool) -> bool:
+        """Past the separator to the container's next value (an object's key read onto
+        ``keys``): True; or past its end (a trailing comma allowed): False."""
+        close = "}" if node.kind == "object" else "]"
+        self.skip()
+        if not first:
+            if not self.text.startswith(",", self.at):
+                if not self.text.startswith(close, self.at):
+                    raise self.fail(f"Expecting ',' delimiter or '{close}'")
+                self.at += 1
+                node.end = self.at
+                return False
+            self.at += 1
+            self.skip()
+        if self.text.startswith(close, self.at):
+            self.at += 1
+            node.end = self.at
+            return False
+        if node.kind == "object":
+            if not self.text.startswith('"', self.at):
+                raise self.fail("Expecting property name enclosed in double quotes")
+            key_start = self.at
+            key = self.string()
+            self.skip()
+            if not self.text.startswith(":", self.at):
+                raise self.fail("Expecting ':' delimiter")
+            self.at += 1
+            self.skip()
+            keys.append((key, key_start))
+        return True
 
     def string(self) -> str:
         try:
@@ -124,42 +200,3 @@ class _Scanner:
             raise self.fail(error.msg, error.pos) from None
         self.at = end
         return str(value)
-
-    def container(self, close: str, *, object_: bool) -> Node:
-        start = self.at
-        self.at += 1
-        node = Node(start, start, {} if object_ else [], kind="object" if object_ else "array")
-        while True:
-            self.skip()
-            if self.text.startswith(close, self.at):
-                break
-            if object_:
-                if not self.text.startswith('"', self.at):
-                    raise self.fail("Expecting property name enclosed in double quotes")
-                key_start = self.at
-                key = self.string()
-                self.skip()
-                if not self.text.startswith(":", self.at):
-                    raise self.fail("Expecting ':' delimiter")
-                self.at += 1
-                self.skip()
-                member = Member(key, key_start, self.value())
-                node.members.append(member)
-                assert isinstance(node.value, dict)
-                node.value[key] = member.value.value
-            else:
-                element = self.value()
-                node.elements.append(element)
-                assert isinstance(node.value, list)
-                node.value.append(element.value)
-            self.skip()
-            if self.text.startswith(",", self.at):
-                self.at += 1
-                continue
-            self.skip()
-            if not self.text.startswith(close, self.at):
-                raise self.fail(f"Expecting ',' delimiter or '{close}'")
-            break
-        self.at += 1
-        node.end = self.at
-        return node

@@ -35,6 +35,7 @@ from rewind.installers.precommit_hook import (
     run_git_in,
     write_hook,
 )
+from rewind.store.fastjson import loads
 
 PRIVATE = "rewind-hooks"
 STATE = "rewind-state.json"
@@ -310,8 +311,8 @@ def read_state(private: str) -> list[str]:
     """The values ``core.hooksPath`` had in ``.git/config`` before the install."""
     path = os.path.join(private, STATE)
     try:
-        values = json.loads(read_text(path)).get(KEY)
-    except (OSError, ValueError, AttributeError):
+        values = loads(read_text(path)).get(KEY)  # type: ignore[attr-defined]
+    except (OSError, ValueError, AttributeError):  # ValueError: not JSON, or nested too deep
         values = None
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         raise UserError(f"{path} is damaged; set {KEY} as it should be and delete {private}.")

@@ -22,7 +22,9 @@ import os
 from dataclasses import asdict, dataclass, field
 
 from rewind.store.atomic import replace_file
+from rewind.store.fastjson import loads
 from rewind.store.home import rewind_home
+from rewind.store.input_limits import SETTINGS_BYTES, read_at_most
 
 
 @dataclass
@@ -53,9 +55,8 @@ def _records_path() -> str:
 
 def _read_all() -> dict[str, dict[str, object]]:
     try:
-        with open(_records_path(), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
+        data = loads(read_at_most(_records_path(), SETTINGS_BYTES, "a settings file").decode())
+    except (OSError, ValueError):  # damaged (or past the limits): no record, as without one
         return {}
     return data if isinstance(data, dict) else {}
 

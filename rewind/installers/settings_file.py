@@ -16,6 +16,7 @@ from rewind.errors import UserError
 from rewind.installers import jsonc, text_edits
 from rewind.store.atomic import replace_file
 from rewind.store.git_program import GitFailed, run_git
+from rewind.store.input_limits import SETTINGS_BYTES, BeyondLimit, read_at_most, too_deep
 
 JsonObject = dict[str, object]
 # The top-level key every agent keeps its hooks under.
@@ -38,14 +39,16 @@ class SettingsFile:
     @classmethod
     def read(cls, path: str) -> SettingsFile:
         """The file's content (an empty object when it is missing or empty); a file that is not
-        a JSON object (comments and trailing commas allowed) is refused."""
+        a JSON object (comments and trailing commas allowed), or is past the limits
+        (rewind.store.input_limits: SETTINGS_BYTES, DEPTH), is refused."""
         try:
-            with open(path, "rb") as handle:
-                raw = handle.read()
+            raw = read_at_most(path, SETTINGS_BYTES, "a settings file")
             text = raw.decode("utf-8")
             mode = stat.S_IMODE(os.stat(path).st_mode)
         except FileNotFoundError:
             return cls(path, {}, exists=False)
+        except BeyondLimit as error:
+            raise UserError(f"{error.of(path)}; make it smaller, then run again.") from None
         except (OSError, UnicodeDecodeError) as error:
             reason = getattr(error, "strerror", None) or str(error)
             raise UserError(f"{path} could not be read ({reason}); fix it and run again.") from None
@@ -54,6 +57,11 @@ class SettingsFile:
             return cls(path, {}, exists=True, text=text, mode=mode)
         try:
             root = jsonc.parse(body)
+        except jsonc.JsoncTooDeep as error:
+            raise UserError(
+                f"{too_deep().of(path)} (at line {error.line} column {error.column}); fix it, "
+                "then run the command again."
+            ) from None
         except jsonc.JsoncError as error:
             raise UserError(
                 f"{path} is not valid JSON ({error.message} at line {error.line} column "
@@ -72,10 +80,12 @@ class SettingsFile:
         )
 
     def document(self) -> text_edits.Document:
-        """The text to edit: ``{}`` when the file is missing or blank."""
+        """The text to edit: ``{}`` when the file is missing or blank (ended as its blank lines
+        are: the edits write each line ending as the document's first one)."""
         body = self.text[1:] if self.text.startswith(BOM) else self.text
         if not body.strip():
-            return text_edits.Document("{}\n", self.indent, self.path)
+            newline = "\r\n" if "\r\n" in body else "\n"
+            return text_edits.Document("{}" + newline, self.indent, self.path)
         return text_edits.Document(body, self.indent, self.path)
 
     def take(self, edited: text_edits.Document) -> None:

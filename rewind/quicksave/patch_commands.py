@@ -15,15 +15,16 @@ from rewind.patches import diff_paths, patch_moves, patch_paths
 from rewind.quicksave.options import any_of, last_given, split_options
 from rewind.quicksave.shell_builtins import cd
 from rewind.quicksave.words import is_dynamic
+from rewind.store.input_limits import PATCH_FILE_BYTES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rewind.quicksave.analysis import Analysis
     from rewind.quicksave.shell import Shell
 
-# The largest patch file read from disk (a patch on the command line is read whatever its size).
-MAX_PATCH_FILE_BYTES = 16 * 1024 * 1024
-# The most files one patch may name that are recorded (each costs the hook some work).
+# The largest patch file read from disk is rewind.store.input_limits.PATCH_FILE_BYTES (a patch on
+# the command line is read whatever its size). The most files one patch may name that are
+# recorded (each costs the hook some work).
 MAX_PATCH_FILES = 10_000
 
 _PATCH_VALUES = "BDdFgioprVYz"
@@ -145,7 +146,7 @@ def standard_input(analysis: Analysis, shell: Shell, context: str) -> str | None
 
 def read_patch_file(analysis: Analysis, path: str, context: str) -> str | None:
     """The text of the patch file at ``path`` (as written earlier on the line, else as it is
-    now: a regular file of at most MAX_PATCH_FILE_BYTES); None, with a warning, otherwise."""
+    now: a regular file of at most PATCH_FILE_BYTES); None, with a warning, otherwise."""
     if path in analysis.written:
         return analysis.written[path]
     shown = analysis.shown(path)
@@ -154,13 +155,13 @@ def read_patch_file(analysis: Analysis, path: str, context: str) -> str | None:
     except OSError:
         analysis.warn(f"{context}: {shown} cannot be read; the files it patches were not recorded")
         return None
-    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_PATCH_FILE_BYTES:
+    if not stat.S_ISREG(info.st_mode) or info.st_size > PATCH_FILE_BYTES:
         what = "is not a file" if not stat.S_ISREG(info.st_mode) else "is too long to read"
         analysis.warn(f"{context}: {shown} {what}; the files it patches were not recorded")
         return None
     try:
         with open(path, "rb") as handle:
-            return handle.read(MAX_PATCH_FILE_BYTES).decode("utf-8", "surrogateescape")
+            return handle.read(PATCH_FILE_BYTES).decode("utf-8", "surrogateescape")
     except OSError:
         analysis.warn(f"{context}: {shown} cannot be read; the files it patches were not recorded")
         return None

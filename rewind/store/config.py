@@ -200,14 +200,14 @@ def _remember(cache: str, signature: list[object], data: dict[str, Any]) -> None
 
 
 def _read_toml(path: str) -> dict[str, Any]:
-    import tomllib
-
     from rewind.errors import UserError
+    from rewind.store.input_limits import BeyondLimit, load_toml
 
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        return load_toml(path)
+    except BeyondLimit as error:
+        raise UserError(f"{error.of(path)}; fix or remove it.") from None
+    except (OSError, ValueError) as error:  # ValueError: not UTF-8, or not TOML
         raise UserError(f"{path} cannot be read ({error}); fix or remove it.") from None
 
 

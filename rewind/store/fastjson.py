@@ -6,16 +6,22 @@ actual work live in the C module ``_json``, which imports in well under a millis
 module drives them the way ``json.loads`` and ``json.dumps(obj, separators=(",", ":"))`` do,
 with the same output. Where ``_json`` is missing (another Python implementation), the ``json``
 module is used instead.
+
+Whatever it reads may have come from outside (a hook's event, a transcript, a fetched record),
+so a value nested deeper than ``rewind.store.input_limits.DEPTH`` is a ValueError, as is one too
+deep for the scanner itself (a RecursionError).
 """
 
 from __future__ import annotations
+
+from rewind.store.input_limits import DEPTH, check_json_depth
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 _WHITESPACE = " \t\n\r"
-_TOO_DEEP = "JSON nested too deeply"
+_TOO_DEEP = f"JSON nested too deeply (more than {DEPTH} levels)"
 
 
 class _ScannerSettings:
@@ -51,9 +57,11 @@ def _build() -> tuple[Callable[[str], object], Callable[[object], str]]:
 
         def loads_with_json(text: str) -> object:
             try:
-                return json.loads(text)
+                value = json.loads(text)
             except RecursionError:
                 raise ValueError(_TOO_DEEP) from None
+            _check_depth(text, value)
+            return value
 
         return loads_with_json, lambda value: json.dumps(value, separators=(",", ":"))
 
@@ -72,12 +80,20 @@ def _build() -> tuple[Callable[[str], object], Callable[[object], str]]:
             raise ValueError(_TOO_DEEP) from None
         if _skip_whitespace(text, end) != len(text):
             raise ValueError(f"extra data after JSON at character {end}")
+        _check_depth(text, value)
         return value
 
     def dumps(value: object) -> str:
         return "".join(encode(value, 0))
 
     return loads, dumps
+
+
+def _check_depth(text: str, value: object) -> None:
+    try:
+        check_json_depth(text, value)
+    except ValueError:
+        raise ValueError(_TOO_DEEP) from None
 
 
 def _cannot_encode(value: object) -> object:

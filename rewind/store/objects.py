@@ -196,6 +196,25 @@ class ObjectReader:
     def read_blob(self, oid: str) -> bytes:
         return self.read(oid, b"blob")
 
+    def size(self, oid: str) -> int:
+        """How many bytes the object holds, read from its header, without inflating it (an
+        object a remote sent may inflate to far more than it took to fetch)."""
+        try:
+            with open(os.path.join(self.objects_dir, oid[:2], oid[2:]), "rb") as handle:
+                start = handle.read(_HEADER_BYTES)
+        except FileNotFoundError:
+            from rewind.store.packed import read_packed_size
+
+            return read_packed_size(self.git_dir, oid)
+        try:
+            header = zlib.decompressobj().decompress(start, _HEADER_BYTES).split(b"\0", 1)[0]
+            return int(header.split(b" ")[1])
+        except (zlib.error, ValueError, IndexError):
+            raise StoreError(
+                f"object {oid} in the store is corrupted; run 'rewind check' to see what it "
+                "affects."
+            ) from None
+
     def read_tree(self, oid: str) -> list[tuple[bytes, int, str]]:
         return decode_tree(self.read(oid, b"tree"))
 
@@ -221,6 +240,10 @@ class ObjectReader:
                 cuts = frozenset(line.strip() for line in handle if len(line.strip()) == 40)
             self._cuts = (signature, cuts)
         return self._cuts[1]
+
+
+# Enough of a loose object to inflate its header ("blob 1234\0"), whatever the compression.
+_HEADER_BYTES = 64
 
 
 def _inflate(oid: str, compressed: bytes) -> tuple[bytes, bytes]:

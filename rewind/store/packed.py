@@ -58,6 +58,23 @@ def read_packed_object(git_dir: str, oid: str) -> tuple[bytes, bytes]:
     return names[int(kind)], bytes(body)
 
 
+def read_packed_size(git_dir: str, oid: str) -> int:
+    """The size of a packed object, from its header (the object is not inflated)."""
+    import pygit2
+
+    try:
+        return int(open_repository(git_dir).odb.read_header(oid)[1])
+    except KeyError:
+        raise MissingObject(
+            f"object {oid} is missing from the store; run 'rewind check' to see what it affects."
+        ) from None
+    except pygit2.GitError as error:
+        raise StoreError(
+            f"object {oid} in the store is corrupted ({error}); "
+            "run 'rewind check' to see what it affects."
+        ) from None
+
+
 def build_pack(git_dir: str, folder: str, objects: Iterable[bytes]) -> None:
     """Writes a delta-compressed pack of ``objects`` (20-byte ids) and its index into
     ``folder`` (libgit2's PackBuilder)."""

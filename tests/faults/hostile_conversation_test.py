@@ -160,3 +160,16 @@ def test_a_made_up_reply_is_shown_harmless(forge: Forge, victim: Machine) -> Non
     assert "reply:" in shown.stdout and "done" in shown.stdout
     as_json = victim.json("show", "1", "--remote", "backup", "--session", "mallory/h1")
     assert isinstance(as_json, dict) and as_json["reply"] == reply  # JSON escapes it
+
+
+def test_a_kept_part_that_inflates_past_what_it_says_is_refused_unread(
+    forge: Forge, victim: Machine
+) -> None:
+    """64 MiB behind a slice of a few hundred bytes: measured from the object's header, never
+    inflated."""
+    swollen = TRANSCRIPT + b" " * (64 * 1024 * 1024)
+    end = len(TRANSCRIPT)
+    forge.ref(SESSION_REF, kept(forge, f"{ENTRY}.jsonl", swollen, slice_message(0, end)))
+    code, _, err = resume(victim)
+    assert code == 1 and "a kept part is not as long as its record says" in err, err
+    assert len(err.strip().splitlines()) == 1

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from rewind.history.entry import entry_from_record
+from rewind.store.input_limits import DEPTH, RECORD_BYTES
 from tests.conftest import RewindResult
 from tests.faults.hostile_remote_test import (
     PROJECT,
@@ -221,3 +222,26 @@ def test_an_entry_naming_a_sibling_in_the_middle_of_a_session_leaves_the_sibling
     assert again == honest and "stolen" not in again
     assert thief.returncode == 0 and "second" in thief.stdout, thief
     assert "names another session" in thief.stdout and "stolen" not in thief.stdout
+
+
+@pytest.mark.parametrize(
+    ("hostile", "said"),
+    [
+        # inflates from about 64 KiB fetched to 64 MiB: measured first, never inflated
+        (b" " * (RECORD_BYTES + 1), "its turn.json is larger than 64 MiB"),
+        (b"[" * 100_000 + b"]" * 100_000, "JSON nested too deeply (more than 512 levels)"),
+        (b'{"files": ' + b"[" * (DEPTH + 1) + b"]" * (DEPTH + 1) + b"}", "more than 512 levels"),
+    ],
+    ids=["inflates-past-the-limit", "nested-100000", "nested-513"],
+)
+def test_a_fetched_record_past_the_limits_is_one_damaged_entry(
+    forge: Forge, victim: Machine, hostile: bytes, said: str
+) -> None:
+    first = forge.commit(forge.tree({"turn.json": hostile}))
+    honest = json.dumps({**record("chain", change("b.txt"), prompt="second"), "number": 2})
+    tree = forge.tree({"turn.json": honest.encode(), "files/0.after": b"evil\n"})
+    forge.ref(f"refs/rewind/{PROJECT}/big/sessions/chain", forge.commit(tree, parent=first))
+    victim.ok("fetch")
+    shown = _read(victim, "log", "--remote", "backup", "--session", "chain")
+    assert shown.returncode == 0 and "second" in shown.stdout, shown
+    assert "damaged entry: " in shown.stdout and said in shown.stdout, shown

@@ -196,13 +196,13 @@ def test_the_clis_turns_are_named_from_clines_session_file(project: Path) -> Non
 def test_a_session_file_too_large_to_read_leaves_the_turn_unnamed(project: Path) -> None:
     """Reading Cline's session file stays bounded: over the limit it is not read, and the turn
     is recorded without a name (never dropped)."""
-    from rewind.hooks.cline import SESSION_FILE_LIMIT
+    from rewind.store.input_limits import SESSION_FILE_BYTES
 
     agent = Cline(project)
     session_file = ClineSessionFile(agent.session)
     session_file.send("Write hello")
     with session_file.path.open("a") as padded:  # still JSON: whitespace after the object
-        padded.write(" " * SESSION_FILE_LIMIT)
+        padded.write(" " * SESSION_FILE_BYTES)
     hook("cline", sent_now(agent.session_start()))
     before, after = agent.write("hello.txt", "hello\n")
     hook("cline", before)

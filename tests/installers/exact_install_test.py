@@ -196,8 +196,30 @@ def test_a_created_file_someone_else_added_to_stays(project: Path) -> None:
 
 @pytest.mark.parametrize(
     "original",
-    ["", "\n", "{}", "{}\n", "  {  }  ", TABS_AND_CRLF, "\ufeff" + CLAUDE, EMPTY_EVENT],
-    ids=["empty", "newline", "braces", "braces-newline", "spaced", "tabs-crlf", "bom", "event"],
+    [
+        "",
+        "\n",
+        "{}",
+        "{}\n",
+        "  {  }  ",
+        TABS_AND_CRLF,
+        "\ufeff" + CLAUDE,
+        EMPTY_EVENT,
+        "\r\n",
+        "\ufeff{}\r\n",
+    ],
+    ids=[
+        "empty",
+        "newline",
+        "braces",
+        "braces-newline",
+        "spaced",
+        "tabs-crlf",
+        "bom",
+        "event",
+        "blank-crlf",
+        "bom-crlf",
+    ],
 )
 def test_unusual_files_round_trip(project: Path, original: str) -> None:
     path = project / ".gemini" / "settings.json"

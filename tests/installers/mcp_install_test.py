@@ -58,7 +58,7 @@ def everything_under(root: Path) -> list[str]:
 
 def server_of(path: Path) -> object:
     """rewind's server entry in a settings file, wherever the agent keeps it."""
-    text = path.read_text()
+    text = path.read_text().removeprefix("\ufeff")
     if path.suffix == ".toml":
         return tomllib.loads(text).get("mcp_servers", {}).get("rewind")
     data = jsonc.parse(text).value if text.strip() else {}
@@ -544,3 +544,47 @@ def test_a_project_path_that_is_not_utf8_is_refused_before_anything_is_written(
     refused = run_rewind("install", "claude-code", "--mcp", "--local", cwd=root)
     assert refused.returncode == 1 and "is not UTF-8" in refused.stderr, refused
     assert list(root.iterdir()) == [root / ".git"]
+
+
+@pytest.mark.parametrize(("agent", "scope"), CASES)
+@pytest.mark.parametrize("shape", ["crlf", "blank-crlf", "bom-crlf"])
+def test_the_lines_install_adds_end_as_the_files_do(
+    project: Path, isolated_home: Path, agent: str, scope: str, shape: str
+) -> None:
+    """Each line install adds ends in CRLF in a file whose lines do, and uninstall gives back
+    the very bytes; a byte order mark stays first."""
+    paths = files_of(agent, scope, project, isolated_home)
+    originals = {}
+    for path in paths:
+        text = TOML_SETTINGS if path.suffix == ".toml" else JSON_SETTINGS
+        text = {"crlf": text, "blank-crlf": "\n", "bom-crlf": "\ufeff" + text}[shape]
+        originals[path] = text.replace("\n", "\r\n").encode()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(originals[path])
+    ok("install", agent, "--mcp", f"--{scope}")
+    assert server_of(paths[0])
+    for path, original in originals.items():
+        installed = path.read_bytes()
+        assert installed.startswith(original[:3] if shape == "bom-crlf" else b""), path
+        assert b"\n" not in installed.replace(b"\r\n", b""), (path, installed)
+    ok("uninstall", agent, f"--{scope}")  # the hooks too: --mcp installs both
+    for path, original in originals.items():
+        assert path.read_bytes() == original, path
+
+
+def test_a_codex_config_with_a_byte_order_mark_is_read(project: Path, isolated_home: Path) -> None:
+    """It was refused as "Invalid statement" (tomllib takes no BOM; Codex does)."""
+    config = isolated_home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = ("\ufeff" + TOML_SETTINGS).encode()
+    config.write_bytes(original)
+    ok("install", "codex", "--mcp", "--user")
+    installed = config.read_bytes()
+    assert installed.startswith(original) and installed.count("\ufeff".encode()) == 1
+    assert tomllib.loads(installed.decode().removeprefix("\ufeff"))["mcp_servers"]["rewind"]
+    registration = targets()["codex"].mcp
+    assert registration is not None
+    context = Context(str(project), str(isolated_home), "rewind")
+    assert registration.inspect("user", context).registered  # what doctor reads
+    ok("uninstall", "codex", "--user")
+    assert config.read_bytes() == original

@@ -19,6 +19,7 @@ from rewind.history.conversation.clients import files_only
 from rewind.history.conversation.cut_point import TAIL, CutPoint, fingerprint
 from rewind.history.kept_conversation import NOTHING_KEPT, KeptMissing, kept_prefix
 from rewind.store.atomic import remove_older_than, replace_file
+from rewind.store.input_limits import TRANSCRIPT_BYTES, too_large
 from rewind.store.repository import Store
 
 COPIES = "conversations"
@@ -150,7 +151,8 @@ def read_transcript(path: str, size: int | None = None) -> bytes:
     """The first ``size`` bytes (all of them: None) of the regular file at ``path`` (an
     OSError for anything else: a fifo would block, a device never end). A path no file can
     have (a NUL, a lone surrogate: a damaged record) is one too, and ``size`` is read only as
-    far as the file goes (a buffer of a damaged record's size would exhaust the memory)."""
+    far as the file goes (a buffer of a damaged record's size would exhaust the memory). More
+    than TRANSCRIPT_BYTES is not read: an OSError (EFBIG) that says so."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except ValueError:
@@ -159,8 +161,13 @@ def read_transcript(path: str, size: int | None = None) -> bytes:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            return handle.read() if size is None else handle.read(min(size, status.st_size))
+        wanted = status.st_size if size is None else min(size, status.st_size)
+        if wanted <= TRANSCRIPT_BYTES:
+            with os.fdopen(os.dup(fd), "rb") as handle:
+                data = handle.read(TRANSCRIPT_BYTES + 1 if size is None else wanted)
+            if len(data) <= TRANSCRIPT_BYTES:  # it may have grown since
+                return data
+        raise OSError(errno.EFBIG, too_large(TRANSCRIPT_BYTES, "a transcript").of("it"))
     finally:
         os.close(fd)
 

@@ -15,11 +15,13 @@ import time
 from typing import IO
 
 from rewind.errors import UserError
+from rewind.store.fastjson import loads
+from rewind.store.input_limits import RPC_MESSAGE_BYTES
 
 LINES = "lines"
 CONTENT_LENGTH = "content-length"
-# The longest answer read (a fork's is a few hundred bytes): a longer one ends the talk.
-MAX_BODY = 1 << 26
+# The longest answer read is rewind.store.input_limits.RPC_MESSAGE_BYTES (a fork's is a few
+# hundred bytes): a longer one ends the talk.
 
 
 class RpcProcess:
@@ -122,23 +124,24 @@ class RpcProcess:
                 self.answers.put(None)
                 return
             try:
-                message = json.loads(body)
-            except (ValueError, RecursionError):  # not JSON, or nested deeper than it parses
+                message = loads(body.decode("utf-8"))
+            except ValueError:  # not UTF-8 or JSON, or nested too deep
                 continue
             if isinstance(message, dict):
                 self.answers.put(message)
 
     def _next_body(self, stream: IO[bytes]) -> bytes | None:
         if self.framing != CONTENT_LENGTH:
-            return stream.readline() or None
+            line = stream.readline(RPC_MESSAGE_BYTES + 1)
+            return line if line and len(line) <= RPC_MESSAGE_BYTES else None
         length = None
         while True:
-            line = stream.readline()
+            line = stream.readline(RPC_MESSAGE_BYTES + 1)
             if not line:
                 return None
             if line in (b"\r\n", b"\n"):
                 if length is not None:
-                    return stream.read(length) if length <= MAX_BODY else None
+                    return stream.read(length) if length <= RPC_MESSAGE_BYTES else None
                 continue
             name, _, value = line.decode("latin-1").partition(":")
             if name.strip().lower() == "content-length" and value.strip().isdigit():
