@@ -39,12 +39,16 @@ class MissingObject(StoreError):
 
 
 class DamagedEntry(StoreError):
-    """An entry whose record cannot be read; its commit, and so its parent, still can."""
+    """An entry whose record cannot be read; its commit, and so its parent, still can.
+    ``check`` is the command that lists every damaged entry of its store (a remote's, for a
+    fetched session)."""
 
-    def __init__(self, commit: str, parent: str | None, reason: str) -> None:
+    def __init__(
+        self, commit: str, parent: str | None, reason: str, check: str = "rewind check"
+    ) -> None:
         super().__init__(
             f"the entry recorded in commit {commit[:12]} is damaged ({reason}); "
-            "'rewind check' lists every damaged entry."
+            f"'{check}' lists every damaged entry."
         )
         self.commit = commit
         self.parent = parent

@@ -581,7 +581,9 @@ marking those whose content is not shared and why; `--json` prints it as
 `{"format": 1, "remote", "url", "project", "machine", "sessions": [{"session", "open_turn_held",
 "labels", "conversation" ("sent", "deleted" or null), "entries": [{"turn", "id", "number", "kind", "prompt", "files": [{"path", "shared",
 "why_not"}]}]}], "up_to_date": [...]}` (without `--dry-run`: `pushed`, `up_to_date`,
-`rejected`). A remote that is one of the project's own (its `origin`) is pushed to only once
+`rejected`, and `held_back`, `[{"path", "why"}]`: each file of the entries sent whose contents
+stayed here). A file held back only because git would not judge it (beyond a folder since
+replaced by a symbolic link) is named in the text output too, with why. A remote that is one of the project's own (its `origin`) is pushed to only once
 confirmed: a question on a terminal, else `--yes`. `--background` is what the automatic
 backup runs after each closed entry: one pusher at a time, every session, retried on failure
 ([docs/remote.md](remote.md#automatic-backup)).
@@ -682,6 +684,14 @@ its commit. The rest of the history stays usable: `log` lists a damaged entry as
 `damaged entry: ...` (kind `damaged` in `--json`) and says so on standard error, a restore or
 diff to a turn after it works, and one that would cross it is refused (exit 1, nothing written),
 because what a damaged entry changed is unknown.
+
+`--remote NAME` reads the sessions fetched from remote NAME instead (`--remote` alone: from
+every remote), each named `REMOTE:MACHINE/SESSION`, and prints `checked N stored file versions
+of S fetched session(s): K problem(s)` (`--json`: the same object, with `"remote"`, null for
+every remote). Plain `check` reads the project's own sessions only, so a message about a
+damaged fetched entry names `rewind check --remote NAME`, the command that lists it. Nothing
+fetched is mended: what is damaged there is what the remote holds. `--remote` does not go with
+`--drill`.
 
 `--drill` goes as far as a restore would, without touching the work tree: every before- and
 after-state of every kept entry is rebuilt in a scratch directory under the store

@@ -7,22 +7,38 @@ from rewind.errors import UserError
 from rewind.history import commits
 from rewind.history.entry import Entry
 from rewind.history.index.queries import EntryIndex
+from rewind.history.remote.fetched import machine_views
 from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import SessionHead, damaged_ref_hint
 from rewind.history.sessions import list_sessions, read_entries_with_commits
 from rewind.history.upkeep import drill as recovery_drill
 from rewind.history.upkeep.drill import DrillReport, SessionDrill
+from rewind.store.remotes import list_remotes, remote_url
 from rewind.store.repository import DamagedRef, Store
 
 
-def run(*, drill: bool = False, session: str | None = None, as_json: bool = False) -> int:
+def run(
+    *,
+    drill: bool = False,
+    session: str | None = None,
+    as_json: bool = False,
+    remote: str | None = None,
+) -> int:
     """Reads every entry of every session and every blob they name; with ``drill``, rebuilds
-    every state in a scratch directory and verifies it (rewind.history.upkeep.drill)."""
+    every state in a scratch directory and verifies it (rewind.history.upkeep.drill); with
+    ``remote``, reads the sessions fetched from it ("": from every remote) instead."""
     if not drill and session is not None:
         raise UserError("--session goes with --drill: run 'rewind check --drill --session ID'.")
+    if drill and remote is not None:
+        raise UserError(
+            "the drill rebuilds this project's own sessions; run 'rewind check --remote' "
+            "without --drill to read the fetched ones."
+        )
     store = open_current_store()
     if drill:
         return _run_drill(store, session, as_json)
+    if remote is not None:
+        return _check_fetched(store, remote, as_json)
     return _check_objects(store, as_json)
 
 
@@ -64,50 +80,97 @@ def summary_line(report: DrillReport) -> str:
     return f"{done}: {count} problem{'' if count == 1 else 's'} (listed on standard error)"
 
 
+class CheckTally:
+    """What reading the sessions found: how many, the stored states read, the problems, and
+    the index's mismatches mended."""
+
+    def __init__(self) -> None:
+        self.sessions = 0
+        self.checked = 0
+        self.problems: list[str] = []
+        self.repaired: list[str] = []
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "sessions": self.sessions,
+            "checked": self.checked,
+            "problems": self.problems,
+            "repaired": self.repaired,
+        }
+
+
 def _check_objects(store: Store, as_json: bool = False) -> int:
-    problems = []
-    checked = 0
-    repaired: list[str] = []  # the index's mismatches, mended
+    tally = CheckTally()
+    _read_sessions(store, tally, "", as_json)
+    if as_json:
+        print_json({"format": FORMAT, **tally.to_json()})
+        return 1 if tally.problems else 0
+    for problem in tally.problems:
+        print(problem, file=sys.stderr)
+    print(f"checked {tally.checked} stored file versions: {len(tally.problems)} problem(s)")
+    return 1 if tally.problems else 0
+
+
+def _check_fetched(store: Store, remote: str, as_json: bool) -> int:
+    """Reads the sessions fetched from ``remote`` (every remote: ""), each named
+    ``REMOTE:MACHINE/SESSION``: what is damaged there is listed, never mended (they are
+    read-only; the remote holds them so)."""
+    if remote:
+        remote_url(store, remote)  # a remote that does not exist is named as such
+    names = [remote] if remote else list(list_remotes(store))
+    views = [(name, machine, view) for name in names for machine, view in _views(store, name)]
+    if not views:
+        fetch = f"rewind fetch {remote}" if remote else "rewind fetch NAME"
+        where = f" from {remote}" if remote else ""
+        raise UserError(f"nothing has been fetched{where} for this project; run '{fetch}' first.")
+    tally = CheckTally()
+    for name, machine, view in views:
+        _read_sessions(view, tally, f"{name}:{machine}/", as_json)
+    if as_json:
+        print_json({"format": FORMAT, "remote": remote or None, **tally.to_json()})
+        return 1 if tally.problems else 0
+    for problem in tally.problems:
+        print(problem, file=sys.stderr)
+    print(
+        f"checked {tally.checked} stored file versions of {tally.sessions} fetched session(s): "
+        f"{len(tally.problems)} problem(s)"
+    )
+    return 1 if tally.problems else 0
+
+
+def _views(store: Store, remote: str) -> list[tuple[str, Store]]:
+    return list(machine_views(store, remote).items())
+
+
+def _read_sessions(store: Store, tally: CheckTally, prefix: str, as_json: bool) -> None:
+    """Reads every session of ``store`` into ``tally``; ``prefix`` goes before each session's
+    name (a fetched one's remote and machine)."""
     damaged: list[DamagedRef] = []
     summaries = list_sessions(store, damaged)
-    problems += [f"{error} {damaged_ref_hint(store, error.ref)}" for error in damaged]
+    tally.sessions += len(summaries)
+    tally.problems += [f"{error} {damaged_ref_hint(store, error.ref)}" for error in damaged]
     with EntryIndex(store) as index:
         for summary in summaries:
+            name = prefix + summary.head.session_id
             try:
                 pairs = read_entries_with_commits(store, summary.head)
             except UserError as error:
-                problems.append(f"session {summary.head.session_id}: history unreadable: {error}")
+                tally.problems.append(f"session {name}: history unreadable: {error}")
                 continue
             mismatch = index.verify(summary.head, _as_committed(store, summary.head, pairs))
             if mismatch:  # a cache, repaired: worth saying, not a problem of the history
-                repaired.append(mismatch)
+                tally.repaired.append(mismatch)
                 if not as_json:
                     print(f"rewind: {mismatch}", file=sys.stderr)
             for entry, commit in pairs:
                 if entry.is_damaged:
-                    problems.append(
-                        f"session {entry.session} entry {entry.number} (commit {commit}): "
-                        f"{entry.prompt}"
+                    tally.problems.append(
+                        f"session {name} entry {entry.number} (commit {commit}): {entry.prompt}"
                     )
                     continue
-                count, missing = _check_states(store, entry)
-                checked += count
-                problems += missing
-    if as_json:
-        print_json(
-            {
-                "format": FORMAT,
-                "sessions": len(summaries),
-                "checked": checked,
-                "problems": problems,
-                "repaired": repaired,
-            }
-        )
-        return 1 if problems else 0
-    for problem in problems:
-        print(problem, file=sys.stderr)
-    print(f"checked {checked} stored file versions: {len(problems)} problem(s)")
-    return 1 if problems else 0
+                count, missing = _check_states(store, entry, name)
+                tally.checked += count
+                tally.problems += missing
 
 
 def _as_committed(
@@ -119,8 +182,9 @@ def _as_committed(
     return [*pairs[:-1], (commits.read_entry(store, head.tip, head.session_id)[0], head.tip)]
 
 
-def _check_states(store: Store, entry: Entry) -> tuple[int, list[str]]:
-    """How many stored states of ``entry`` were read, and those that could not be."""
+def _check_states(store: Store, entry: Entry, session: str) -> tuple[int, list[str]]:
+    """How many stored states of ``entry`` (of the session named ``session``) were read, and
+    those that could not be."""
     checked = 0
     problems = []
     for change in entry.files:
@@ -132,7 +196,7 @@ def _check_states(store: Store, entry: Entry) -> tuple[int, list[str]]:
                 store.reader.read_blob(state.oid)
             except UserError:
                 problems.append(
-                    f"session {entry.session} turn {entry.number}: the {side}-state of "
+                    f"session {session} turn {entry.number}: the {side}-state of "
                     f"{store.root.display(change.path)} ({state.oid}) is missing or corrupted"
                 )
     return checked, problems

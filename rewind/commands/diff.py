@@ -34,13 +34,13 @@ def run(
     start = stop = numbers.index(first)
     if turn2 is None and store.read_only:  # a fetched session: to where it ended, not to
         # this work tree, which is not the one it changed
-        refuse_damaged(entries, start, "this diff")
+        refuse_damaged(store, entries, start, "this diff")
         diffs = [
             diff_states(store, path, old, new)
             for path, (old, new) in states_between(entries, start, len(entries)).items()
         ]
     elif turn2 is None:
-        refuse_damaged(entries, start, "this diff")
+        refuse_damaged(store, entries, start, "this diff")
         diffs = [
             diff_to_disk(store, path, old)
             for path, (old, _) in states_between(entries, start, len(entries)).items()
@@ -48,7 +48,7 @@ def run(
     else:
         stop = numbers.index(second)
         start, stop = min(start, stop), max(start, stop)
-        refuse_damaged(entries, start, "this diff")
+        refuse_damaged(store, entries, start, "this diff")
         diffs = [
             diff_states(store, path, old, new)
             for path, (old, new) in states_between(entries, start, stop).items()

@@ -61,7 +61,7 @@ def run(
         else:
             head = require_existing(store, chosen or local_session(store, session))
             index.sync(head)
-            _warn_damaged(index, head.session_id, index.damaged_numbers(head, -(2**62)))
+            _warn_damaged(store, head.session_id, index.damaged_numbers(head, -(2**62)))
             current = head.current
             assert current is not None
             ids = labels.matching(head.session_id, grep) if grep is not None else ()
@@ -178,12 +178,12 @@ def _matches(entry: Entry, grep: str, labels: _Labels) -> bool:
     )
 
 
-def _warn_damaged(index: EntryIndex, session: str, damaged: list[int]) -> None:
+def _warn_damaged(store: Store, session: str, damaged: list[int]) -> None:
     if damaged:
         numbers = ", ".join(str(number) for number in damaged)
         print(
             f"rewind: entr{'y' if len(damaged) == 1 else 'ies'} {numbers} of session "
-            f"{session} cannot be read; 'rewind check' says why.",
+            f"{session} cannot be read; '{store.check_command}' says why.",
             file=sys.stderr,
         )
 

@@ -63,11 +63,23 @@ def run(
                 "pushed": result.sessions,
                 "up_to_date": plan.up_to_date,
                 "rejected": [{"session": s, "why": why} for s, why in result.rejected],
+                "held_back": [
+                    {"path": store.root.display(path), "why": why}
+                    for path, why in sorted(result.held_back.items())
+                ],
             }
         )
     else:
         _print_result(plan, result.sessions, result.rejected)
+        _print_unjudged(store, result.unjudged)
     return 1 if result.rejected else 0
+
+
+def _print_unjudged(store: Store, unjudged: dict[bytes, str]) -> None:
+    """The files held back only because git would not judge them: the user did not ask for
+    it, so the push says so (the others are held back as the settings and .gitignore say)."""
+    for path, why in sorted(unjudged.items()):
+        print(f"{store.root.display(path)}: not shared ({why})")
 
 
 def chosen_remote(store: Store, requested: str | None) -> str:

@@ -33,7 +33,7 @@ def run(
     if entry.is_damaged:
         raise StoreError(
             f"entry {entry.number} of session {entry.session} cannot be shown, it is a "
-            f"{entry.prompt}; 'rewind check' lists every damaged entry."
+            f"{entry.prompt}; '{store.check_command}' lists every damaged entry."
         )
     if path is not None:
         return _show_hunks(store, entry, store.root.stored_name(path), as_json)

@@ -62,7 +62,8 @@ def read_entry(store: Store, commit: str, session: str | None = None) -> tuple[E
             raise ValueError(too_large(RECORD_BYTES, "a record").of("its turn.json"))
         entry = entry_from_record(store.reader.read_blob(found[0]))
     except (StoreError, ValueError) as error:
-        raise DamagedEntry(commit, parent, str(error).split(";")[0].rstrip(".")) from None
+        reason = str(error).split(";")[0].rstrip(".")
+        raise DamagedEntry(commit, parent, reason, store.check_command) from None
     if session is not None and entry.session != session:
-        raise DamagedEntry(commit, parent, OTHER_SESSION)
+        raise DamagedEntry(commit, parent, OTHER_SESSION, store.check_command)
     return entry, parent

@@ -67,9 +67,10 @@ def number_damaged(entries: list[Entry]) -> None:
             entries[index].number = entries[index - 1].number + 1
 
 
-def refuse_damaged(entries: list[Entry], start: int, action: str) -> None:
-    """Refuses ``action``, which concerns ``entries[start:]``, when one of them is damaged:
-    what a damaged entry changed is unknown, so it could only be done in part."""
+def refuse_damaged(store: Store, entries: list[Entry], start: int, action: str) -> None:
+    """Refuses ``action``, which concerns ``entries[start:]`` (of a session of ``store``), when
+    one of them is damaged: what a damaged entry changed is unknown, so it could only be done
+    in part."""
     damaged = [entry for entry in entries[start:] if entry.is_damaged]
     if not damaged:
         return
@@ -77,7 +78,7 @@ def refuse_damaged(entries: list[Entry], start: int, action: str) -> None:
     raise StoreError(
         f"{action} would cross damaged entr{'y' if len(damaged) == 1 else 'ies'} {numbers} of "
         f"session {damaged[0].session}, whose changes cannot be read, so nothing was done; "
-        "choose a turn after it ('rewind check' lists what is damaged)."
+        f"choose a turn after it ('{store.check_command}' lists what is damaged)."
     )
 
 
@@ -134,7 +135,7 @@ def list_sessions(store: Store, damaged: list[DamagedRef] | None = None) -> list
         try:
             entry, parent = commits.read_entry(store, tip)
             if ref_leaf(entry.session) != leaf:  # the ref names the session, not the record
-                raise DamagedEntry(tip, parent, commits.OTHER_SESSION)
+                raise DamagedEntry(tip, parent, commits.OTHER_SESSION, store.check_command)
         except DamagedEntry as damage:  # the session's id is in its ref name, mostly
             entry = damaged_entry(leaf, tip, damage.reason)
             parent = damage.parent

@@ -6,7 +6,15 @@ event by its internal name in ``hookName`` (``prompt_submit``, ``tool_call``, ``
 ``agent_start``, ``agent_end``, ...) and adds ``tool_call``/``tool_result`` ``{id, name,
 input}``; the extension names it by its file (``UserPromptSubmit``, ``PreToolUse``, ...) and
 sends only ``preToolUse``/``postToolUse`` ``{toolName, parameters}`` with every parameter value
-a string. ``taskId`` is the session.
+a string.
+
+The session is the CLI's ``sessionContext.rootSessionId``: its session's id, which stays the
+same when the session is resumed in a new process (an editor's ACP ``session/load``), while
+``taskId`` (the agent's conversation, ``conv_...``) is new in every process. Without it
+(the extension, whose ``taskId`` is the task's own, or a payload that carries none),
+``taskId``. A subagent (``parent_agent_id``) shares its parent's session: its edits go into the
+parent's turn; its task is no prompt of the person's, and its run's end closes nothing (the
+parent's does).
 
 A prompt starts a turn (the extension's TaskStart carries the first one as ``initialTask``; the
 UserPromptSubmit of that same prompt then adds no second turn); TaskComplete, TaskCancel,
@@ -62,11 +70,14 @@ def handle(context: HookContext) -> None:
     from_cli = context.payload.get("hookName") in EVENTS  # the CLI sends internal names
     if not event or event in ("TaskResume", "PreCompact"):
         return  # nothing to record: a resumed task's next tool call starts a turn if needed
+    if _subagent(context.payload) and event not in ("PreToolUse", "PostToolUse"):
+        return  # its start, its task (a prompt of the agent's) and its end: the parent's turn
     roots = context.payload.get("workspaceRoots")
     workspaces = [r for r in roots if isinstance(r, str) and r] if isinstance(roots, list) else []
     directory = workspaces[0] if workspaces else ""
-    context.open_store(directory, workspaces, ["taskId"])
-    session = context.session_id("taskId")
+    found = session_of(context.payload)
+    context.open_store(directory, workspaces, session=found)
+    session = context.session_id(given=found)
     if event == "UserPromptSubmit":
         _prompt(context, session, _text(context.mapping("userPromptSubmit").get("prompt")))
     elif event == "TaskStart":
@@ -84,6 +95,23 @@ def handle(context: HookContext) -> None:
         _run_ends(context, session)
     elif event in TURN_ENDS:
         context.end_turn(session)
+
+
+def session_of(payload: dict[str, object]) -> str:
+    """The session an event belongs to: ``sessionContext.rootSessionId``, which survives a
+    resume in a new process, else ``taskId`` ("" when there is neither)."""
+    context = payload.get("sessionContext")
+    root = context.get("rootSessionId") if isinstance(context, dict) else None
+    if isinstance(root, str) and root:
+        return root
+    task = payload.get("taskId")
+    return task if isinstance(task, str) else ""
+
+
+def _subagent(payload: dict[str, object]) -> bool:
+    """Whether the event is a subagent's (one an agent of the session started)."""
+    parent = payload.get("parent_agent_id")
+    return isinstance(parent, str) and bool(parent)
 
 
 def _prompt(context: HookContext, session: str, prompt: str) -> None:

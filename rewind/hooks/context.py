@@ -69,10 +69,11 @@ class HookContext:
         value = self.payload.get(key)
         return value if isinstance(value, dict) else {}
 
-    def session_id(self, *keys: str) -> str:
-        """The agent's session id; without one, the project's most recent session (or a new
-        one), so that events of an agent that sends no id still land in one session."""
-        found = valid_text(self.text(*keys))  # an id that is not Unicode cannot be stored
+    def session_id(self, *keys: str, given: str = "") -> str:
+        """The agent's session id (``given``, else the first of ``keys``); without one, the
+        project's most recent session (or a new one), so that events of an agent that sends
+        no id still land in one session."""
+        found = valid_text(given or self.text(*keys))  # an id that is not Unicode cannot be stored
         if found:
             return found
         assert self.store is not None
@@ -81,15 +82,19 @@ class HookContext:
     # the store -----------------------------------------------------------------------------
 
     def open_store(
-        self, directory: str, project_dirs: Iterable[str] = (), session_keys: Iterable[str] = ()
+        self,
+        directory: str,
+        project_dirs: Iterable[str] = (),
+        session_keys: Iterable[str] = (),
+        session: str = "",
     ) -> Store:
         """Opens the store of the project the event belongs to (:mod:`rewind.hooks.project`):
         ``project_dirs`` are the directories the agent names as its project, ``session_keys``
-        the payload keys of its session id."""
+        the payload keys of its session id (or ``session``, the id the adapter read)."""
         start = os.fsencode(directory) if directory else os.getcwdb()
         if not os.path.isdir(start):
             raise UserError(f"the event's directory {directory!r} does not exist")
-        root = project_root(start, project_dirs, valid_text(self.text(*session_keys)))
+        root = project_root(start, project_dirs, valid_text(session or self.text(*session_keys)))
         self.store = open_store(root, create=True, lock_timeout=LOCK_TIMEOUT)
         return self.store
 

@@ -152,6 +152,7 @@ class Store:
     __slots__ = (
         "config",
         "conversations_prefix",
+        "fetched_from",
         "git_dir",
         "labels_prefix",
         "lock_timeout",
@@ -177,6 +178,7 @@ class Store:
         self.conversations_prefix = CONVERSATIONS_REF_PREFIX
         self.state_root = os.path.join(git_dir, STATE_DIR)
         self.read_only = False  # a view of fetched sessions: nothing is recorded into it
+        self.fetched_from = ""  # the remote such a view's sessions were fetched from
         self.writer = ObjectWriter(git_dir)
         self.reader = ObjectReader(git_dir)
         self.lock_timeout: float | None = None  # seconds; None waits as long as it takes
@@ -205,6 +207,12 @@ class Store:
                 "'rewind begin')."
             )
         return store
+
+    @property
+    def check_command(self) -> str:
+        """The command that reads every entry and object of the store's sessions, and lists
+        what is damaged: for a view of fetched sessions, the one for their remote."""
+        return f"rewind check --remote {self.fetched_from}" if self.fetched_from else "rewind check"
 
     def state_path(self, *names: str) -> str:
         return os.path.join(self.state_root, *names)

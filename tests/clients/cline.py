@@ -78,13 +78,26 @@ class ClineOneShot(ClineSetup):
         return [str(self.program), "--json", "-c", str(world.root), prompt]
 
     def session_of(self, world: World, completed: subprocess.CompletedProcess[str]) -> str:
-        """The ``taskId`` of the hook events the output reports."""
-        for line in completed.stdout.splitlines():
-            event = json.loads(line) if line.startswith("{") else {}
-            if event.get("type") == "hook_event" and event.get("taskId"):
-                task: str = event["taskId"]
-                return task
-        raise AssertionError(f"no hook_event in the output: {completed.stdout[-2000:]}")
+        """Rewind's session: Cline's session (its hooks' ``sessionContext.rootSessionId``),
+        which the output does not name: the newest folder of its session data, named after
+        the millisecond it began (``1796601237722_buoii``)."""
+        sessions = [path.name for path in (self.data(world) / "sessions").iterdir()]
+        assert sessions, f"Cline kept no session: {completed.stdout[-2000:]}"
+        return max(sessions, key=lambda name: int(name.partition("_")[0]))
+
+
+def hook_log(data: Path) -> list[dict[str, Any]]:
+    """The events of Cline's hook log, ``<data>/logs/hooks.jsonl``, that name a session."""
+    log = data / "logs" / "hooks.jsonl"
+    found = []
+    for line in log.read_text().splitlines() if log.exists() else []:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue  # a line another Cline is writing
+        if isinstance(event, dict) and isinstance(event.get("sessionContext"), dict):
+            found.append(event)
+    return found
 
 
 class Cline(ClineSetup):
@@ -101,11 +114,18 @@ class Cline(ClineSetup):
     def open_session(self, world: World) -> ClineSession:
         return ClineSession(self, world)
 
+    def load_session(self, world: World, session: str) -> ClineSession:
+        """A new ``cline --acp`` process that resumes ``session`` (ACP's ``session/load``), as
+        an editor does after it was closed. Its model's tools are ``gpt-4o``'s
+        (``apply_patch``, no ``editor``): ``session/set_model`` does not change a loaded
+        session's."""
+        return ClineSession(self, world, session)
+
 
 class ClineSession:
-    """One ``cline --acp`` process holding one session."""
+    """One ``cline --acp`` process holding one session: a new one, or ``resumed``."""
 
-    def __init__(self, client: Cline, world: World) -> None:
+    def __init__(self, client: Cline, world: World, resumed: str | None = None) -> None:
         self.data = client.data(world)
         approve = "false" if client.refuse else "true"
         argv = [str(client.program), "--acp", "--auto-approve", approve, "-c", str(world.root)]
@@ -113,8 +133,12 @@ class ClineSession:
         self.agent = AcpAgent(argv, world.root, world.env, errors, client.refuse or _refuse_nothing)
         try:
             self.agent.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
-            new = {"cwd": str(world.root), "mcpServers": []}
-            self.acp_id: str = self.agent.request("session/new", new)["sessionId"]
+            opened = {"cwd": str(world.root), "mcpServers": []}
+            if resumed is None:
+                self.acp_id: str = self.agent.request("session/new", opened)["sessionId"]
+            else:
+                self.agent.request("session/load", {**opened, "sessionId": resumed})
+                self.acp_id = resumed
             model = {"sessionId": self.acp_id, "modelId": MODEL}
             self.agent.request("session/set_model", model)
         except BaseException:
@@ -123,19 +147,18 @@ class ClineSession:
 
     @property
     def id(self) -> str:
-        """Rewind's session: Cline's ``taskId``, which its hook log pairs with the ACP session
-        (its ``sessionContext.rootSessionId``); the ACP session while no hook has run."""
-        log = self.data / "logs" / "hooks.jsonl"
-        lines = log.read_text().splitlines() if log.exists() else []
-        for line in lines:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue  # a line another Cline is writing
-            if event.get("sessionContext", {}).get("rootSessionId") == self.acp_id:
-                task: str = event["taskId"]
-                return task
+        """Rewind's session: the ACP session, which Cline's hooks carry as
+        ``sessionContext.rootSessionId``."""
         return self.acp_id
+
+    def task_ids(self) -> set[str]:
+        """The ``taskId`` of every hook event of the session in Cline's hook log: one per
+        process that ran it."""
+        return {
+            event["taskId"]
+            for event in hook_log(self.data)
+            if event["sessionContext"].get("rootSessionId") == self.acp_id and event.get("taskId")
+        }
 
     def prompt(self, text: str) -> None:
         """Sends ``text``; returns once Cline has answered and the hooks it does not wait for

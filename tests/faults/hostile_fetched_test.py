@@ -7,12 +7,15 @@ name another session than their ref.
   boolean makes that one entry damaged, said in one sentence, and the listing of every fetched
   session, and every other session, read on;
 - the ref names the session: a record that names another one is that entry damaged, alone, and
-  one that claims a sibling's name leaves the sibling as it was.
+  one that claims a sibling's name leaves the sibling as it was;
+- the command a damaged fetched entry's message names, to list every damaged entry, does list
+  it (``rewind check --remote NAME``: plain ``rewind check`` reads the project's own sessions).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -177,6 +180,39 @@ def test_a_number_out_of_range_in_the_middle_of_a_session_is_one_damaged_entry(
     for command in (["show", "2"], ["diff", "1"], ["show", "1"]):
         _read(victim, *command, "--remote", "backup", "--session", "chain")
     assert "b.txt" in _read(victim, "show", "2", "--remote", "backup", "--session", "chain").stdout
+
+
+def test_the_command_a_damaged_fetched_entry_names_lists_it(
+    forge: Forge, victim: Machine, tmp_path: Path
+) -> None:
+    """Every message about a damaged entry said "'rewind check' lists every damaged entry",
+    and for a fetched session 'rewind check' listed nothing: it reads the project's own
+    sessions only."""
+    forge.session("numbers", "tip", b"not json", **{"0.after": b"evil\n"})
+    first = forge.commit(forge.tree({"turn.json": b"{broken", "files/0.after": b"evil\n"}))
+    honest = json.dumps({**record("chain", change("b.txt"), prompt="second"), "number": 2})
+    tree = forge.tree({"turn.json": honest.encode(), "files/0.after": b"evil\n"})
+    forge.ref(f"refs/rewind/{PROJECT}/numbers/sessions/chain", forge.commit(tree, parent=first))
+    victim.ok("fetch")
+    damaged = {"tip": "backup:numbers/tip entry 1", "chain": "backup:numbers/chain entry 1"}
+    for leaf, command in (
+        ("tip", ["log"]),
+        ("tip", ["show", "1"]),
+        ("chain", ["log"]),  # read on, and warned of on standard error
+        ("chain", ["show", "1"]),
+        ("chain", ["diff", "1"]),
+    ):
+        said = _read(victim, *command, "--remote", "backup", "--session", leaf).stderr
+        [named] = re.findall(r"'(rewind check[^']*)'", said) or [said]
+        assert named == "rewind check --remote backup", (command, said)
+        listed = victim.run(*named.split()[1:])
+        assert listed.returncode == 1 and damaged[leaf] in listed.stderr, listed
+    applied = _read(victim, "apply", "--remote", "backup", "chain", "1", "--dry-run").stderr
+    assert "('rewind check --remote backup' lists what is damaged)" in applied, applied
+    every = json.loads(victim.run("check", "--remote", "--json").stdout)
+    assert every["sessions"] == 2 and len(every["problems"]) == 2, every
+    own = victim.run("check")  # the project's own sessions are fine, and say so
+    assert own.returncode == 0 and "0 problem(s)" in own.stdout, own
 
 
 # the ref names the session --------------------------------------------------------------------

@@ -8,7 +8,9 @@ repositories and searches every object the remote holds for contents that must n
 - the built-in private list matches in any case (``.ENV`` and ``KEY.PEM`` are ``.env`` and a
   key on macOS and Windows), ``[remote] exclude`` has gitignore's syntax (``**/*.secret``
   matches a top-level ``top.secret``), and git is asked about each name as a plain name, never
-  as pathspec magic (``:memo``) or a glob (``app/[slug]/debug.log``).
+  as pathspec magic (``:memo``) or a glob (``app/[slug]/debug.log``);
+- a path git will not judge (beyond a folder replaced by a symbolic link) is held back alone,
+  and the push says so: it used to hold back every file of every session, silently.
 """
 
 from __future__ import annotations
@@ -116,6 +118,52 @@ def test_a_file_ignored_after_it_was_pushed_is_held_back_from_every_later_push(
     a.ok("push", "new", "--all")
     assert DIARY in reachable_objects(new)
     assert a.ok("push", "new", "--all").stdout.endswith("is up to date.\n")
+
+
+def test_a_path_beyond_a_symbolic_link_is_held_back_alone_and_the_push_says_so(
+    project: Path, tmp_path: Path
+) -> None:
+    """``docs`` became a symbolic link after ``docs/guide.md`` was recorded and pushed. git's
+    check-ignore then refused the whole question (exit 128, "beyond a symbolic link"), every
+    path asked counted as ignored, and every later push held back the contents of every file
+    of every session, said nowhere but in its dry run, as "ignored by git"."""
+    notes, guide, app = b"notes for all 3e1f\n", b"the guide 8d2a\n", b"print('app 5c7b')\n"
+    machines = two_machines(project, tmp_path, {"docs/guide.md": b"old\n", "notes.txt": b"n\n"})
+    a = machines.a
+
+    def write() -> None:
+        (project / "notes.txt").write_bytes(notes)
+        (project / "docs" / "guide.md").write_bytes(guide)
+
+    a.turn("s1", "write the guide", ["notes.txt", "docs/guide.md"], write)
+    a.ok("push", "--all")
+    assert guide in every_object(machines.remote)
+    (project / "docs").rename(tmp_path / "shared-docs")
+    (project / "docs").symlink_to(tmp_path / "shared-docs")
+    a.turn("s2", "the app", ["app.py"], lambda: (project / "app.py").write_bytes(app))
+
+    why = "git cannot judge it: docs is a symbolic link"
+    plan = dry_run(a, REMOTE)
+    files = {
+        change["path"]: change["why_not"]
+        for session in plan["sessions"]
+        for entry in session["entries"]
+        for change in entry["files"]
+    }
+    assert files == {"notes.txt": None, "docs/guide.md": why, "app.py": None}, plan
+    pushed = json.loads(a.ok("push", REMOTE, "--all", "--json").stdout)
+    assert pushed["pushed"] == ["s1", "s2"], pushed
+    assert pushed["held_back"] == [{"path": "docs/guide.md", "why": why}], pushed
+    sent = reachable_objects(machines.remote)
+    assert notes in sent and app in sent and guide not in sent
+
+    new = tmp_path / "new.git"
+    git("init", "-q", "--bare", str(new), cwd=tmp_path)
+    a.ok("remote", "add", "new", str(new))
+    said = a.ok("push", "new", "--all").stdout
+    assert f"docs/guide.md: not shared ({why})" in said, said
+    everything = every_object(new)
+    assert notes in everything and app in everything and guide not in everything
 
 
 # item 5: the patterns ---------------------------------------------------------------------------

@@ -213,6 +213,76 @@ def test_a_session_file_too_large_to_read_leaves_the_turn_unnamed(project: Path)
     assert turn["prompt"] == "" and [f["path"] for f in turn["files"]] == ["hello.txt"]
 
 
+def test_a_session_resumed_in_a_new_process_goes_on_in_one_session(project: Path) -> None:
+    """Loaded again in a new process, a CLI session's events carry a new ``taskId`` (the
+    agent's conversation) and the same ``sessionContext.rootSessionId``: keyed on ``taskId``,
+    each process began a rewind session of its own."""
+    agent = Cline(project)
+    session_file = ClineSessionFile(agent.session)
+    for prompt, content in (("Write hello", "hello\n"), ("Shout", "HELLO\n")):
+        session_file.send(prompt)
+        hook("cline", sent_now(agent.session_start()))
+        before, after = agent.write("hello.txt", content)
+        hook("cline", before)
+        (project / "hello.txt").write_text(content)
+        hook("cline", after)
+        hook("cline", sent_now(agent.end()))
+        agent.resumed()
+    sessions = json.loads(ok("sessions", "--json").stdout)
+    assert [s["session"] for s in sessions] == [agent.session], sessions
+    log = log_json("--session", agent.session)
+    assert [entry["prompt"] for entry in log] == ["Write hello", "Shout"]
+    restore_to(1, agent.session)
+    assert not (project / "hello.txt").exists()
+
+
+def test_a_payload_without_a_session_context_is_keyed_on_its_task_id(project: Path) -> None:
+    """An older CLI's payload, or one of the extension's, names no ``sessionContext``."""
+    agent = Cline(project)
+
+    def bare(payload: Payload | None) -> Payload:
+        assert payload is not None
+        return {k: v for k, v in payload.items() if k != "sessionContext"}
+
+    hook("cline", bare(agent.prompt("Write hello")))
+    before, after = agent.write("hello.txt", "hello\n")
+    hook("cline", bare(before))
+    (project / "hello.txt").write_text("hello\n")
+    hook("cline", bare(after))
+    hook("cline", bare(agent.end()))
+    [turn] = log_json("--session", agent.conversation)
+    assert turn["prompt"] == "Write hello" and turn["ended"], turn
+
+
+def test_a_subagents_edits_go_into_its_parents_turn(project: Path) -> None:
+    """A subagent (``parent_agent_id``) runs in its parent's session (the same
+    ``rootSessionId``, a ``taskId`` of its own): its edits are the parent's turn's; its task
+    is no prompt of the person's, and its run's end does not close the parent's turn."""
+    agent = Cline(project)
+    ClineSessionFile(agent.session).send("Write both")
+    hook("cline", sent_now(agent.session_start()))
+    before, after = agent.write("parent.txt", "parent\n")
+    hook("cline", before)
+    (project / "parent.txt").write_text("parent\n")
+    hook("cline", after)
+    parent = (agent.conversation, agent.agent)
+    agent.conversation, agent.agent = "conv_1764496800500_sub", "agent_1764496800500_sub"
+    agent.parent = parent[1]
+    hook("cline", agent.session_start())
+    hook("cline", agent.prompt("the subagent's task"))
+    before, after = agent.write("child.txt", "child\n")
+    hook("cline", before)
+    (project / "child.txt").write_text("child\n")
+    hook("cline", after)
+    hook("cline", agent.end())
+    assert log_json("--session", agent.session)[-1]["ended"] is None
+    (agent.conversation, agent.agent), agent.parent = parent, None
+    hook("cline", sent_now(agent.end()))
+    [turn] = log_json("--session", agent.session)
+    assert turn["prompt"] == "Write both" and turn["ended"], turn
+    assert sorted(f["path"] for f in turn["files"]) == ["child.txt", "parent.txt"]
+
+
 # Windsurf --------------------------------------------------------------------------------------
 
 

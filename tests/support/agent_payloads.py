@@ -402,27 +402,37 @@ class Cline:
     """Cline CLI 3.0.65 (@cline/core 0.0.86), as read from its bundled code: ``hookName`` is the
     internal event name, ``tool_call``/``tool_result`` carry the call id and the input as given,
     ``preToolUse``/``postToolUse`` the same with every value a string; the file tool is
-    ``editor``, the shell tool ``run_commands``."""
+    ``editor``, the shell tool ``run_commands``. The session is ``sessionContext.rootSessionId``;
+    ``taskId`` is the agent's conversation, new in each process that runs the session
+    (:meth:`resumed`), as a real run shows."""
 
     name = "cline"
     version = "3.0.65"
 
-    def __init__(self, root: Path, session: str = "01KB7Y8Q3M2N4P5R6S7T8V9W0X") -> None:
+    def __init__(self, root: Path, session: str = "1764496800100_dJaH7_cli") -> None:
         self.root = root
         self.session = session
+        self.conversation = "conv_1764496800123_z75xaei"
+        self.agent = "agent_1764496800120_57dv1c"
+        self.parent: str | None = None  # a subagent's: the agent that started it
         self.iteration = 0
+
+    def resumed(self) -> None:
+        """The session loaded again in a new process: a new conversation and agent."""
+        self.conversation = "conv_1764496900456_e1vg7tz"
+        self.agent = "agent_1764496900450_xi7fki"
 
     def _common(self, event: str) -> Payload:
         return {
             "clineVersion": self.version,
             "hookName": event,
             "timestamp": "2026-11-30T10:00:00.000Z",
-            "taskId": self.session,
+            "taskId": self.conversation,
             "sessionContext": {"rootSessionId": self.session},
             "workspaceRoots": [str(self.root)],
             "userId": "u",
-            "agent_id": "agent-1",
-            "parent_agent_id": None,
+            "agent_id": self.agent,
+            "parent_agent_id": self.parent,
         }
 
     def session_start(self) -> Payload:

@@ -48,6 +48,14 @@ def _add_check(commands: Commands) -> None:
     check.add_argument(
         "--session", metavar="ID", help="with --drill: only this session (default: all of them)"
     )
+    check.add_argument(
+        "--remote",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="read the sessions fetched from remote NAME instead (every remote without NAME), "
+        "and list what is damaged in them",
+    )
     json_option(check, "the problems found (with --drill: the drill's report)")
 
 

@@ -151,6 +151,8 @@ def backup_once(store: Store, remote: str) -> bool:
                 "once to confirm that sessions may go there."
             )
         result = push(store, plan, timeout=PUSH_TIMEOUT_SECONDS)
+        for path, why in sorted(result.unjudged.items()):  # no one reads a backup's output
+            store.log_problem(f"backup to {remote} held back {store.root.display(path)}: {why}")
         if result.rejected:
             session, why = result.rejected[0]
             raise UserError(f"{remote} refused session {session}: {why}")

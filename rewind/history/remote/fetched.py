@@ -272,16 +272,17 @@ def machine_views(store: Store, remote: str) -> dict[str, Store]:
         machine = ref.split("/")[3]
         if usable_id(machine):
             machines.add(machine)
-    return {machine: view_of(store, mirror, machine) for machine in sorted(machines)}
+    return {machine: view_of(store, remote, mirror, machine) for machine in sorted(machines)}
 
 
-def view_of(store: Store, mirror: str, machine: str) -> Store:
+def view_of(store: Store, remote: str, mirror: str, machine: str) -> Store:
     view = Store(mirror, store.root, store.config)
     view.sessions_prefix = f"{MACHINES_PREFIX}{machine}/sessions/"
     view.labels_prefix = f"{MACHINES_PREFIX}{machine}/labels/"
     view.conversations_prefix = f"{MACHINES_PREFIX}{machine}/conversations/"
     view.state_root = os.path.join(mirror, "rewind", VIEWS_DIR, machine)
     view.read_only = True
+    view.fetched_from = remote
     try:
         os.makedirs(os.path.join(view.state_root, "sessions"), exist_ok=True)
     except OSError:

@@ -6,8 +6,10 @@ A path is **private** (its contents never leave; rewind.history.remote.export ho
 - it lies outside the project root (``extra_roots``): it names this machine's folders;
 - it matches ``[remote] exclude`` or the built-in list (``.env``, keys, credentials), with
   gitignore's syntax, in any case (rewind.history.remote.exclude_patterns);
-- git ignores it in the project (``git check-ignore``; tracked files never count), unless
-  ``[remote] share_ignored``.
+- git ignores it in the project (``git check-ignore``; tracked files never count), or will not
+  judge it (it lies beyond a symbolic link: a folder replaced by one since it was recorded),
+  unless ``[remote] share_ignored``. A path git will not judge is held back alone: the others
+  are still asked about, and the push says which it held back and why.
 
 The first two follow from the settings, whose :attr:`SharingPolicy.digest` names the exports.
 The third is git's answer, which changes without rewind seeing it: a line added to a
@@ -87,9 +89,13 @@ class SharingPolicy:
             if pattern is not None:
                 found[path] = f"matches {pattern}"
         if not self.share_ignored:
-            for path in self.answers.ignored(paths - set(found)):
-                found[path] = "ignored by git"
+            found.update(self.answers.held_back(paths - set(found)))
         return found
+
+    @property
+    def unjudged(self) -> dict[bytes, str]:
+        """The paths git would not judge during this run (held back), each with why."""
+        return self.answers.unjudged
 
     def save(self) -> None:
         """Keeps git's answers that this push's exports depend on (before the exports are)."""
@@ -107,7 +113,8 @@ class GitAnswers:
         self.fresh = not self.generation  # a new generation, written whole by save()
         if self.fresh:
             self.generation = os.urandom(8).hex()
-        self.current: dict[bytes, bool] = {}  # asked during this run
+        self.current: dict[bytes, bool] = {}  # asked during this run (True: held back)
+        self.unjudged: dict[bytes, str] = {}  # the ones git would not judge, with why
         self.used: set[bytes] = set()  # the paths whose answers this run's exports used
         self._checked = False
 
@@ -120,22 +127,27 @@ class GitAnswers:
         if not self.kept:
             return
         paths = sorted(self.kept)
-        ignored = ignored_by_git(self.root, paths)
-        now = {path: path in ignored for path in paths}
+        verdict = ask_git(self.root, paths)
+        self.unjudged.update(verdict.unjudged)
+        now = {path: path in verdict.held_back for path in paths}
         if now != self.kept:
             self.generation = os.urandom(8).hex()
             self.fresh = True
         self.current.update(now)
 
-    def ignored(self, paths: set[bytes]) -> set[bytes]:
-        """The ones among ``paths`` that git ignores (asked once per path and run)."""
+    def held_back(self, paths: set[bytes]) -> dict[bytes, str]:
+        """The ones among ``paths`` that git ignores or would not judge, each with why (asked
+        once per path and run)."""
         self.check()
         self.used.update(paths)
         unknown = sorted(paths - set(self.current))
         if unknown:
-            found = ignored_by_git(self.root, unknown)
-            self.current.update((path, path in found) for path in unknown)
-        return {path for path in paths if self.current[path]}
+            verdict = ask_git(self.root, unknown)
+            self.unjudged.update(verdict.unjudged)
+            self.current.update((path, path in verdict.held_back) for path in unknown)
+        return {
+            path: self.unjudged.get(path, "ignored by git") for path in paths if self.current[path]
+        }
 
     def save(self) -> None:
         """Keeps the answers this run's exports used: a new generation's record holds only
@@ -180,25 +192,97 @@ def _load(path: str) -> tuple[str, dict[bytes, bool]]:
     return header[1], kept
 
 
-def ignored_by_git(root: bytes, paths: list[bytes]) -> set[bytes]:
-    """The paths git ignores in the repository at ``root`` (none outside a repository).
-    Tracked files are never ignored; asked read-only. When git cannot answer, every path
-    counts as ignored: holding back too much is the safe side.
+class GitVerdict:
+    """git's answer about some paths: the ones it ignores, and the ones it would not judge,
+    each with why (held back too: holding back too much is the safe side)."""
+
+    __slots__ = ("ignored", "unjudged")
+
+    def __init__(self) -> None:
+        self.ignored: set[bytes] = set()
+        self.unjudged: dict[bytes, str] = {}
+
+    @property
+    def held_back(self) -> set[bytes]:
+        return self.ignored | set(self.unjudged)
+
+
+def ask_git(root: bytes, paths: list[bytes]) -> GitVerdict:
+    """Which of ``paths`` git ignores in the repository at ``root`` (none outside a
+    repository), and which it would not judge. Tracked files are never ignored; asked
+    read-only.
+
+    git refuses a whole question for one path it will not judge: one beyond a symbolic link
+    (a folder replaced by a link since the path was recorded), or another it refuses. Such a
+    path must not hold back every other one: the ones beyond a link are set apart first, and
+    when git still refuses, the paths are asked again in halves until the ones it refuses are
+    found (at most :data:`_GIT_RUNS` runs; what is left then is held back unjudged).
 
     git takes paths as pathspecs, which it may read as more than a name: ``:memo`` as magic,
     ``app/[slug]/x.log`` as a glob that, in check-ignore's look-up of tracked files, matches a
     tracked ``app/s/x.log`` and so is "not ignored". check-ignore refuses literal pathspecs, so
     each path is asked as ``./PATH`` (no magic) with ``--no-index`` (no look-up), and the
     ignored ones are then looked up, literally, among the tracked files."""
+    verdict = GitVerdict()
     if not paths or not os.path.lexists(os.path.join(root, b".git")):
-        return set()
-    asked = b"".join(b"./" + path + b"\0" for path in paths)
-    answer = _git(root, ["check-ignore", "--no-index", "-z", "--stdin"], asked, (0, 1))
-    if answer is None:
-        return set(paths)
-    # git answers with each path as it was asked: ./PATH
-    ignored = {path[2:] for path in answer.split(b"\0") if path.startswith(b"./")}
-    return ignored - _tracked(root, sorted(ignored))
+        return verdict
+    links: dict[bytes, bool] = {}
+    asked = []
+    for path in paths:
+        link = _symbolic_link_above(root, path, links)
+        if link is None:
+            asked.append(path)
+        else:
+            shown = link.decode("utf-8", "backslashreplace")
+            verdict.unjudged[path] = f"git cannot judge it: {shown} is a symbolic link"
+    ignored = _ignored(root, asked, verdict)
+    verdict.ignored = ignored - _tracked(root, sorted(ignored))
+    return verdict
+
+
+# The most check-ignore runs one question may take while git refuses some of its paths.
+_GIT_RUNS = 40
+
+
+def _ignored(root: bytes, paths: list[bytes], verdict: GitVerdict) -> set[bytes]:
+    """The ones among ``paths`` that check-ignore says git ignores; the ones it refuses to
+    judge go to ``verdict.unjudged`` (see :func:`ask_git`)."""
+    ignored: set[bytes] = set()
+    waiting = [paths] if paths else []
+    runs = 0
+    while waiting:
+        group = waiting.pop()
+        if runs >= _GIT_RUNS:
+            why = "git cannot judge it: it refused too many of the paths asked"
+            verdict.unjudged.update(dict.fromkeys(group, why))
+            continue
+        runs += 1
+        asked = b"".join(b"./" + path + b"\0" for path in group)
+        answer = _git(root, ["check-ignore", "--no-index", "-z", "--stdin"], asked, (0, 1))
+        if isinstance(answer, bytes):
+            # git answers with each path as it was asked: ./PATH
+            ignored.update(path[2:] for path in answer.split(b"\0") if path.startswith(b"./"))
+        elif len(group) == 1 or answer.ran is False:
+            why = f"git cannot judge it: {answer.why}"
+            verdict.unjudged.update(dict.fromkeys(group, why))
+        else:
+            half = len(group) // 2
+            waiting += [group[half:], group[:half]]
+    return ignored
+
+
+def _symbolic_link_above(root: bytes, path: bytes, links: dict[bytes, bool]) -> bytes | None:
+    """The folder of ``path`` (relative to ``root``) that is a symbolic link, if one is:
+    git will not judge a path beyond one. ``links`` remembers the folders looked at."""
+    folder = b""
+    for part in path.split(b"/")[:-1]:
+        folder = folder + b"/" + part if folder else part
+        link = links.get(folder)
+        if link is None:
+            link = links[folder] = os.path.islink(os.path.join(root, folder))
+        if link:
+            return folder
+    return None
 
 
 def _tracked(root: bytes, paths: list[bytes]) -> set[bytes]:
@@ -213,18 +297,30 @@ def _tracked(root: bytes, paths: list[bytes]) -> set[bytes]:
             end += 1
         arguments = ["--literal-pathspecs", "ls-files", "-z", "--cached", "--"]
         listed = _git(root, [*arguments, *map(os.fsdecode, paths[start:end])], b"", (0,))
-        if listed is None:
+        if not isinstance(listed, bytes):
             return set()
         tracked.update(listed.split(b"\0"))
         start = end
     return tracked.intersection(paths)
 
 
-def _git(root: bytes, arguments: list[str], given: bytes, fine: tuple[int, ...]) -> bytes | None:
-    """What ``git ARGUMENTS`` prints in ``root``; None when it could not run or exited with
-    another status than ``fine`` (for check-ignore, 0: some are ignored, 1: none is; 128: a
-    path beyond a symlink, no repository after all...)."""
-    from rewind.store.git_program import GitFailed, run_git
+class GitRefusal:
+    """Why git gave no answer: it did not run (or finish), or it exited with an error."""
+
+    __slots__ = ("ran", "why")
+
+    def __init__(self, why: str, ran: bool) -> None:
+        self.why = why
+        self.ran = ran
+
+
+def _git(
+    root: bytes, arguments: list[str], given: bytes, fine: tuple[int, ...]
+) -> bytes | GitRefusal:
+    """What ``git ARGUMENTS`` prints in ``root``, or why there is no answer: it could not run,
+    or it exited with another status than ``fine`` (for check-ignore, 0: some are ignored, 1:
+    none is; 128: a path beyond a symlink, no repository after all...)."""
+    from rewind.store.git_program import GitFailed, last_error_line, run_git
 
     try:
         completed = run_git(
@@ -238,6 +334,8 @@ def _git(root: bytes, arguments: list[str], given: bytes, fine: tuple[int, ...])
             check=False,
             variables=dict.fromkeys(_PATHSPEC_VARIABLES),
         )
-    except GitFailed:
-        return None
-    return completed.stdout if completed.returncode in fine else None
+    except GitFailed as error:
+        return GitRefusal(error.cause or str(error), ran=False)
+    if completed.returncode in fine:
+        return completed.stdout
+    return GitRefusal(last_error_line(completed.stderr).rstrip("."), ran=True)

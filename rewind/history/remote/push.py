@@ -60,6 +60,7 @@ class SessionPush:
         "open_turn",
         "sent_conversation",
         "sent_labels",
+        "sent_tip",
         "tip",
     )
 
@@ -70,6 +71,7 @@ class SessionPush:
         self.open_turn = open_turn  # the newest entry is an open turn, which is not sent
         self.labels: dict[str, str] = {}  # label -> the commit it labels
         self.sent_labels: dict[str, str] = {}  # what the last push sent (label -> export)
+        self.sent_tip: str | None = None  # the local tip the remote has, as exported now
         self.entries: list[tuple[Entry, str]] = []  # entries not sent yet, with their commits
         # The kept conversation's tip to send (None: not shared, or nothing kept), and whether
         # the remote has one from an earlier push (deleted there when none is sent now).
@@ -135,8 +137,10 @@ def plan_push(store: Store, remote: str, sessions: list[str] | None) -> PushPlan
         pending.conversation = _conversation(store, pending.leaf, plan.shares_conversation)
         pending.sent_conversation = bool(pushed.get(pending.leaf, {}).get("conversation"))
         sent = state.get(pending.leaf, {})
+        sent_tip = sent.get("local")
+        pending.sent_tip = sent_tip if isinstance(sent_tip, str) else None
         if (
-            sent.get("local") == tip
+            sent_tip == tip
             and sent.get("local_labels", {}) == pending.labels
             and sent.get("conversation") == pending.conversation
         ):
@@ -251,12 +255,16 @@ def private_paths(plan: PushPlan) -> dict[bytes, str]:
 
 
 class PushResult:
-    __slots__ = ("entries", "rejected", "sessions")
+    __slots__ = ("entries", "held_back", "rejected", "sessions", "unjudged")
 
     def __init__(self) -> None:
         self.sessions: list[str] = []  # sent
         self.rejected: list[tuple[str, str]] = []  # session, why
         self.entries = 0
+        # The paths whose contents the entries this push sends hold back, with why; and among
+        # them, the ones held back only because git would not judge them.
+        self.held_back: dict[bytes, str] = {}
+        self.unjudged: dict[bytes, str] = {}
 
 
 def push(
@@ -273,6 +281,7 @@ def push(
     exported_tips: dict[str, str] = {}
     with EntryIndex(store) as index:
         chains = {p.leaf: _chain(index, p, exporter.knows) for p in plan.sessions}
+        sending = {path for p in plan.sessions for path in _paths_sent(index, p)}
     for pending in plan.sessions:
         exported = exporter.export(pending.tip, chains[pending.leaf])
         exported_tips[pending.leaf] = exported
@@ -292,6 +301,9 @@ def push(
         elif pending.sent_conversation:  # no longer shared, or no longer kept
             refspecs.append((pending, "conversation", "", target))
     exporter.close()
+    result.held_back = plan.policy.private(sending)
+    unjudged = plan.policy.unjudged
+    result.unjudged = {path: why for path, why in result.held_back.items() if path in unjudged}
     refused = _run_push(store, plan, refspecs, interactive, timeout)
     # After the push (what the map names is reachable from the refs written below), git's
     # answers first: an export is never kept without the answers it depends on.
@@ -331,6 +343,15 @@ def _chain(
         return index.chain(pending.head, newest, known)
     except StoreError:
         return []  # walked through the objects instead
+
+
+def _paths_sent(index: EntryIndex, pending: SessionPush) -> set[bytes]:
+    """The paths of the entries the remote does not have yet (from the index; none when it
+    cannot say): what the push tells of holding back."""
+    chain = _chain(index, pending, lambda commit: commit == pending.sent_tip)
+    if chain and chain[0][0] == pending.sent_tip:
+        chain = chain[1:]  # the remote has it
+    return {path for _, paths in chain for path in paths or ()}
 
 
 def _label_ref(plan: PushPlan, pending: SessionPush, name: str) -> str:

@@ -104,7 +104,7 @@ def turn_range(store: Store, head: SessionHead, text: str) -> list[Entry]:
             "turn first."
         )
     entries = entries_between(store, head, first.number, last.number)
-    refuse_damaged(entries, 0, f"applying {describe_turns(entries)}")
+    refuse_damaged(store, entries, 0, f"applying {describe_turns(entries)}")
     for entry in entries:
         if entry.is_open:
             raise UserError(

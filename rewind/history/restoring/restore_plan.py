@@ -179,7 +179,7 @@ class RestorePlan:
 def plan_restore(
     store: Store, entries: list[Entry], to: Entry, only: list[bytes] | None = None
 ) -> RestorePlan:
-    refuse_damaged(entries, entries.index(to), f"restoring to before turn {to.number}")
+    refuse_damaged(store, entries, entries.index(to), f"restoring to before turn {to.number}")
     targets = checkpoint_states(entries, entries.index(to))
     if only is not None:
         missing = [path for path in only if path not in targets]
@@ -249,7 +249,7 @@ def _refuse_damaged(store: Store, head: SessionHead, entry: Entry | None, action
         raise StoreError(
             f"{what} would cross damaged entr{'y' if len(damaged) == 1 else 'ies'} {numbers} "
             f"of session {head.session_id}, whose changes cannot be read, so nothing was done; "
-            "restore a turn instead ('rewind check' lists what is damaged)."
+            f"restore a turn instead ('{store.check_command}' lists what is damaged)."
         )
 
 

@@ -155,6 +155,23 @@ def test_a_manual_push_of_everything_clears_a_failure(project: Path, backed_up: 
     assert "FAILING" not in ok("status").stdout
 
 
+def test_a_file_git_will_not_judge_is_named_in_the_log(project: Path, backed_up: Path) -> None:
+    """A background push has no output to say it in: what it held back only because git
+    would not judge it (beyond a folder since replaced by a symbolic link) goes to the log."""
+    ok("track", "--session", "s", "docs/guide.md")
+    (project / "docs").mkdir()
+    (project / "docs" / "guide.md").write_text("the guide\n")
+    ok("end", "--session", "s")
+    _wait_for(lambda: _remote_prompts(backed_up) == ["set up"], "the first push")
+    (project / "docs").rename(project.parent / "docs")
+    (project / "docs").symlink_to(project.parent / "docs")
+    _turn("first", "two\n")
+    _wait_for(lambda: _remote_prompts(backed_up) == ["set up", "first"], "the second push")
+    log = (store_dir(project) / "rewind" / "rewind.log").read_text()
+    why = "git cannot judge it: docs is a symbolic link"
+    assert f"backup to backup held back docs/guide.md: {why}" in log, log
+
+
 def test_without_a_backup_setting_nothing_is_pushed(project: Path, tmp_path: Path) -> None:
     remote = tmp_path / "remote.git"
     subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)

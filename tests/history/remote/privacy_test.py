@@ -1,6 +1,6 @@
 """What stays on the machine (rewind.history.remote.privacy): git's answers asked for names git
-could misread, held back when git cannot answer, and kept so that a changed answer starts a new
-generation of exports. Real repositories, real git."""
+could misread, a path git will not judge held back alone, and kept so that a changed answer
+starts a new generation of exports. Real repositories, real git."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rewind.history.remote.privacy import PRIVACY_RECORD, SharingPolicy, ignored_by_git
+from rewind.history.remote.privacy import PRIVACY_RECORD, SharingPolicy, ask_git
 from rewind.history.restoring.opening import open_current_store
 from tests.conftest import ok
 from tests.support.git import git
@@ -31,17 +31,33 @@ def test_names_git_could_read_as_pathspec_magic_or_globs_are_asked_plainly(
     wanted = {*ODD_NAMES, b"app/[slug]/debug.log", b"app/*/x.log", b"new.log"}
     # git's global pathspec settings would make check-ignore refuse every path: not asked so
     monkeypatch.setenv("GIT_ICASE_PATHSPECS", "1")
-    found = ignored_by_git(bytes(project), [*wanted, b"tracked.log", b"app/s/debug.log", b"x"])
-    assert found == wanted
+    found = ask_git(bytes(project), [*wanted, b"tracked.log", b"app/s/debug.log", b"x"])
+    assert (found.ignored, found.unjudged) == (wanted, {})
 
 
-def test_when_git_cannot_answer_every_path_asked_is_held_back(project: Path) -> None:
+def test_a_path_git_will_not_judge_is_held_back_alone(project: Path) -> None:
+    """check-ignore refuses the whole question for one path beyond a symbolic link (exit
+    128) or outside the repository, and answered nothing of the others: every path asked was
+    held back. Each is now held back alone, with why; the others are judged."""
+    (project / ".gitignore").write_text("*.log\n")
     (project / "real").mkdir()
     (project / "link").symlink_to("real")
-    # A path beyond a symlink: check-ignore exits 128, and says nothing of the others.
-    asked = [b"link/inside.txt", b"README.md"]
-    assert ignored_by_git(bytes(project), asked) == set(asked)
-    assert ignored_by_git(bytes(project), [b"README.md"]) == set()
+    asked = [b"link/inside.txt", b"link/deep/x.log", b"README.md", b"build.log", b"../out.txt"]
+    found = ask_git(bytes(project), asked)
+    assert found.ignored == {b"build.log"}
+    assert sorted(found.unjudged) == [b"../out.txt", b"link/deep/x.log", b"link/inside.txt"]
+    assert found.unjudged[b"link/inside.txt"] == "git cannot judge it: link is a symbolic link"
+    assert "outside repository" in found.unjudged[b"../out.txt"], found.unjudged
+    assert found.held_back == {b"build.log", *found.unjudged}
+
+    ok("begin", "--session", "s", "--prompt", "p")  # and the policy says why each is held back
+    policy = SharingPolicy(open_current_store())
+    private = policy.private({b"link/inside.txt", b"README.md", b"build.log"})
+    assert private == {
+        b"link/inside.txt": "git cannot judge it: link is a symbolic link",
+        b"build.log": "ignored by git",
+    }
+    assert policy.unjudged == {b"link/inside.txt": private[b"link/inside.txt"]}
 
 
 def test_a_changed_answer_a_lost_or_contradictory_record_start_a_new_generation(
