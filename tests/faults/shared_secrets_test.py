@@ -41,7 +41,7 @@ PRIVATE_KEY = (
 )
 # Ordinary text of a session: none of it is touched.
 ORDINARY = (
-    "def total(values):\n    return sum(values)  # commit 3f9a2c1e8b7d6f5a4e3d2c1b0a9f8e7d6c5b4a39\n"
+    "def total(values):\n    return sum(values)  # 3f9a2c1e8b7d6f5a4e3d2c1b0a9f8e7d6c5b4a39\n"
     "id 123e4567-e89b-12d3-a456-426614174000 see https://example.com/docs?q=1 DEBUG=1\n"
 )
 
@@ -72,7 +72,7 @@ def numbered(text: str) -> str:
 def read_records(root: Path, path: str, content: str, number: int) -> list[dict[str, Any]]:
     """What Claude Code writes of one Read of ``path``: the call, then its result (the text the
     model sees, and the file's content beside its path)."""
-    call = {"type": "tool_use", "id": f"toolu_{number}", "name": "Read"}
+    call: dict[str, Any] = {"type": "tool_use", "id": f"toolu_{number}", "name": "Read"}
     call["input"] = {"file_path": str(root / path)}
     result = {"type": "tool_result", "tool_use_id": f"toolu_{number}", "content": numbered(content)}
     file = {"filePath": str(root / path), "content": content, "numLines": content.count("\n")}
@@ -86,7 +86,7 @@ def read_records(root: Path, path: str, content: str, number: int) -> list[dict[
 
 
 def shell_records(command: str, output: str, number: int) -> list[dict[str, Any]]:
-    call = {"type": "tool_use", "id": f"toolu_{number}", "name": "Bash"}
+    call: dict[str, Any] = {"type": "tool_use", "id": f"toolu_{number}", "name": "Bash"}
     call["input"] = {"command": command}
     result = {"type": "tool_result", "tool_use_id": f"toolu_{number}", "content": output}
     return [

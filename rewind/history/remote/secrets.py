@@ -120,7 +120,7 @@ def _matches(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], list[str]
                 if group and not whole.startswith(group):
                     found.append(group)
                 else:
-                    found.append(whole + _TOKEN_GOES_ON.match(text, match.end()).group(0))
+                    found.append(whole + _goes_on(text, match.end()))
         return found
 
     return find
@@ -135,11 +135,17 @@ def _whole_tokens(finder: Callable[[str], Iterable[str]]) -> Callable[[str], lis
         for value in finder(text):
             at = text.find(value)
             while at >= 0:
-                found.append(value + _TOKEN_GOES_ON.match(text, at + len(value)).group(0))
+                found.append(value + _goes_on(text, at + len(value)))
                 at = text.find(value, at + len(value))
         return found
 
     return find
+
+
+def _goes_on(text: str, at: int) -> str:
+    """The token characters of ``text`` from ``at`` on."""
+    going = _TOKEN_GOES_ON.match(text, at)
+    return going.group(0) if going else ""
 
 
 def secrets_in(text: str) -> Iterator[tuple[str, str]]:
