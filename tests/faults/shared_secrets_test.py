@@ -188,11 +188,16 @@ def test_provider_tokens_keys_and_url_credentials_are_redacted_and_the_dry_run_c
 def test_ordinary_text_is_left_alone_and_the_chain_is_sent_as_it_is(
     laptop: Machine, bare: Path
 ) -> None:
-    """A short line of .env (``DEBUG=1``) and ordinary code, hashes, ids and URLs are not
-    secrets: a conversation with nothing to redact goes as it was kept, byte for byte."""
+    """A short line of .env (``DEBUG=1``, from a file the conversation names) and ordinary
+    code, hashes, ids and URLs are not secrets: a conversation with nothing to redact goes as it
+    was kept, byte for byte."""
     session(
         laptop,
-        [(shell_records("cat notes.txt", ORDINARY, 1), "Read."), ([], "DEBUG=1 is set.")],
+        [
+            (shell_records("cat notes.txt", ORDINARY, 1), "Read."),
+            (shell_records("grep DEBUG .env", "DEBUG=1\n", 2), "DEBUG=1 is set."),
+            ([], "Done."),
+        ],
     )
     dry = laptop.json("push", "backup", "--session", SESSION, "--dry-run")
     assert isinstance(dry, dict)

@@ -88,11 +88,14 @@ class ConversationExporter:
         self.policy = policy
         self.pending: dict[str, dict[str, object]] = {}  # records to keep once pushed
         self._packs: Packs | None = None
+        self._redacted: dict[str, bytes] = {}  # the blobs redacted in this export (a dry run
+        # does not write them)
 
     def export(self, head: SessionHead, write: bool = True) -> Shared:
         """The redacted chain of ``head``'s session (its objects written when ``write``; a dry
         run only counts)."""
         leaf = ref_leaf(head.session_id)
+        self._redacted = {}
         commits = chain_commits(self.store, head.session_id)
         record = _load(self._record_path(leaf))
         names, named = self._names(commits, record)
@@ -198,6 +201,7 @@ class ConversationExporter:
         else:
             redacted = redactor.transcript(data, found)
         blob = kept.blob if redacted == data else _object(self.store, b"blob", redacted, write)
+        self._redacted[blob] = redacted
         message = kept.message
         done: dict[str, object] = {"parent": parent, "found": found.to_json(), "blob": blob}
         piece = kept.as_slice()
@@ -207,7 +211,7 @@ class ConversationExporter:
             changed = redacted != data or (before is not None and before.changed)
             done.update(size=size, changed=changed)
             if changed:
-                tail = _tail(self.store, redacted, before)
+                tail = self._tail(redacted, before)
                 message = message.rstrip("\n") + f"\n{SHARED} {size} {tail_fingerprint(tail)}\n"
         if blob == kept.blob and message == kept.message and parent == _parent(raw):
             done["id"] = commit  # nothing to redact so far: sent as it is
@@ -218,6 +222,18 @@ class ConversationExporter:
             tree = _object(self.store, b"tree", encode_tree(entries), write)
         done["id"] = _object(self.store, b"commit", _rewritten(raw, tree, parent, message), write)
         return done
+
+    def _tail(self, data: bytes, before: _Prefix | None) -> bytes:
+        """The last bytes of the redacted transcript ending with ``data`` that its
+        fingerprint covers."""
+        tail = data[-FINGERPRINT_BYTES:]
+        while len(tail) < FINGERPRINT_BYTES and before is not None:
+            earlier = self._redacted.get(before.blob)
+            if earlier is None:
+                earlier = self.store.reader.read_blob(before.blob)
+            tail = earlier[-(FINGERPRINT_BYTES - len(tail)) :] + tail
+            before = before.before
+        return tail
 
     def _has(self, done: dict[str, object]) -> bool:
         """Whether a kept export is still in the store (gc keeps what a push sent)."""
@@ -252,17 +268,6 @@ def _follow(
     size, changed, blob = done.get("size"), done.get("changed"), done.get("blob")
     if isinstance(size, int) and isinstance(changed, bool) and isinstance(blob, str):
         prefixes[(piece.transcript, piece.end)] = _Prefix(blob, size, changed, before)
-
-
-def _tail(store: Store, data: bytes, before: _Prefix | None) -> bytes:
-    """The last bytes of the redacted transcript ending with ``data`` that its fingerprint
-    covers."""
-    tail = data[-FINGERPRINT_BYTES:]
-    while len(tail) < FINGERPRINT_BYTES and before is not None:
-        missing = FINGERPRINT_BYTES - len(tail)
-        tail = store.reader.read_blob(before.blob)[-missing:] + tail
-        before = before.before
-    return tail
 
 
 def _object(store: Store, kind: bytes, body: bytes, write: bool) -> str:
