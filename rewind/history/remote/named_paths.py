@@ -112,7 +112,7 @@ def words(command: str) -> set[str]:
     for token in tokens:
         if token.startswith("-"):
             token = token.partition("=")[2]
-        if token and not set(token) <= set("<>|&;()!") and "\n" not in token:
+        if any(c.isalnum() for c in token) and "\n" not in token:
             found.add(token)
     return found
 
