@@ -26,7 +26,7 @@ import re
 from collections import Counter
 
 from rewind.history.remote.secrets import KEY_ANCHORS as _KEY_ANCHORS
-from rewind.history.remote.secrets import detectors, secrets_in
+from rewind.history.remote.secrets import Detector, detectors, secrets_in
 
 # A private file's line shorter than this is left alone (``}``, ``import os``): it would be
 # found in ordinary text.
@@ -105,10 +105,11 @@ class Redactor:
         # Longest first: a line that holds another is replaced whole.
         self.wholes = sorted(wholes.items(), key=lambda item: -len(item[0]))
         self.needles = sorted(needles.items(), key=lambda item: -len(item[0]))
-        # How each needle reads inside a JSON string (quotes, backslashes, tabs escaped).
-        self.raw_needles = sorted(
-            {_escaped(n) for n, _ in self.needles} | {n for n, _ in self.needles}, key=len
-        )
+        # What a line to redact holds: a needle as it is or as it reads inside a JSON string
+        # (quotes, backslashes, tabs escaped), or a private key's first line.
+        raw = {_escaped(n) for n, _ in self.needles} | {n for n, _ in self.needles}
+        fixed = {n.encode("utf-8", "surrogateescape") for n in raw} | set(_KEY_ANCHORS)
+        self._fixed = [re.compile(re.escape(one)) for one in sorted(fixed)]
 
     # texts -------------------------------------------------------------------------------
 
@@ -153,26 +154,15 @@ class Redactor:
 
     def _lines_to_look_at(self, data: bytes) -> set[int]:
         """Where the lines of ``data`` that may hold something to redact start: those that hold
-        a private line (in its raw or its JSON form), or a secret's anchor and the secret. Each
-        fixed string is looked for in the whole of ``data`` once, in C: the lines are found
-        from where it is."""
-        lowered = data.lower()  # bytes: only ASCII letters change, so offsets stay
+        a private line (in its raw or its JSON form), a private key's first line, or a
+        secret's anchor and the secret. Each fixed string and anchor is looked for over the
+        whole of ``data``, in C; Python sees only where they are."""
         starts: set[int] = set()
-        for needle in self.raw_needles:
-            starts.update(_lines_holding(data, needle.encode("utf-8", "surrogateescape")))
-        for key_anchor in _KEY_ANCHORS:
-            starts.update(_lines_holding(data, key_anchor))
+        for needle in self._fixed:
+            starts.update(_lines_holding(data, needle, None))
         for detector in detectors():
-            holding = set()
-            for anchor in detector.anchors:
-                holding.update(_lines_holding(data, anchor.encode()))
-            for lowered_anchor in detector.lowered:
-                holding.update(_lines_holding(lowered, lowered_anchor.encode()))
-            for start in holding - starts:
-                end = data.find(b"\n", start)
-                text = data[start : end if end >= 0 else len(data)].decode("utf-8", "replace")
-                if any(len(value) >= MIN_SECRET_VALUE for value in detector.find(text)):
-                    starts.add(start)
+            for anchor in detector.byte_anchors:
+                starts.update(_lines_holding(data, anchor, detector, starts))
         return starts
 
     def _line(self, line: str, found: Found) -> str:
@@ -214,18 +204,29 @@ class Redactor:
         return line
 
 
-def _lines_holding(data: bytes, needle: bytes) -> list[int]:
-    """Where the lines of ``data`` that hold ``needle`` start."""
+def _lines_holding(
+    data: bytes,
+    pattern: re.Pattern[bytes],
+    detector: Detector | None,
+    known: set[int] | frozenset[int] = frozenset(),
+) -> list[int]:
+    """Where the lines of ``data`` in which ``pattern`` is found start (with ``detector``:
+    only those where it finds a secret; ``known`` lines are not looked at again)."""
     starts = []
-    at = data.find(needle)
-    while at >= 0:
-        start = data.rfind(b"\n", 0, at) + 1
-        starts.append(start)
-        end = data.find(b"\n", at)
-        if end < 0:
-            break
-        at = data.find(needle, end)
+    at = 0
+    while (hit := pattern.search(data, at)) is not None:
+        start = data.rfind(b"\n", 0, hit.start()) + 1
+        end = data.find(b"\n", hit.end())
+        end = len(data) if end < 0 else end
+        if start not in known and (detector is None or _finds(detector, data[start:end])):
+            starts.append(start)
+        at = end + 1
     return starts
+
+
+def _finds(detector: Detector, line: bytes) -> bool:
+    text = line.decode("utf-8", "replace")
+    return any(len(value) >= MIN_SECRET_VALUE for value in detector.find(text))
 
 
 def _needles(text: str) -> list[str]:
