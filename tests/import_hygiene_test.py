@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import ok, run_rewind
 
-HEAVY = ("pygit2", "textual", "rich", "watchdog", "platformdirs")
+HEAVY = ("pygit2", "textual", "rich", "watchdog", "platformdirs", "detect_secrets", "requests")
 # Not heavy by themselves, but each costs milliseconds the hook path does not need.
 AVOIDABLE = (
     "argparse",

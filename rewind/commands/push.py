@@ -18,7 +18,9 @@ from rewind.history.remote.push import (
     push,
     unsent_entries,
 )
+from rewind.history.remote.redaction import Found
 from rewind.history.remote.remote_setup import confirm, needs_confirmation
+from rewind.history.remote.shared_conversation import redactions
 from rewind.history.restoring.opening import open_current_store
 from rewind.history.sessions import resolve_session
 from rewind.store.remotes import list_remotes
@@ -115,8 +117,8 @@ def _confirm_project_remote(store: Store, plan: PushPlan, yes: bool) -> None:
 
 # What a push that shares a session's conversation says it sends.
 SHARED_CONVERSATION = (
-    "with its kept conversation: every prompt, reply and tool result, whatever the agent read "
-    "([conversation] share)"
+    "with its kept conversation: every prompt, reply and tool result, with the private files' "
+    "contents and the secrets found redacted ([conversation] share)"
 )
 
 
@@ -164,8 +166,19 @@ def _where(plan: PushPlan) -> dict[str, object]:
     }
 
 
+def _redacted_line(found: Found) -> str:
+    """What the dry run says a conversation's redaction takes out (never the secret itself)."""
+    if not found:
+        return "  nothing in it found to redact"
+    parts = [f"{name} ({count})" for name, count in sorted(found.files.items())]
+    parts += [f"{kind} ({count})" for kind, count in sorted(found.secrets.items())]
+    return f"  redacted from it: {', '.join(parts)}"
+
+
 def _print_dry_run(store: Store, plan: PushPlan, as_json: bool) -> None:
     private = private_paths(plan)
+    sent = {p.leaf: p.head for p in plan.sessions if p.conversation is not None}
+    redacted = redactions(store, plan.policy, sent)
     if as_json:
         print_json(
             {
@@ -176,6 +189,7 @@ def _print_dry_run(store: Store, plan: PushPlan, as_json: bool) -> None:
                         "open_turn_held": p.open_turn,
                         "labels": sorted(p.labels),
                         "conversation": _conversation_fate(p),
+                        "redacted": (redacted[p.leaf].to_json() if p.leaf in redacted else None),
                         "entries": [
                             {
                                 **entry_key_json(entry),
@@ -223,6 +237,7 @@ def _print_dry_run(store: Store, plan: PushPlan, as_json: bool) -> None:
         fate = _conversation_fate(pending)
         if fate == "sent":
             print(f"  {SHARED_CONVERSATION}")
+            print(_redacted_line(redacted[pending.leaf]))
         elif fate == "deleted":
             print("  its conversation, shared before, is deleted from the remote")
     if plan.up_to_date:

@@ -14,6 +14,7 @@ from rewind.history.conversation.branch import Branch
 from rewind.history.conversation.resume import Fetched, plan
 from rewind.history.entry import Entry
 from rewind.history.lookup import find
+from rewind.history.remote.shared_conversation import fetched_redactor
 from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import require_existing
 from rewind.store.repository import Store
@@ -63,7 +64,8 @@ def resume_from(
 ) -> int:
     """Starts (or prints) the branch of the conversation from just before ``entry`` (of the
     session ``fetched`` from a remote, when given)."""
-    branch = plan(store, entry, prompt, check_client=not print_only, fetched=fetched)
+    redact = fetched_redactor(store) if fetched is not None else None
+    branch = plan(store, entry, prompt, not print_only, fetched, redact)
     argv = branch.argv(extra)
     root = os.fsdecode(store.root.path)
     if as_json:

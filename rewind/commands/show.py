@@ -45,7 +45,7 @@ def run(
             "format": FORMAT,
             **entry_json(entry, diffs, names),
             "conversation": cut.to_json() if cut is not None else None,
-            "reply": _reply(store, entry),
+            "reply": _reply(store, entry, remote is not None),
         }
         files = shown["files"]
         assert isinstance(files, list)
@@ -69,7 +69,7 @@ def run(
         if remote is not None:
             resume += f" --remote {remote} --session {session_id}"
         print(f"conversation: {cut.agent} session {cut.session} ('{resume}')")
-    reply = _reply(store, entry)
+    reply = _reply(store, entry, remote is not None)
     if reply is not None:
         print("reply:")
         print("".join(f"    {line}\n" for line in reply.splitlines()), end="")
@@ -81,12 +81,18 @@ def run(
     return 0
 
 
-def _reply(store: Store, entry: Entry) -> str | None:
+def _reply(store: Store, entry: Entry, fetched: bool) -> str | None:
     """The agent's final reply to the turn, when it was kept ([conversation] keep; in a
-    fetched session, when its machine shared it: [conversation] share)."""
+    fetched session, when its machine shared it: [conversation] share, with what is private
+    on this machine taken out)."""
     if entry.kind != TURN:
         return None
-    return kept_reply(store, entry.session, entry.id)
+    reply = kept_reply(store, entry.session, entry.id)
+    if reply is None or not fetched:
+        return reply
+    from rewind.history.remote.shared_conversation import redacted_reply  # for --remote only
+
+    return redacted_reply(store, entry.session, reply)
 
 
 def _show_hunks(store: Store, entry: Entry, path: bytes, as_json: bool) -> int:

@@ -43,9 +43,11 @@ SLICED_AGENTS = frozenset({"claude-code", "gemini", "codex"})
 # The most of a final reply kept, in bytes of UTF-8.
 REPLY_LIMIT = 65536
 # How many bytes before the end of the last slice its fingerprint covers.
-_FINGERPRINT_BYTES = 4096
+_FINGERPRINT_BYTES = FINGERPRINT_BYTES = 4096
 SLICE = ".jsonl"
 REPLY = ".reply"
+# The line of a redacted slice's commit message that says what its copy rebuilds to.
+SHARED = "shared"
 
 
 # What KeptMissing says when nothing at all of the conversation was kept.
@@ -142,6 +144,12 @@ def _open_regular(path: str) -> int:
     return fd
 
 
+def tail_fingerprint(data: bytes) -> str:
+    """The fingerprint of the bytes that end at a cut (their last few KiB), as a cut point's
+    (rewind.history.conversation.cut_point.fingerprint) and a redacted slice's are taken."""
+    return sha1_hex(data[-_FINGERPRINT_BYTES:])
+
+
 def _fingerprint_before(fd: int, offset: int) -> str:
     start = max(0, offset - _FINGERPRINT_BYTES)
     return sha1_hex(os.pread(fd, offset - start, start))
@@ -151,16 +159,28 @@ def _fingerprint_before(fd: int, offset: int) -> str:
 
 
 class KeptSlice:
-    """One slice: the bytes ``[start, end)`` of ``transcript``, kept at ``entry_id``'s prompt."""
+    """One slice: the bytes ``[start, end)`` of ``transcript``, kept at ``entry_id``'s prompt.
+    ``shared``, in a copy redacted before it was pushed (rewind.history.remote.redaction): the
+    size and fingerprint of the redacted transcript up to this slice's end, which a resume
+    checks instead of the turn's own (None: the slice is as the agent wrote it)."""
 
-    __slots__ = ("blob", "end", "entry_id", "start", "transcript")
+    __slots__ = ("blob", "end", "entry_id", "shared", "start", "transcript")
 
-    def __init__(self, entry_id: str, blob: str, start: int, end: int, transcript: str) -> None:
+    def __init__(
+        self,
+        entry_id: str,
+        blob: str,
+        start: int,
+        end: int,
+        transcript: str,
+        shared: tuple[int, str] | None = None,
+    ) -> None:
         self.entry_id = entry_id
         self.blob = blob
         self.start = start
         self.end = end
         self.transcript = transcript
+        self.shared = shared
 
 
 class KeptCommit:
@@ -185,14 +205,30 @@ class KeptCommit:
         if not 0 <= start <= end:
             return None  # not a slice rewind writes (a record made up by a remote)
         entry = self.name[: -len(SLICE)]
-        return KeptSlice(entry, self.blob, start, end, fields.get("transcript", ""))
+        transcript = fields.get("transcript", "")
+        return KeptSlice(entry, self.blob, start, end, transcript, _shared(fields.get(SHARED)))
+
+
+def _shared(field: str | None) -> tuple[int, str] | None:
+    """The ``shared SIZE FINGERPRINT`` line of a redacted slice's message, read."""
+    if field is None:
+        return None
+    size, _, mark = field.partition(" ")
+    if not size.isdigit() or len(size) > 19 or len(mark) != 40:
+        return (-1, "")  # damaged: matches nothing
+    return int(size), mark
 
 
 def chain(store: Store, session_id: str) -> list[KeptCommit]:
     """The commits of the session's kept conversation, oldest first (none when nothing is
     kept). A commit that cannot be read ends the walk: what is older is out of reach."""
+    return [commit for _, _, commit in chain_commits(store, session_id)]
+
+
+def chain_commits(store: Store, session_id: str) -> list[tuple[str, bytes, KeptCommit]]:
+    """:func:`chain`, each commit with its id and its raw bytes."""
     tip = store.read_ref(conversation_ref(store, session_id))
-    found: list[KeptCommit] = []
+    found: list[tuple[str, bytes, KeptCommit]] = []
     seen: set[str] = set()
     while tip is not None and tip not in seen:
         seen.add(tip)
@@ -205,7 +241,8 @@ def chain(store: Store, session_id: str) -> list[KeptCommit]:
             break
         if len(entries) == 1:
             name, _, blob = entries[0]
-            found.append(KeptCommit(tree, name.decode("utf-8", "replace"), blob, message))
+            kept = KeptCommit(tree, name.decode("utf-8", "replace"), blob, message)
+            found.append((tip, body, kept))
         parents = [line[7:] for line in header.split("\n") if line.startswith("parent ")]
         tip = parents[0] if parents else None
     found.reverse()
@@ -223,9 +260,13 @@ def kept_reply(store: Store, session_id: str, entry_id: str) -> str | None:
     return None
 
 
-def kept_prefix(store: Store, session_id: str, entry_id: str, transcript: str, end: int) -> bytes:
+def kept_prefix(
+    store: Store, session_id: str, entry_id: str, transcript: str, end: int
+) -> tuple[bytes, tuple[int, str] | None]:
     """The transcript up to ``end`` (the cut of ``entry_id``'s prompt), rebuilt from the kept
-    slices; a KeptMissing saying what lacks when they do not reach back to its start."""
+    slices, with what a redacted copy says it rebuilds to (the last slice's
+    :attr:`KeptSlice.shared`; None for a copy as the agent wrote it); a KeptMissing saying
+    what lacks when they do not reach back to its start."""
     if end > TRANSCRIPT_BYTES:
         raise KeptMissing(too_large(TRANSCRIPT_BYTES, "a transcript").of("the transcript"))
     slices = [commit.as_slice() for commit in chain(store, session_id)]
@@ -246,7 +287,8 @@ def kept_prefix(store: Store, session_id: str, entry_id: str, transcript: str, e
         # Measured before they are inflated: a fetched part may inflate to far more.
         if any(store.reader.size(one.blob) != one.end - one.start for one in parts):
             raise KeptMissing("a kept part is not as long as its record says")
-        return b"".join(store.reader.read_blob(one.blob) for one in reversed(parts))
+        data = b"".join(store.reader.read_blob(one.blob) for one in reversed(parts))
+        return data, parts[0].shared
     except StoreError as error:
         raise KeptMissing(f"a kept part cannot be read ({error})") from None
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from tests.bench import (
     agent_hooks,
     blame_long,
+    conversation_redaction,
     drill_cost,
     gc_growth,
     history_length,
@@ -50,6 +51,7 @@ BENCHMARKS = {
     hunk_diff.NAME: hunk_diff,
     remote_push.NAME: remote_push,
     real_clients.NAME: real_clients,
+    conversation_redaction.NAME: conversation_redaction,
 }
 
 

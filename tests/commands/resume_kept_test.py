@@ -78,7 +78,7 @@ def test_the_slices_concatenate_to_the_transcript_up_to_each_cut(
     for entry, offset in zip(entries, cuts(project), strict=True):
         assert entry is not None
         rebuilt = kept_prefix(store, SESSION, entry.entry_id, str(kept.path), offset)
-        assert rebuilt == data[:offset]
+        assert rebuilt == (data[:offset], None)
     # Each prompt kept only what was new: the slices together are the transcript up to turn 3.
     slices = [store.reader.read_blob(e.blob) for e in entries if e is not None]
     assert b"".join(slices) == data[: cuts(project)[-1]]

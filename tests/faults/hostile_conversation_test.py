@@ -1,7 +1,8 @@
 """A kept conversation a remote made up ([conversation] share): whatever its chain holds, ``rewind
 resume TURN --remote`` refuses in one sentence and writes nothing of the store's, ``rewind show``
 prints a reply with its escape sequences made harmless, and only a copy that matches the
-turn's own cut point (its size and fingerprint) is ever handed to a client."""
+turn's own cut point (its size and fingerprint; for a copy redacted before it was pushed, the
+size and fingerprint its slice says the redacted copy has) is ever handed to a client."""
 
 from __future__ import annotations
 
@@ -126,7 +127,21 @@ def _another_entry(forge: Forge) -> str:
     return kept(forge, "ffffffffffff.jsonl", TRANSCRIPT, slice_message(0, end))
 
 
+def _shared_line_that_lies(forge: Forge) -> str:
+    """A copy that says it was redacted, whose bytes are not what it says it rebuilds to."""
+    other = TRANSCRIPT.replace(b"assistant", b"ASSISTANT")
+    message = slice_message(0, len(TRANSCRIPT)) + f"shared {len(other)} {'0' * 40}\n"
+    return kept(forge, f"{ENTRY}.jsonl", other, message)
+
+
+def _shared_line_damaged(forge: Forge) -> str:
+    message = slice_message(0, len(TRANSCRIPT)) + "shared many\n"
+    return kept(forge, f"{ENTRY}.jsonl", TRANSCRIPT, message)
+
+
 CHAINS = {
+    "shared-line-that-lies": _shared_line_that_lies,
+    "shared-line-damaged": _shared_line_damaged,
     "other-bytes": _other_bytes,
     "a-blob": _blob,
     "two-names-in-a-tree": _two_names,

@@ -12,6 +12,7 @@ import errno
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rewind.errors import UserError
@@ -60,6 +61,9 @@ class Request:
     # that machine: only the kept conversation is read, never a file of this one.
     remote: str = ""
     view: Store | None = None
+    # What takes private contents and secrets out of a fetched copy before the client reads
+    # it, with this machine's idea of what is private (rewind.history.remote.shared_conversation).
+    redact: Callable[[bytes], bytes] | None = None
 
     @property
     def kept_in(self) -> Store:
@@ -122,7 +126,7 @@ def _kept_prefix(request: Request, why: str) -> bytes:
     assert cut.offset is not None
     way_out = files_only(request.turn)
     try:
-        data = kept_prefix(
+        data, shared = kept_prefix(
             request.kept_in, request.session, request.entry_id, cut.transcript, cut.offset
         )
     except KeptMissing as missing:
@@ -140,11 +144,15 @@ def _kept_prefix(request: Request, why: str) -> bytes:
         raise UserError(
             f"{why}, and the copy kept with the history is not whole: {missing}; {way_out}"
         ) from None
-    if len(data) != cut.offset or fingerprint(data[-TAIL:]) != cut.fingerprint:
+    # A copy redacted before it was pushed is checked against what its machine said the
+    # redacted copy rebuilds to, its end against the turn's cut (kept_prefix): the turn's own
+    # size and fingerprint are those of the transcript before the redaction.
+    size, mark = (cut.offset, cut.fingerprint) if shared is None else shared
+    if len(data) != size or fingerprint(data[-TAIL:]) != mark:
         raise UserError(
             f"{why}, and the copy kept with the history does not match the turn's record; {way_out}"
         )
-    return data
+    return request.redact(data) if request.redact is not None else data
 
 
 def read_transcript(path: str, size: int | None = None) -> bytes:

@@ -6,6 +6,7 @@ read; what the branch needs is a copy in rewind's directory, or the client's own
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TypeAlias
 
 from rewind.errors import UserError
@@ -61,12 +62,18 @@ CHECKS: dict[str, Callable[[Request], object]] = {
 
 
 def plan(
-    store: Store, entry: Entry, prompt: str = "", check_client: bool = True, fetched: Fetched = None
+    store: Store,
+    entry: Entry,
+    prompt: str = "",
+    check_client: bool = True,
+    fetched: Fetched = None,
+    redact: Callable[[bytes], bytes] | None = None,
 ) -> Branch:
     """The branch that resumes the conversation from just before ``entry``; with
     ``check_client``, the installed client must be one rewind knows (else the program is
     named as the agent runs it, for a command to be printed). ``fetched``: the remote and the
-    view ``entry`` was read from, for a turn fetched from another machine."""
+    view ``entry`` was read from, for a turn fetched from another machine, whose copy
+    ``redact`` takes this machine's private contents and secrets out of."""
     if fetched is None:
         cut = cut_point_of(entry)
         with_client = check_client or cut.agent in FORKED_BY_THE_CLIENT
@@ -81,7 +88,7 @@ def plan(
                 f"here; {files_only(entry.number)}"
             )
         request = _request(store, entry, cut, prompt, check_client, remote, view)
-        return BRANCHES[cut.agent](request)
+        return BRANCHES[cut.agent](replace(request, redact=redact))
     except UserError as error:
         # The way out for a fetched turn: its files are not this work tree's to restore.
         message = str(error).replace(

@@ -11,7 +11,8 @@ does not have, so a push after one more turn sends that turn.
 
 With ``[conversation] share`` naming the remote, the conversation kept with each session
 (rewind.history.kept_conversation) goes too, as ``conversations/<session>``: its chain of commits
-as it is here (forced: retention rewrites it), and deleted from the remote once sharing stops.
+with private contents and secrets redacted (rewind.history.remote.shared_conversation; forced:
+retention and the redaction rewrite it), and deleted from the remote once sharing stops.
 
 What was pushed is kept as refs, ``refs/rewind/pushed/<remote>/``, and in
 ``<store>/rewind/pushed/<remote>.json`` (which local tip each session's push stands for): a
@@ -31,6 +32,7 @@ from rewind.history.index.queries import EntryIndex
 from rewind.history.remote.export import Exporter
 from rewind.history.remote.identity import machine_id, project_id
 from rewind.history.remote.privacy import SharingPolicy
+from rewind.history.remote.shared_conversation import ConversationExporter
 from rewind.history.session import SessionHead, load_head, ref_leaf
 from rewind.history.sessions import read_entries_with_commits
 from rewind.store.atomic import write_text_atomically
@@ -276,6 +278,8 @@ def push(
     if not plan.sessions:
         return result
     exporter = Exporter(store, plan.policy)
+    conversations = ConversationExporter(store, plan.policy)
+    shared: dict[str, str] = {}  # the redacted chain sent, by session ref leaf
     refspecs: list[tuple[SessionPush, str, str, str]] = []  # session, what, source, remote ref
     exported_labels: dict[str, dict[str, str]] = {}
     exported_tips: dict[str, str] = {}
@@ -297,7 +301,10 @@ def push(
         exported_labels[pending.leaf] = labels
         target = f"{plan.namespace}conversations/{pending.leaf}"
         if pending.conversation is not None:
-            refspecs.append((pending, "conversation", pending.conversation, target))
+            tip = conversations.export(pending.head).tip
+            if tip is not None:
+                shared[pending.leaf] = tip
+                refspecs.append((pending, "conversation", tip, target))
         elif pending.sent_conversation:  # no longer shared, or no longer kept
             refspecs.append((pending, "conversation", "", target))
     exporter.close()
@@ -309,6 +316,7 @@ def push(
     # answers first: an export is never kept without the answers it depends on.
     plan.policy.save()
     exporter.save()
+    conversations.save()
     state = load_state(store, plan.remote)
     for pending in plan.sessions:
         why = refused.get(pending.leaf)
@@ -317,6 +325,7 @@ def push(
             continue
         labels = exported_labels[pending.leaf]
         _remember(store, plan, pending, exported_tips[pending.leaf], labels)
+        _remember_conversation(store, plan, pending, shared.get(pending.leaf))
         state[pending.leaf] = {
             "session": pending.head.session_id,
             "ref": pending.head.tip,  # the session's ref then: unchanged, it needs no push
@@ -426,6 +435,18 @@ def _remember(
             store.delete_ref(ref)
     for name, commit in labels.items():
         store.write_ref(folder + name, commit)
+
+
+def _remember_conversation(
+    store: Store, plan: PushPlan, pending: SessionPush, sent: str | None
+) -> None:
+    """Keeps the redacted chain sent as a ref of the store (gc keeps it, and the next push
+    redacts only what is new), or drops the one sent before."""
+    ref = f"{PUSHED_REF_PREFIX}{plan.remote}/conversations/{pending.leaf}"
+    if sent is not None:
+        store.write_ref(ref, sent)
+    elif store.read_ref(ref) is not None:
+        store.delete_ref(ref)
 
 
 def load_state(store: Store, remote: str) -> dict[str, dict[str, object]]:
