@@ -285,12 +285,30 @@ def kept_prefix(
         parts.append(found[at])
     try:
         # Measured before they are inflated: a fetched part may inflate to far more.
-        if any(store.reader.size(one.blob) != one.end - one.start for one in parts):
+        expected = _part_sizes(parts)
+        if sum(expected) > TRANSCRIPT_BYTES:
+            raise KeptMissing(too_large(TRANSCRIPT_BYTES, "a transcript").of("the transcript"))
+        sizes = zip(parts, expected, strict=True)
+        if any(store.reader.size(one.blob) != size for one, size in sizes):
             raise KeptMissing("a kept part is not as long as its record says")
         data = b"".join(store.reader.read_blob(one.blob) for one in reversed(parts))
         return data, parts[0].shared
     except StoreError as error:
         raise KeptMissing(f"a kept part cannot be read ({error})") from None
+
+
+def _part_sizes(parts: list[KeptSlice]) -> list[int]:
+    """How long each part (newest first) says it is: its bytes of the transcript, or, redacted
+    (:attr:`KeptSlice.shared`), the redacted size up to its end less that up to its start."""
+    sizes = []
+    for index, one in enumerate(parts):
+        if one.shared is None:
+            sizes.append(one.end - one.start)
+            continue
+        before = parts[index + 1] if index + 1 < len(parts) else None
+        upto = 0 if before is None else before.shared[0] if before.shared else before.end
+        sizes.append(one.shared[0] - upto)
+    return sizes
 
 
 def _newest(slices: list[KeptSlice], before: int, end: int, entry_id: str = "") -> int | None:
