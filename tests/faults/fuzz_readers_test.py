@@ -170,6 +170,30 @@ def test_the_hook_path_json_reader() -> None:
         fastjson.loads("[" * (DEPTH + 1) + "]" * (DEPTH + 1))
 
 
+MCP_SAMPLES = [
+    '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "rewind_log", '
+    '"arguments": {"count": 5, "grep": "x"}}}',
+    '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+    '{"jsonrpc": "2.0", "id": "a", "result": {}}',
+]
+
+
+def test_the_mcp_servers_line_reader() -> None:
+    """rewind.mcp.stdio: each line a client sends ``rewind mcp`` is a message or a JSON-RPC
+    error (Refused), never anything else."""
+    from rewind.mcp.stdio import Refused, read_message
+
+    rng = random.Random(SEED)
+    for text in json_inputs(rng, MCP_SAMPLES):
+        raw = text.encode("utf-8", "surrogatepass")
+        try:
+            surely(lambda: read_message(raw), (Refused,))  # noqa: B023
+        except BaseException as error:
+            raise AssertionError(f"{described(text)}: {error!r}") from error
+    for sample in MCP_SAMPLES:
+        read_message(sample.encode())
+
+
 def test_the_settings_reader() -> None:
     """rewind.installers.jsonc: every agent's JSON settings, with comments."""
     rng = random.Random(SEED)
