@@ -34,6 +34,7 @@ HOOK_COUNT_KEYS = {
     "unreadable": "unreadable",
     "too_large": "too_large",
     "special": "special",
+    "unwatched": "unwatched",
 }
 
 

@@ -15,7 +15,15 @@ from rewind.watch.pidfile import OUTPUT_NAME, WatchLock, running_info, spawn, st
 READY_TIMEOUT = 120.0  # seconds: git status on a very large work tree can take a while
 
 
-def run(*, session: str | None, detach: bool, stop_it: bool, status: bool, background: bool) -> int:
+def run(
+    *,
+    session: str | None,
+    detach: bool,
+    stop_it: bool,
+    status: bool,
+    background: bool,
+    idle_exit: float | None = None,
+) -> int:
     store = open_current_store(create=True)
     if stop_it:
         _, message = stop(store)
@@ -25,7 +33,7 @@ def run(*, session: str | None, detach: bool, stop_it: bool, status: bool, backg
         return _status(store)
     if detach:
         return _detach(store, session)
-    return _watch(store, session, quiet=background)
+    return _watch(store, session, quiet=background, idle_exit=idle_exit)
 
 
 def _describe(info: dict[str, object]) -> str:
@@ -74,7 +82,7 @@ def _detach(store: Store, session: str | None) -> int:
     )
 
 
-def _watch(store: Store, session: str | None, quiet: bool) -> int:
+def _watch(store: Store, session: str | None, quiet: bool, idle_exit: float | None = None) -> int:
     lock = WatchLock(store)
     if not lock.acquire():
         info = running_info(store) or {}
@@ -85,7 +93,8 @@ def _watch(store: Store, session: str | None, quiet: bool) -> int:
         from rewind.watch.observer import Watcher, stderr_reporter
 
         try:
-            watcher = Watcher(store, session, None if quiet else stderr_reporter())
+            reporter = None if quiet else stderr_reporter()
+            watcher = Watcher(store, session, reporter, idle_exit=idle_exit)
         except Exception as error:
             store.log_problem(f"watch: could not start: {error!r}")
             raise

@@ -32,7 +32,8 @@ DAMAGED = "damaged"
 EDIT = "edit"  # an agent's edit tool, the API or 'rewind track' (the default)
 SHELL = "shell"  # the shell quicksave: a command the agent ran was read before it ran
 EXTERNAL = "external"  # watch mode: changed outside the tracked tools
-SOURCES = (EDIT, SHELL, EXTERNAL)
+PROGRAM = "program"  # the watcher: changed by a program the agent's shell call ran
+SOURCES = (EDIT, SHELL, EXTERNAL, PROGRAM)
 # The agent of the turns watch mode opens when no turn is open (rewind.watch.recorder).
 WATCH_AGENT = "watch"
 # The prompt of the entry 'rewind begin' makes of files changed outside rewind
@@ -58,7 +59,7 @@ class FileChange:
         self.before = before
         self.after = after
         self.at = at  # when the before-state was taken (seconds since the epoch)
-        self.source = source  # EDIT, SHELL or EXTERNAL: who recorded the before-state
+        self.source = source  # EDIT, SHELL, EXTERNAL or PROGRAM: who recorded the before-state
         # The path this one was to be moved from (``mv A B`` read by the quicksave, a patch's
         # "Move to"), as announced before the change: a reader checks that the entry left that
         # path absent before it follows the move (rewind.history.insight.file_history).

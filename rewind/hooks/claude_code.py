@@ -6,10 +6,10 @@ Bash and PowerShell commands get a quicksave of the files they may destroy (Powe
 rewind.quicksave.powershell says). A failed tool call (PostToolUseFailure: ``error``, no
 ``tool_response``) gets its after-state at once, like a successful one. When a PostToolUse
 reports the text from before the edit (``tool_response.originalFile``, ``type``) for a file no
-PreToolUse recorded, what it says for certain becomes its pre-image. With
-``watch_on_session_start`` in rewind.toml, the session's first prompt starts ``rewind watch`` in
-the background for it and SessionEnd stops it (SessionStart, which installs before this one
-subscribed to, does the same).
+PreToolUse recorded, what it says for certain becomes its pre-image. SessionStart and each
+prompt start the project's watcher when none runs (rewind.watch.capture). With
+``capture_programs = false`` and ``watch_on_session_start`` in rewind.toml, the session's first
+prompt starts ``rewind watch`` for the session alone, and SessionEnd stops it.
 """
 
 from __future__ import annotations
@@ -54,9 +54,15 @@ def handle(context: HookContext) -> None:
 
 
 def _start_watcher(context: HookContext, session: str) -> None:
-    """With ``watch_on_session_start = true`` in rewind.toml: ``rewind watch`` in the
-    background for this session (spawned, not waited for; one watcher per project)."""
+    """The project's watcher (rewind.watch.capture); with capture off but
+    ``watch_on_session_start = true`` in rewind.toml, ``rewind watch`` for this session alone
+    (spawned, not waited for; one watcher per project)."""
     assert context.store is not None
+    from rewind.watch import capture
+
+    if capture.enabled(context.store):
+        context.session_starts()
+        return
     if not context.store.config.watch_on_session_start:
         return
     from rewind.watch.pidfile import is_running, spawn

@@ -1,6 +1,8 @@
 """What an adapter works with: the event's payload, the project's store, and the actions that
 map events onto turns, all tolerant of events that arrive out of order. A shell call's before-
-and after-event find each other through :mod:`rewind.hooks.pending_shell_calls`."""
+and after-event find each other through :mod:`rewind.hooks.pending_shell_calls`, and tell the
+project's watcher when the call begins and ends (:mod:`rewind.watch.capture`), so that what
+its programs change is recorded in the turn too."""
 
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from rewind.store.event_log import STATS_DIR
 from rewind.store.failure_log import STORE_LOG, describe_hook_failure, log_hook_problem
 from rewind.store.fastjson import load_object
 from rewind.store.repository import Store, StoreBusy
+from rewind.watch import capture
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -152,6 +155,13 @@ class HookContext:
         if point is not None and self.store.config.conversation_keep:
             self._keep_slice(session, entry.id, point)
         pending_shell_calls.remove_stale(self.store)
+        capture.ensure_watching(self.store, self.log)
+
+    def session_starts(self) -> None:
+        """An agent's session begins: the project's watcher is started now, before any
+        command runs, when none runs (never waited for)."""
+        assert self.store is not None
+        capture.ensure_watching(self.store, self.log)
 
     def _keep_slice(self, session: str, entry_id: str, point: CutPoint) -> None:
         """With ``[conversation] keep``: the transcript up to the cut, from where the last
@@ -233,6 +243,7 @@ class HookContext:
         from rewind.quicksave import limits_from, paths_at_risk
 
         assert self.store is not None
+        capture.shell_begins(self.store, session, call or pairing, self.agent, self.log)
         read, warnings = command, list[str]()
         if powershell:
             from rewind.quicksave.powershell import posix_equivalent
@@ -256,6 +267,7 @@ class HookContext:
         the oldest waiting call of ``pairing``; with neither, of every file of the open
         turn)."""
         assert self.store is not None
+        capture.shell_ends(self.store, session, call or pairing, self.log)
         if not call and not pairing:
             self.after_change(session)
             return
@@ -293,6 +305,7 @@ class HookContext:
                     keep_reply(self.store, session, entry.id, reply)
                 except Exception as error:  # keeping is never worth a failed hook
                     self.log(f"the reply was not kept: {error}")
+        capture.turn_ends(self.store, session, self.log)
         record_after(self.store, session, close=True)
 
     # the log -------------------------------------------------------------------------------

@@ -93,6 +93,7 @@ class RemoteSettings:
 
 class Config:
     __slots__ = (
+        "capture_programs",
         "conversation_keep",
         "conversation_share",
         "extra_roots",
@@ -130,6 +131,9 @@ class Config:
         self.watch_quiet_ms = watch_quiet_ms
         self.watch_max_delay_ms = watch_max_delay_ms
         self.watch_on_session_start = watch_on_session_start
+        # What the programs an agent runs change is recorded: the hooks keep the project's
+        # watcher running and tell it of each shell call (rewind.watch.capture). On by default.
+        self.capture_programs = True
         self.retention = Retention()
         # [conversation] keep: the agent's own conversation kept with each turn
         # (rewind.history.kept_conversation); off by default, it holds secrets.
@@ -356,10 +360,12 @@ def _read_watch_keys(path: str, data: dict[str, object], config: Config) -> None
         if not _is_count(value):
             raise UserError(f"{path}: {key} must be {example}.")
         setattr(config, key, value)
-    on_start = data.get("watch_on_session_start", False)
-    if not isinstance(on_start, bool):
-        raise UserError(f"{path}: watch_on_session_start must be true or false.")
-    config.watch_on_session_start = on_start
+    switches = ("watch_on_session_start", "capture_programs")
+    for key in switches:
+        value = data.get(key, getattr(config, key))
+        if not isinstance(value, bool):
+            raise UserError(f"{path}: {key} must be true or false.")
+        setattr(config, key, value)
 
 
 def _is_count(value: object) -> bool:

@@ -16,7 +16,8 @@ IGNORED = "ignored"  # the event was refused as given (no payload, a path outsid
 UNREADABLE = "unreadable"  # a pre-image recorded without content: the file could not be read
 TOO_LARGE = "too_large"  # a pre-image recorded without content: larger than max_file_size
 SPECIAL = "special"  # a path not recorded: a fifo, socket or device
-COUNTED = (SPOOLED, LOCK_TIMEOUT, ERROR, IGNORED, UNREADABLE, TOO_LARGE, SPECIAL)
+UNWATCHED = "unwatched"  # a shell call whose programs no watcher saw (none ran, or it was starting)
+COUNTED = (SPOOLED, LOCK_TIMEOUT, ERROR, IGNORED, UNREADABLE, TOO_LARGE, SPECIAL, UNWATCHED)
 
 
 def write_hook_call(

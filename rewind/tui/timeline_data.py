@@ -14,6 +14,7 @@ from rewind.history.checkpoint import checkpoint_states, states_between
 from rewind.history.entry import (
     EDIT,
     EXTERNAL,
+    PROGRAM,
     RESTORING,
     SHELL,
     TURN,
@@ -42,7 +43,8 @@ TURN_DIFF = "turn"  # what the turn changed
 TO_NOW = "now"  # from the checkpoint before the turn to the files on disk now
 
 SAFETY_NET_SESSIONS = {"git": "pre-commit"}
-SOURCE_TAGS = {SHELL: "quicksave", EXTERNAL: "external"}  # how a file's change was caught
+# How a file's change was caught, when not by an edit tool.
+SOURCE_TAGS = {SHELL: "quicksave", EXTERNAL: "external", PROGRAM: "program"}
 
 
 @dataclass(frozen=True)

@@ -46,18 +46,18 @@ class Coalescer:
         else:
             found.last = now
 
-    def ready(self, now: float) -> list[tuple[bytes, bool]]:
+    def ready(self, now: float) -> list[tuple[bytes, Pending]]:
         """The paths due now (oldest first), removed from the pending ones."""
         due = [
             path
             for path, pending in self.pending.items()
             if now - pending.last >= self.quiet or now - pending.first >= self.max_delay
         ]
-        return [(path, self.pending.pop(path).created) for path in due]
+        return [(path, self.pending.pop(path)) for path in due]
 
-    def all(self) -> list[tuple[bytes, bool]]:
-        """Every pending path, due or not (at exit)."""
-        taken = [(path, pending.created) for path, pending in self.pending.items()]
+    def all(self) -> list[tuple[bytes, Pending]]:
+        """Every pending path, due or not (at exit, and at a barrier)."""
+        taken = list(self.pending.items())
         self.pending.clear()
         return taken
 

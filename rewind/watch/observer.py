@@ -4,6 +4,14 @@ watchdog's threads only append each event to a queue; this loop, on the main thr
 (:mod:`rewind.watch.ignore`), coalesces and caps (:mod:`rewind.watch.bursts`) and hands due
 paths to the recorder in batches, one store-lock hold per batch. It blocks while nothing is
 pending, so an idle watcher costs nothing but the kernel's inotify watches.
+
+The hooks' requests (rewind.watch.listener) come through the same queue: a shell call begins
+or ends (rewind.watch.windows), or a **barrier**: every change made before the request is to
+be recorded before it is answered. A barrier sets the project root's permission bits to what
+they are; the kernel reports that as an attribute change of the root, queued behind every
+event of the project it queued before, and read by the same watchdog thread in the same order.
+When that event comes out of the queue, every earlier change has been taken in: they are all
+recorded at once, quiet or not, and the request is answered.
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import stat
 import sys
 import time
 import traceback
@@ -18,6 +27,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from watchdog.events import (
+    DirAttribEvent,
     DirCreatedEvent,
     DirMovedEvent,
     FileAttribEvent,
@@ -33,10 +43,14 @@ from watchdog.observers import Observer
 from rewind.store.home import rewind_home
 from rewind.store.project_repository import ProjectRepository
 from rewind.store.repository import Store
-from rewind.watch.bursts import Coalescer, Storms
+from rewind.watch.bursts import Coalescer, Pending, Storms
+from rewind.watch.channel import supported
 from rewind.watch.ignore import IgnoreRules
+from rewind.watch.listener import Listener, Request
+from rewind.watch.pidfile import INFO_NAME
 from rewind.watch.preimages import PreImages
 from rewind.watch.recorder import Change, Recorder
+from rewind.watch.windows import ShellCalls
 
 EVENTS: list[type[FileSystemEvent]] = [
     FileCreatedEvent,
@@ -46,17 +60,20 @@ EVENTS: list[type[FileSystemEvent]] = [
     FileMovedEvent,
     DirCreatedEvent,
     DirMovedEvent,
+    DirAttribEvent,  # the root's: a barrier's marker
 ]
 BATCH = 500  # paths per hold of the store lock
 BATCH_INTERVAL = 0.1  # seconds between two batches at least (each is one commit)
 IDLE_WAKE = 0.5  # seconds: how often an idle loop looks at its stop flag
 STOP_GRACE = 0.3  # seconds: reading what the kernel queued before a stop
+HEARTBEAT = 5.0  # seconds between two touches of the pid file (when the watcher was last alive)
+Event = tuple[str, str, str, bool, float]
 
 
 class _Enqueue(FileSystemEventHandler):
     """On watchdog's thread: only queue the event."""
 
-    def __init__(self, events: queue.SimpleQueue[tuple[str, str, str, bool, float]]) -> None:
+    def __init__(self, events: queue.SimpleQueue[Event | Request]) -> None:
         super().__init__()
         self.events = events
 
@@ -91,7 +108,10 @@ class Watcher:
         store: Store,
         session: str | None,
         report: Callable[[str], None] | None = None,
+        idle_exit: float | None = None,
     ) -> None:
+        """``idle_exit``: seconds without a hook's request after which the watcher stops (one
+        a hook started; None: it runs until stopped)."""
         self.store = store
         self.report = report
         config = store.config
@@ -106,7 +126,7 @@ class Watcher:
         gap = max(1.0, 2 * config.watch_quiet_ms / 1000)
         self.storms = Storms(config.watch_storm_files, gap, self.recorder.known)
         self.created_dirs: set[bytes] = set()
-        self.events: queue.SimpleQueue[tuple[str, str, str, bool, float]] = queue.SimpleQueue()
+        self.events: queue.SimpleQueue[Event | Request] = queue.SimpleQueue()
         self.observer = Observer()
         self.prefix = root.rstrip(b"/") + b"/"
         self.stopping = False
@@ -114,6 +134,15 @@ class Watcher:
         self.overflow_reported = False
         self.recorded = 0
         self.last_batch = float("-inf")
+        # The hooks' requests: shell calls, barriers waiting for their marker.
+        self.calls = ShellCalls()
+        self.listener: Listener | None = None
+        self.waiting: list[tuple[Request, int]] = []
+        self.markers_sent = 0
+        self.markers_seen = 0
+        self.idle_exit = idle_exit
+        self.last_request = time.monotonic()
+        self.last_beat = time.monotonic()
 
     # life --------------------------------------------------------------------------------
 
@@ -130,6 +159,22 @@ class Watcher:
         self.observer.start()
         if self.preimages.git is None:  # after the observer started: nothing falls between
             self.preimages.note_existing(self._files_now())
+        self._listen()
+
+    def _listen(self) -> None:
+        """Opens the hooks' channel (rewind.watch.channel); without it the watcher still
+        records, as watch mode always did, and says why."""
+        if not supported():
+            return
+        try:
+            self.listener = Listener(self.store.git_dir, self.events.put)
+        except OSError as error:
+            self._problem(
+                f"the hooks' channel could not be opened ({error}): shell calls are "
+                "not told apart, and no barrier waits for the watcher"
+            )
+            return
+        self.listener.start()
 
     def _files_now(self) -> set[bytes]:
         """Every file under the root that would be recorded (one walk, at start, outside git)."""
@@ -166,9 +211,12 @@ class Watcher:
             while time.monotonic() < grace:
                 self._step(wait=False)
         finally:
+            if self.listener is not None:
+                self.listener.close()
             self.observer.stop()
             self.observer.join(timeout=5)
             self._drain_queue()
+            self._barrier_passed(time.monotonic(), every=True)
             self._flush(self.coalescer.all())
             self._finish_burst(force=True)
             logging.getLogger("watchdog").removeHandler(self.overflow)
@@ -202,6 +250,21 @@ class Watcher:
                 self._flush(ready)
         if self.storms.burst_over(now):
             self._finish_burst()
+        self._keep_alive(now)
+
+    def _keep_alive(self, now: float) -> None:
+        """Touches the pid file now and then (when a killed watcher was last alive), and stops
+        a watcher a hook started once no hook has asked anything for ``idle_exit`` seconds."""
+        if now - self.last_beat >= HEARTBEAT:
+            self.last_beat = now
+            try:
+                os.utime(self.store.state_path(INFO_NAME))
+            except OSError:
+                pass
+        idle = now - self.last_request
+        if self.idle_exit is not None and idle >= self.idle_exit and not self.calls.any_open():
+            self._problem(f"stopped after {idle / 60:.0f} minutes without an agent's request")
+            self.stopping = True
 
     def _drain_queue(self, limit: int = 20000) -> None:
         for _ in range(limit):
@@ -222,9 +285,17 @@ class Watcher:
             return None
         return relative
 
-    def _take(self, item: tuple[str, str, str, bool, float]) -> None:
+    def _take(self, item: Event | Request) -> None:
+        if isinstance(item, Request):
+            self._answer(item)
+            return
         kind, source, dest, is_directory, when = item
         if kind == "stop":
+            return
+        if is_directory and kind == "attrib":
+            if os.fsencode(source).rstrip(b"/") == self.prefix.rstrip(b"/"):
+                self.markers_seen += 1
+                self._barrier_passed(when)
             return
         if is_directory:
             if kind == "created":
@@ -257,25 +328,45 @@ class Watcher:
 
     # recording ---------------------------------------------------------------------------
 
-    def _flush(self, due: list[tuple[bytes, bool]]) -> None:
+    def _flush(self, due: list[tuple[bytes, Pending]]) -> None:
         for start in range(0, len(due), BATCH):
             part = due[start : start + BATCH]
             try:
                 changes = [
-                    self.recorder.capture(path, created, self._missing_dirs(path) if created else 0)
-                    for path, created in part
+                    self.recorder.capture(
+                        path,
+                        pending.created,
+                        self._missing_dirs(path) if pending.created else 0,
+                        pending.first,
+                        pending.last,
+                    )
+                    for path, pending in part
                 ]
-                self._record(changes)
+                self._record_by_call(changes)
             except Exception as error:  # keep watching; say what went wrong
                 self._problem(
                     f"{len(part)} change(s) could not be recorded: {error!r}\n"
                     + "".join(traceback.format_exception(error)).rstrip()
                 )
 
+    def _record_by_call(self, changes: list[Change]) -> None:
+        """Records each change as the program's of the shell call it happened in (into that
+        call's session), the others as external changes."""
+        groups: dict[tuple[str, str] | None, list[Change]] = {}
+        for change in changes:
+            call = self.calls.covering(change.first, change.last)
+            key = (call.session, call.agent) if call is not None else None
+            groups.setdefault(key, []).append(change)
+        for key, group in groups.items():
+            self._record(group, program_of=key)
+
     def _record(
-        self, changes: list[Change], unrecorded: list[dict[str, object]] | None = None
+        self,
+        changes: list[Change],
+        unrecorded: list[dict[str, object]] | None = None,
+        program_of: tuple[str, str] | None = None,
     ) -> None:
-        done = self.recorder.record(changes, unrecorded)
+        done = self.recorder.record(changes, unrecorded, program_of)
         self.recorded += len(done.changes)
         if self.report is not None:
             for letter, path in done.changes:
@@ -295,6 +386,63 @@ class Watcher:
             self._record([], [summary.to_json(cap)])
         except Exception as error:
             self._problem(f"the storm's summary could not be recorded: {error!r}")
+
+    # the hooks' requests -------------------------------------------------------------------
+
+    def _answer(self, request: Request) -> None:
+        now = time.monotonic()
+        self.last_request = now
+        operation = request.text("op")
+        if operation == "begin-shell":
+            session, agent = request.text("session"), request.text("agent")
+            self.calls.begin(session, request.text("call"), agent, now)
+            request.answer({"ok": True})
+        elif operation in ("end-shell", "barrier"):
+            if self._send_marker():
+                self.waiting.append((request, self.markers_sent))
+            else:  # no marker can be had: what is queued now is all it waits for
+                self.waiting.append((request, 0))
+                self._barrier_passed(now)
+        elif operation == "status":
+            request.answer(self._status())
+        else:
+            request.answer({"ok": False, "error": f"unknown request {operation!r}"})
+
+    def _send_marker(self) -> bool:
+        """Sets the root's permission bits to what they are: the kernel queues an attribute
+        change of the root behind every earlier event (False when it cannot be set)."""
+        root = self.store.root.path
+        try:
+            os.chmod(root, stat.S_IMODE(os.stat(root).st_mode))
+        except OSError as error:
+            self._problem(f"a barrier's marker could not be set on the project root: {error}")
+            return False
+        self.markers_sent += 1
+        return True
+
+    def _barrier_passed(self, when: float, every: bool = False) -> None:
+        """Every event queued before the waiting requests' markers is in (``every``: the
+        watcher stops): the shell calls they end are over, everything pending is recorded
+        now, and they are answered."""
+        ready = [item for item in self.waiting if every or item[1] <= self.markers_seen]
+        if not ready:
+            return
+        self.waiting = [item for item in self.waiting if item not in ready]
+        for request, _ in ready:
+            if request.text("op") == "end-shell":
+                self.calls.end(request.text("session"), request.text("call"), when)
+        self._flush(self.coalescer.all())
+        for request, _ in ready:
+            request.answer({"ok": True, "recorded": self.recorded})
+
+    def _status(self) -> dict[str, object]:
+        return {
+            "ok": True,
+            "pid": os.getpid(),
+            "recorded": self.recorded,
+            "overflowed": self.overflow.overflowed,
+            "calls": len(self.calls.calls),
+        }
 
     def _problem(self, message: str) -> None:
         self.store.log_problem(f"watch: {message}")

@@ -119,9 +119,15 @@ def stop(store: Store, wait: float = 10.0) -> tuple[bool, str]:
     return True, f"asked the watcher (pid {pid}) to stop"
 
 
-def spawn(store: Store, session: str | None, python: str | None = None) -> subprocess.Popen[bytes]:
+def spawn(
+    store: Store,
+    session: str | None,
+    python: str | None = None,
+    idle_exit: float | None = None,
+) -> subprocess.Popen[bytes]:
     """Starts ``rewind watch`` in the background, in its own session (no terminal signals
-    reach it), and returns at once. Its output goes to ``rewind/watch.out`` in the store."""
+    reach it), and returns at once. Its output goes to ``rewind/watch.out`` in the store.
+    ``idle_exit``: it stops after that many seconds without a hook's request."""
     import subprocess
     import sys
 
@@ -129,6 +135,8 @@ def spawn(store: Store, session: str | None, python: str | None = None) -> subpr
     arguments += ["watch", "--background"]
     if session:
         arguments += ["--session", session]
+    if idle_exit is not None:
+        arguments += ["--idle-exit", str(idle_exit)]
     os.makedirs(store.state_path(), exist_ok=True)
     with open(store.state_path(OUTPUT_NAME), "ab") as output:
         process = subprocess.Popen(

@@ -6,14 +6,16 @@ In order:
    directories created in the same burst) -- unless what rewind knows says it existed: a file
    renamed into the project from outside (an editor's temporary file in /tmp) over an existing
    one is reported as a creation too, and rules 2 and 3 then give what it replaced;
-2. the last state this session recorded for it (exact while the watcher has been running
+2. the watcher's snapshot of the files git does not hold (rewind.watch.snapshot), for the
+   first change of a path after the snapshot was taken;
+3. the last state this session recorded for it (exact while the watcher has been running
    since);
-3. in a git repository, from what git said when the watcher started: a path that was clean
+4. in a git repository, from what git said when the watcher started: a path that was clean
    then and has not been seen changing since still holds what the index holds, so the index's
    blob is its previous content (copied into rewind's store); a path neither in the index nor
    reported by ``git status`` did not exist. Outside git, only the names of the files that
    existed at start are known (one walk of the tree): a path that was not there did not exist;
-4. otherwise nothing: ``unknown``, shown as not rewindable.
+5. otherwise nothing: ``unknown``, shown as not rewindable.
 
 The user's repository is only read: the index is read once into memory at start,
 ``git status`` runs with ``--no-optional-locks``, and blobs are read with libgit2
@@ -86,6 +88,10 @@ class PreImages:
         self.seen: set[bytes] = set()  # changed since start without being recorded
         self.trust_git = True
         self.existing: set[bytes] | None = None  # outside git: the files there at start
+        # The snapshot's states, each the earlier state of its path's first change whose first
+        # event came at or after ``snapshot_from`` (rewind.watch.snapshot).
+        self.snapshot: dict[bytes, FileState] = {}
+        self.snapshot_from = float("inf")
         mask = os.umask(0o022)
         os.umask(mask)
         # A file put back from the index gets git's permission: executable or not, with the umask.
@@ -100,6 +106,16 @@ class PreImages:
         """Outside git: the files that existed when the watcher started."""
         self.existing = names
 
+    def take_snapshot(self, states: dict[bytes, FileState], valid_from: float) -> None:
+        """``states`` are what the files held when their first change after ``valid_from``
+        (a ``time.monotonic()`` of the events) began."""
+        self.snapshot = dict(states)
+        self.snapshot_from = valid_from
+
+    def forget(self, path: bytes) -> None:
+        """A change of ``path`` was taken in: the snapshot no longer says what it holds."""
+        self.snapshot.pop(path, None)
+
     def mark_seen(self, path: bytes) -> None:
         """A change to ``path`` was seen but not recorded (a storm): the index no longer says
         what it held."""
@@ -110,10 +126,19 @@ class PreImages:
         self.trust_git = False
 
     def before(
-        self, path: bytes, created: bool, recorded: FileState | None, missing_dirs: int
+        self,
+        path: bytes,
+        created: bool,
+        recorded: FileState | None,
+        missing_dirs: int,
+        first: float = 0.0,
     ) -> FileState:
-        if created and not self._existed(path, recorded):
+        """The state before a change of ``path`` whose first event came at ``first``."""
+        snapped = self.snapshot.get(path) if first >= self.snapshot_from else None
+        if created and snapped is None and not self._existed(path, recorded):
             return FileState(ABSENT, missing_dirs=missing_dirs)
+        if snapped is not None:
+            return snapped
         if recorded is not None:
             return recorded
         if not self.trust_git or path in self.seen or path.startswith(b"/"):

@@ -8,16 +8,18 @@ undo recorded meanwhile is taken into account:
   recorded by its hooks, stays an edit);
 - a path whose state now is the last state the session recorded for it is not a change (a
   recorded edit seen again, a file a restore wrote);
-- any other path is added to the open turn as an external change, with its pre-image
-  (:mod:`rewind.watch.preimages`). With no turn open, a turn of the agent ``watch`` is started;
-  the next ``rewind begin`` closes it like any turn.
+- any other path is added to the open turn, with its pre-image (:mod:`rewind.watch.preimages`):
+  as a program's change (``program``) when it happened during one of the agent's shell calls
+  (into that call's session: rewind.watch.windows), else as an external one. With no turn
+  open, a turn is started: the call's agent's for a program's change, else one of the agent
+  ``watch``; the next ``rewind begin`` closes it like any turn.
 """
 
 from __future__ import annotations
 
 import time
 
-from rewind.history.entry import EXTERNAL, TURN, WATCH_AGENT, Entry, FileChange
+from rewind.history.entry import EXTERNAL, PROGRAM, TURN, WATCH_AGENT, Entry, FileChange
 from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, FileState, capture
 from rewind.history.recording.drift import recorded_before_open_turn
 from rewind.history.session import (
@@ -36,15 +38,26 @@ NOT_RECORDED = frozenset({DIRECTORY, SPECIAL})
 
 
 class Change:
-    """One path handed over by the coalescer, with its state now."""
+    """One path handed over by the coalescer, with its state now and when its first and last
+    events came (``time.monotonic()``)."""
 
-    __slots__ = ("created", "missing_dirs", "path", "state")
+    __slots__ = ("created", "first", "last", "missing_dirs", "path", "state")
 
-    def __init__(self, path: bytes, created: bool, missing_dirs: int, state: FileState) -> None:
+    def __init__(
+        self,
+        path: bytes,
+        created: bool,
+        missing_dirs: int,
+        state: FileState,
+        first: float = 0.0,
+        last: float = 0.0,
+    ) -> None:
         self.path = path
         self.created = created
         self.missing_dirs = missing_dirs
         self.state = state
+        self.first = first
+        self.last = last
 
 
 class Recorded:
@@ -83,35 +96,44 @@ class Recorder:
         """Whether the session has recorded ``path`` (as of the last batch; no lock taken)."""
         return path in self._open or path in self._base
 
-    def capture(self, path: bytes, created: bool, missing_dirs: int) -> Change:
+    def capture(
+        self, path: bytes, created: bool, missing_dirs: int, first: float = 0.0, last: float = 0.0
+    ) -> Change:
         limit = self.store.config.max_file_size
         state = capture(self.store.root.absolute(path), limit, self.store.writer)
-        return Change(path, created, missing_dirs, state)
+        return Change(path, created, missing_dirs, state, first, last)
 
     def record(
-        self, changes: list[Change], unrecorded: list[dict[str, object]] | None = None
+        self,
+        changes: list[Change],
+        unrecorded: list[dict[str, object]] | None = None,
+        program_of: tuple[str, str] | None = None,
     ) -> Recorded:
-        """Records ``changes`` (and storm summaries) in one commit of the session."""
-        session = self.session_id()
+        """Records ``changes`` (and storm summaries) in one commit of the session; with
+        ``program_of`` (a session and its agent), as changes a program of that session's
+        shell call made, in that session."""
+        session = program_of[0] if program_of is not None else self.session_id()
         done = Recorded(session)
+        source = PROGRAM if program_of is not None else EXTERNAL
         with self.store.lock(), Settled(self.store, session) as head:
             self._refresh_base(head)
             entry = head.current
             starting = entry is None or not entry.is_open
             if starting:
+                prompt, agent = ("", program_of[1]) if program_of else (WATCH_PROMPT, WATCH_AGENT)
                 entry = Entry(
                     session,
                     head.next_number,
                     new_entry_id(),
                     TURN,
-                    WATCH_PROMPT,
-                    WATCH_AGENT,
+                    prompt,
+                    agent,
                     started=time.time(),
                 )
             assert entry is not None
             in_turn = {change.path: change for change in entry.files}
             for change in changes:
-                letter = self._apply(entry, in_turn, change)
+                letter = self._apply(entry, in_turn, change, source)
                 if letter:
                     done.changes.append((letter, change.path))
             if unrecorded:
@@ -121,7 +143,9 @@ class Recorder:
             self._open = {c.path: c.latest for c in entry.files if c.latest is not None}
         return done
 
-    def _apply(self, entry: Entry, in_turn: dict[bytes, FileChange], change: Change) -> str:
+    def _apply(
+        self, entry: Entry, in_turn: dict[bytes, FileChange], change: Change, source: str
+    ) -> str:
         """Adds or refreshes one path; returns a letter for people ('' when nothing changed)."""
         state = change.state
         if state.kind in NOT_RECORDED:
@@ -141,10 +165,12 @@ class Recorder:
         recorded = self._base.get(change.path)
         if recorded is not None and recorded.same_as(state):
             return ""
-        before = self.preimages.before(change.path, change.created, recorded, change.missing_dirs)
+        before = self.preimages.before(
+            change.path, change.created, recorded, change.missing_dirs, change.first
+        )
         if before.same_as(state):
             return ""
-        added = FileChange(change.path, before, state, at=time.time(), source=EXTERNAL)
+        added = FileChange(change.path, before, state, at=time.time(), source=source)
         entry.files.append(added)
         in_turn[change.path] = added
         if before.kind == "absent":

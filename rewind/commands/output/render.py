@@ -6,7 +6,7 @@ import os
 import sys
 import time
 
-from rewind.history.entry import EDIT, EXTERNAL, SHELL
+from rewind.history.entry import EDIT, EXTERNAL, PROGRAM, SHELL
 from rewind.history.insight.diffs import (
     ADDED,
     DELETED,
@@ -68,7 +68,7 @@ def local_time(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
 
 
-SOURCE_NOTES = {SHELL: "(shell quicksave)", EXTERNAL: "(external)"}
+SOURCE_NOTES = {SHELL: "(shell quicksave)", EXTERNAL: "(external)", PROGRAM: "(program)"}
 
 
 def file_summary(store: Store, diff: FileDiff, source: str = EDIT) -> str:

@@ -13,6 +13,7 @@ from rewind.store.hook_calls import (
     SPOOLED,
     TOO_LARGE,
     UNREADABLE,
+    UNWATCHED,
     HookWindow,
 )
 
@@ -30,6 +31,7 @@ HOOK_ROWS = (
     ("files unreadable", UNREADABLE),
     ("files too large", TOO_LARGE),
     ("special files", SPECIAL),
+    ("calls unwatched", UNWATCHED),
 )
 
 

@@ -111,6 +111,8 @@ def _add_watch(commands: Commands) -> None:
         help="say whether a watcher runs for the project (exit 1 if none)",
     )
     action.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
+    # Seconds without a hook's request after which a watcher a hook started stops.
+    watch.add_argument("--idle-exit", type=float, default=None, help=argparse.SUPPRESS)
 
 
 def _add_help(commands: Commands) -> None:

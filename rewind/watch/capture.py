@@ -1,0 +1,128 @@
+"""What the hooks do so that the changes the programs an agent runs make are recorded too
+(``capture_programs``, on by default; docs/watch.md): they keep the project's watcher running
+and tell it when each shell call begins and ends.
+
+- Any prompt or shell call starts the watcher when none runs (``rewind watch`` in the
+  background, which stops by itself after :data:`IDLE_EXIT` seconds without a request); the
+  hook never waits for it to be ready. A watcher that ended without stopping (killed) left its
+  pid file behind: the gap it did not see is logged.
+- A shell call's before-event tells the watcher the call begins (and waits for the answer, a
+  fraction of a millisecond, so the command cannot run before the watcher knows); its
+  after-event, and the end of the turn, ask for a **barrier**: the answer comes once every
+  change made before it is recorded, in the turn, as the program's. The wait is bounded
+  (:data:`BARRIER_TIMEOUT`); past it, or with no watcher to answer, the hook goes on and logs
+  what was not seen.
+
+On the hook path: imports nothing heavy (rewind.watch.channel, rewind.watch.pidfile).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from rewind.store import hook_calls
+from rewind.store.repository import Store
+from rewind.watch.channel import NoWatcher, ask, supported
+from rewind.watch.pidfile import INFO_NAME, is_running, spawn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+# Seconds a before-event waits for the watcher's answer (it answers at once when it runs).
+BEGIN_TIMEOUT = 1.0
+# Seconds an after-event waits for the barrier: the changes of a storm of files are recorded
+# before it is answered.
+BARRIER_TIMEOUT = 10.0
+# Seconds a hook-started watcher runs without any hook's request before it stops.
+IDLE_EXIT = 30 * 60.0
+
+
+# Set to 0 (or false, off, no): no capture on this machine, whatever rewind.toml says.
+ENVIRONMENT = "REWIND_CAPTURE_PROGRAMS"
+
+
+def enabled(store: Store) -> bool:
+    """``capture_programs`` in rewind.toml (true by default), unless :data:`ENVIRONMENT`
+    turns it off; only where the watcher's channel exists (Linux)."""
+    if os.environ.get(ENVIRONMENT, "").strip().lower() in ("0", "false", "off", "no"):
+        return False
+    return store.config.capture_programs and supported()
+
+
+def ensure_watching(store: Store, log: Callable[[str], None]) -> bool:
+    """Starts the project's watcher when none runs (never waits for it); returns whether one
+    was running."""
+    if not enabled(store) or is_running(store):
+        return True
+    _note_gap(store, log)
+    spawn(store, None, idle_exit=IDLE_EXIT)
+    return False
+
+
+def shell_begins(
+    store: Store, session: str, call: str, agent: str, log: Callable[[str], None]
+) -> None:
+    """Tells the watcher a shell call of ``session`` begins (so the changes made until it ends
+    are the program's); starts one when none runs."""
+    if not enabled(store):
+        return
+    request: dict[str, object] = {"op": "begin-shell", "session": session, "call": call}
+    request["agent"] = agent
+    try:
+        ask(store.git_dir, request, BEGIN_TIMEOUT)
+    except NoWatcher as why:
+        running = ensure_watching(store, log)
+        store.note(hook_calls.UNWATCHED)
+        state = "did not answer" if running else "was not running; it is starting"
+        log(
+            "the changes the programs of this shell call make are not watched: the watcher "
+            f"{state} ({why})"
+        )
+
+
+def shell_ends(store: Store, session: str, call: str, log: Callable[[str], None]) -> None:
+    """Waits until the watcher has recorded every change made during the call (bounded)."""
+    if enabled(store):
+        _barrier(store, {"op": "end-shell", "session": session, "call": call}, log)
+
+
+def turn_ends(store: Store, session: str, log: Callable[[str], None]) -> None:
+    """Before the turn closes: every change made so far is recorded in it (bounded)."""
+    if enabled(store) and is_running(store):
+        _barrier(store, {"op": "barrier", "session": session}, log)
+
+
+def _barrier(store: Store, request: dict[str, object], log: Callable[[str], None]) -> None:
+    started = time.monotonic()
+    try:
+        ask(store.git_dir, request, BARRIER_TIMEOUT)
+    except NoWatcher as why:
+        if time.monotonic() - started >= BARRIER_TIMEOUT:
+            log(
+                "the watcher did not record the changes made so far within "
+                f"{BARRIER_TIMEOUT:.0f} s; it records them as it can, and what comes after the "
+                "turn's end is kept as a change outside the agent"
+            )
+        elif is_running(store):
+            log(f"the watcher did not answer a barrier ({why})")
+
+
+def _note_gap(store: Store, log: Callable[[str], None]) -> None:
+    """A pid file whose watcher holds no lock: that watcher ended without stopping (killed);
+    logs from when it was last alive (the file's time) until now nothing was seen."""
+    path = store.state_path(INFO_NAME)
+    try:
+        last_alive = os.stat(path).st_mtime
+    except OSError:
+        return
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+    since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last_alive))
+    log(
+        f"the watcher ended without stopping (killed?): changes made by programs or by hand "
+        f"from about {since} until now were not seen; a new one is starting"
+    )
