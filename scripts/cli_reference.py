@@ -1051,8 +1051,10 @@ project's most recent session at each change. One watcher runs per project: a se
 `rewind watch` or `--detach` says one is already running and exits 0. `--detach` starts it in
 the background and returns once it is watching; `--stop` sends it SIGTERM and waits up to 10 s
 for it to record what is pending and end; `--status` prints its pid, session and start time
-(exit 1 when none runs). `--background` is what `--detach` and the Claude Code prompt hook
-start: the watcher itself, without a line per change on standard error (not meant to be typed).
+(exit 1 when none runs). `--background` is what `--detach` and the hooks start: the watcher
+itself, without a line per change on standard error, and with `--idle-exit SECONDS` (the hooks'
+watcher) ending once no hook has asked it anything for that long (neither is meant to be typed).
+The hooks start one by default (`capture_programs`): [watch.md](watch.md) says how.
 """,
     "doctor": """\
 Checks every install target and prints one line per finding: `ok`, `warn`, `fail`, or `--`

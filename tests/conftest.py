@@ -139,6 +139,9 @@ def isolated_home(
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     monkeypatch.delenv("REWIND_SESSION", raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
+    # The hooks start no watcher (capture_programs), but where a test asks for it (capture_on):
+    # thousands of hook calls would each keep one running.
+    monkeypatch.setenv("REWIND_CAPTURE_PROGRAMS", "0")
     # 'rewind' on PATH is the one being tested, as after a real install: hooks in files meant
     # to be committed run it from there.
     path = os.environ.get("PATH", os.defpath)
@@ -151,6 +154,57 @@ def isolated_home(
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.com")
     yield home
+
+
+@pytest.fixture
+def capture_on(monkeypatch: pytest.MonkeyPatch, isolated_home: Path) -> Iterator[None]:
+    """rewind as installed: the hooks start the project's watcher and tell it of each shell
+    call (capture_programs). Every watcher started under this test's REWIND_HOME is stopped
+    at its end."""
+    monkeypatch.delenv("REWIND_CAPTURE_PROGRAMS")
+    try:
+        yield
+    finally:
+        stop_watchers(Path(os.environ["REWIND_HOME"]))
+
+
+def stop_watchers(rewind_home: Path, wait: float = 10.0) -> None:
+    """Stops (SIGTERM, then SIGKILL) every watcher whose pid file is in a store under
+    ``rewind_home``."""
+    import signal
+    import time
+
+    pids = []
+    for info in rewind_home.glob("stores/*/rewind/watch.json"):
+        try:
+            pid = json.loads(info.read_text())["pid"]
+        except (OSError, ValueError, KeyError):
+            continue
+        if isinstance(pid, int) and pid > 0:
+            pids.append(pid)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + wait
+    for pid in pids:
+        while time.monotonic() < deadline and _alive(pid):
+            time.sleep(0.05)
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie of ours (a Popen not waited for) is not alive
+        finished, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return finished == 0
 
 
 @pytest.fixture(scope="session")

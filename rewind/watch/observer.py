@@ -50,6 +50,7 @@ from rewind.watch.listener import Listener, Request
 from rewind.watch.pidfile import INFO_NAME
 from rewind.watch.preimages import PreImages
 from rewind.watch.recorder import Change, Recorder
+from rewind.watch.snapshot import Snapshot, SnapshotRound
 from rewind.watch.windows import ShellCalls
 
 EVENTS: list[type[FileSystemEvent]] = [
@@ -141,6 +142,9 @@ class Watcher:
         self.markers_sent = 0
         self.markers_seen = 0
         self.idle_exit = idle_exit
+        self.snapshot = Snapshot(store)
+        self.snapshot_round: SnapshotRound | None = None
+        self.snapshot_wanted = False
         self.last_request = time.monotonic()
         self.last_beat = time.monotonic()
 
@@ -160,6 +164,7 @@ class Watcher:
         if self.preimages.git is None:  # after the observer started: nothing falls between
             self.preimages.note_existing(self._files_now())
         self._listen()
+        self._take_snapshot()
 
     def _listen(self) -> None:
         """Opens the hooks' channel (rewind.watch.channel); without it the watcher still
@@ -167,7 +172,7 @@ class Watcher:
         if not supported():
             return
         try:
-            self.listener = Listener(self.store.git_dir, self.events.put)
+            self.listener = Listener(self.store.git_dir, self._deliver)
         except OSError as error:
             self._problem(
                 f"the hooks' channel could not be opened ({error}): shell calls are "
@@ -295,6 +300,7 @@ class Watcher:
         if is_directory and kind == "attrib":
             if os.fsencode(source).rstrip(b"/") == self.prefix.rstrip(b"/"):
                 self.markers_seen += 1
+                self._snapshot_passed(when)
                 self._barrier_passed(when)
             return
         if is_directory:
@@ -313,6 +319,8 @@ class Watcher:
         relative = self._relative(path)
         if relative is None:
             return
+        if self.snapshot_round is not None:
+            self.snapshot_round.saw(relative, self.markers_seen)
         if relative in self.coalescer or self.storms.admit(relative, when, time.time()):
             self.coalescer.add(relative, created, when)
         else:
@@ -359,6 +367,8 @@ class Watcher:
             groups.setdefault(key, []).append(change)
         for key, group in groups.items():
             self._record(group, program_of=key)
+        for change in changes:  # the snapshot no longer says what they hold
+            self.preimages.forget(change.path)
 
     def _record(
         self,
@@ -393,10 +403,11 @@ class Watcher:
         now = time.monotonic()
         self.last_request = now
         operation = request.text("op")
-        if operation == "begin-shell":
-            session, agent = request.text("session"), request.text("agent")
-            self.calls.begin(session, request.text("call"), agent, now)
-            request.answer({"ok": True})
+        if operation == "snapshot":
+            if self.snapshot_round is None:
+                self._take_snapshot()
+            else:
+                self.snapshot_wanted = True  # once the one under way has passed
         elif operation in ("end-shell", "barrier"):
             if self._send_marker():
                 self.waiting.append((request, self.markers_sent))
@@ -407,6 +418,62 @@ class Watcher:
             request.answer(self._status())
         else:
             request.answer({"ok": False, "error": f"unknown request {operation!r}"})
+
+    def _deliver(self, request: Request) -> None:
+        """On the channel's thread: a shell call begins at once (its command waits for the
+        answer, so its changes come after), a snapshot is promised at once; the rest waits
+        for the loop."""
+        operation = request.text("op")
+        now = time.monotonic()
+        if operation == "begin-shell":
+            self.last_request = now
+            session, agent = request.text("session"), request.text("agent")
+            self.calls.begin(session, request.text("call"), agent, now)
+            request.answer({"ok": True})
+            return
+        if operation == "snapshot":
+            request.answer({"ok": True})
+        self.events.put(request)
+
+    def _take_snapshot(self) -> None:
+        """Reads what the files git does not hold (every file, outside git) hold now, between
+        two markers (rewind.watch.snapshot)."""
+        if not self._send_marker():
+            return  # without markers, what was read cannot be ordered with the events
+        before = self.markers_sent
+        try:
+            names = self._snapshot_names()
+            states = self.snapshot.take(names)
+        except Exception as error:  # keep watching; say what went wrong
+            self._problem(f"the snapshot of the files git does not hold failed: {error!r}")
+            return
+        if self.snapshot.left_out:
+            self._problem(
+                f"the snapshot kept {len(states)} files and left {self.snapshot.left_out} out "
+                "(past its limits): their changes by programs are not rewindable"
+            )
+        if self._send_marker():
+            self.snapshot_round = SnapshotRound(states, before, self.markers_sent)
+
+    def _snapshot_names(self) -> list[bytes]:
+        if self.preimages.git is None:
+            return sorted(self.preimages.existing or ())
+        from rewind.store.git_status import changed_paths
+
+        names = changed_paths(self.store.root.path)
+        return [name for name in names if not name.endswith(b"/") and not self.ignore.ignored(name)]
+
+    def _snapshot_passed(self, when: float) -> None:
+        """The snapshot's second marker has come out of the queue: its states are the earlier
+        states of the changes whose first event comes from now on."""
+        round_ = self.snapshot_round
+        if round_ is None or not round_.finished(self.markers_seen):
+            return
+        self.snapshot_round = None
+        self.preimages.take_snapshot(round_.trusted(), when)
+        if self.snapshot_wanted:
+            self.snapshot_wanted = False
+            self._take_snapshot()
 
     def _send_marker(self) -> bool:
         """Sets the root's permission bits to what they are: the kernel queues an attribute

@@ -112,3 +112,25 @@ class Snapshot:
             write_text_atomically(self.store.state_path(CACHE_NAME), dumps(cache))
         except OSError as error:
             self.store.log_problem(f"watch: the snapshot's cache was not written: {error}")
+
+
+class SnapshotRound:
+    """One snapshot between its two markers: the states read, and the paths an event touched
+    between the markers (they may have changed while they were read, and are not taken)."""
+
+    def __init__(self, states: dict[bytes, FileState], before: int, after: int) -> None:
+        self.states = states
+        self.before = before  # the marker sent before reading
+        self.after = after  # the marker sent after reading
+        self.tainted: set[bytes] = set()
+
+    def saw(self, path: bytes, markers_seen: int) -> None:
+        """An event of ``path`` came out of the queue when ``markers_seen`` markers had."""
+        if self.before <= markers_seen < self.after:
+            self.tainted.add(path)
+
+    def finished(self, markers_seen: int) -> bool:
+        return markers_seen >= self.after
+
+    def trusted(self) -> dict[bytes, FileState]:
+        return {path: state for path, state in self.states.items() if path not in self.tainted}

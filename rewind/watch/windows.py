@@ -52,10 +52,10 @@ class ShellCalls:
         """Ends the call (the newest of the session's open ones when ``call`` is not known)."""
         with self.lock:
             for found in reversed(self.calls):
-                if found.session == session and found.end is None:
-                    if not call or found.call == call:
-                        found.end = now
-                        return found
+                ours = found.session == session and (not call or found.call == call)
+                if ours and found.end is None:
+                    found.end = now
+                    return found
         return None
 
     def any_open(self) -> bool:

@@ -340,6 +340,7 @@ def test_json_shape(project: Path) -> None:
         "unreadable",
         "too_large",
         "special",
+        "unwatched",
     ]
     assert figures["hooks"]["week"]["p50_ms"] is None  # no hook ran
     assert figures["hooks"]["week"]["from"].endswith("Z")

@@ -124,9 +124,10 @@ def test_changes_recorded_earlier_are_rewound_in_a_project_without_git(
         watch.stop()
 
 
-def test_outside_git_the_files_there_at_start_are_known_by_name(tmp_path: Path) -> None:
-    """Without git, the watcher lists the files at start: a name that was not there did not
-    exist (a rename's new name is rewindable), one that was is unknown (not rewindable)."""
+def test_outside_git_the_files_there_at_start_are_known(tmp_path: Path) -> None:
+    """Without git, the watcher lists the files at start and keeps their contents (its
+    snapshot): a name that was not there did not exist (a rename's new name is rewindable),
+    and one that was comes back as it was."""
     project = tmp_path / "plain"
     project.mkdir()
     (project / "draft.txt").write_text("never recorded\n")
@@ -138,9 +139,10 @@ def test_outside_git_the_files_there_at_start_are_known_by_name(tmp_path: Path) 
         wait_for(lambda: recorded_with(project, "draft.txt", None), "draft.txt")
         changes = external(project)
         assert changes[b"final.txt"].before.kind == "absent"  # type: ignore[union-attr]
-        assert changes[b"draft.txt"].before.kind == "unknown"  # type: ignore[union-attr]
-        plan = ok("restore", "1", "--dry-run", cwd=project).stdout
-        assert "delete    final.txt" in plan and "skip      draft.txt" in plan
+        assert changes[b"draft.txt"].before.kind == "file"  # type: ignore[union-attr]
+        ok("restore", "1", "--yes", cwd=project)
+        assert (project / "draft.txt").read_text() == "never recorded\n"
+        assert not (project / "final.txt").exists()
     finally:
         watch.stop()
 
@@ -176,9 +178,9 @@ def test_a_committed_file_removed_by_rm_comes_back_from_the_index(
     assert (committed / "run.sh").stat().st_mode & 0o777 == 0o755
 
 
-def test_a_change_with_no_knowable_pre_image_is_not_rewindable(project: Path) -> None:
-    """A file dirty when the watcher started, never recorded by rewind: its earlier state is
-    unknown, and log and restore say it is not rewindable."""
+def test_a_file_with_uncommitted_changes_comes_back_from_the_snapshot(project: Path) -> None:
+    """A file dirty when the watcher started, never recorded by rewind: the index does not hold
+    it, the watcher's snapshot does."""
     (project / "draft.txt").write_text("v1\n")
     subprocess.run(["git", "add", "draft.txt"], cwd=project, check=True)
     subprocess.run(["git", "commit", "-qm", "draft"], cwd=project, check=True)
@@ -188,11 +190,29 @@ def test_a_change_with_no_knowable_pre_image_is_not_rewindable(project: Path) ->
     try:
         (project / "draft.txt").write_text("v3\n")
         wait_for(lambda: recorded_with(project, "draft.txt", b"v3\n"), "draft.txt")
-        assert external(project)[b"draft.txt"].before.kind == "unknown"  # type: ignore[union-attr]
-        assert "? draft.txt  no pre-image: not rewindable  (external)" in ok("log").stdout
+        ok("restore", "1", "--yes")
+        assert (project / "draft.txt").read_text() == "v2, not committed\n"
+    finally:
+        watch.stop()
+
+
+def test_a_change_with_no_knowable_pre_image_is_not_rewindable(project: Path) -> None:
+    """A file dirty when the watcher started and larger than max_file_size: its content was
+    not kept, and log and restore say it is not rewindable."""
+    (project / "rewind.toml").write_text("max_file_size = 8\n")
+    (project / "draft.txt").write_text("v1\n")
+    subprocess.run(["git", "add", "draft.txt", "rewind.toml"], cwd=project, check=True)
+    subprocess.run(["git", "commit", "-qm", "draft"], cwd=project, check=True)
+    (project / "draft.txt").write_text("v2, not committed\n")  # dirty at start, 18 bytes
+    ok("begin", "--session", SESSION, "--prompt", "work")
+    watch = Watch(project, "--session", SESSION)
+    try:
+        (project / "draft.txt").write_text("v3\n")
+        wait_for(lambda: recorded_with(project, "draft.txt", b"v3\n"), "draft.txt")
+        before = external(project)[b"draft.txt"].before
+        assert before is not None and not before.restorable
         plan = ok("restore", "1", "--dry-run").stdout
-        assert "skip      draft.txt  (no state from before its change was recorded: " in plan
-        assert "not rewindable)" in plan
+        assert "skip      draft.txt  (its earlier state was not recorded (too-large))" in plan
     finally:
         watch.stop()
 
