@@ -81,6 +81,7 @@ def _diagnose(context: Context, report: Report) -> int:
     _check_path(report)
     _check_config(context.project, store_dir, report)
     _check_backup(context.project, store_dir, report)
+    _check_capture(context.project, report)
     _report_recent_problems(store_dir, report)
     checked = [_check_target(target, context) for target in targets().values()]
     tried = _to_try(checked)
@@ -299,6 +300,48 @@ def _check_config(project: str, store_dir: str, report: Report) -> None:
         report.add("fail", "rewind", "config", str(error))
         return
     report.add("ok", "rewind", "config", f"{found[0]}: read")
+
+
+def _check_capture(project: str, report: Report) -> None:
+    """Whether what the programs an agent runs change is recorded here (capture_programs):
+    off, refused by the kernel's limit, watched now, or waiting for the next prompt."""
+    from rewind.history.restoring.opening import open_store
+    from rewind.watch.capture import enabled
+    from rewind.watch.limits import recent_refusal
+    from rewind.watch.pidfile import running_info
+
+    try:
+        store = open_store(os.fsencode(project), create=True)
+    except (UserError, OSError):
+        return  # the storage check says why
+    if not enabled(store):
+        report.add(
+            "--",
+            "rewind",
+            "capture",
+            "what programs change is not recorded (capture_programs = false, or "
+            "REWIND_CAPTURE_PROGRAMS=0, or not Linux); the quicksave reads the commands it knows",
+        )
+        return
+    refused = recent_refusal(store)
+    if refused:
+        report.add("fail", "rewind", "capture", refused.replace("limit on inotify", "inotify"))
+        return
+    info = running_info(store)
+    if info is None:
+        report.add(
+            "ok",
+            "rewind",
+            "capture",
+            "no watcher runs now; the next prompt or shell call of an agent starts one",
+        )
+        return
+    report.add(
+        "ok",
+        "rewind",
+        "capture",
+        f"the watcher runs (pid {info.get('pid', '?')}): what programs change is recorded",
+    )
 
 
 def _check_backup(project: str, store_dir: str, report: Report) -> None:

@@ -10,6 +10,7 @@ import time
 from rewind.errors import UserError
 from rewind.history.restoring.opening import open_current_store
 from rewind.store.repository import Store
+from rewind.watch.limits import clear_refusal, kernel_limit_reached
 from rewind.watch.pidfile import OUTPUT_NAME, WatchLock, running_info, spawn, stop
 
 READY_TIMEOUT = 120.0  # seconds: git status on a very large work tree can take a while
@@ -108,7 +109,14 @@ def _watch(store: Store, session: str | None, quiet: bool, idle_exit: float | No
         faulthandler.register(signal.SIGUSR1, all_threads=True)
         signal.signal(signal.SIGTERM, ask_to_stop)
         signal.signal(signal.SIGINT, ask_to_stop)
-        watcher.start()
+        try:
+            watcher.start()
+        except OSError as error:
+            refused = kernel_limit_reached(store, error)
+            if refused:
+                raise UserError(refused) from None
+            raise
+        clear_refusal(store)
         lock.write_info(session, ready=True)
         following = f"session {session}" if session else "the most recent session"
         print(

@@ -24,6 +24,7 @@ import time
 from rewind.store import hook_calls
 from rewind.store.repository import Store
 from rewind.watch.channel import NoWatcher, ask, supported
+from rewind.watch.limits import recent_refusal
 from rewind.watch.pidfile import INFO_NAME, is_running, spawn
 
 TYPE_CHECKING = False
@@ -56,6 +57,8 @@ def ensure_watching(store: Store, log: Callable[[str], None]) -> bool:
     was running."""
     if not enabled(store) or is_running(store):
         return True
+    if recent_refusal(store):
+        return False  # the kernel's limit: said when it happened, tried again later
     _note_gap(store, log)
     spawn(store, None, idle_exit=IDLE_EXIT)
     return False

@@ -266,6 +266,12 @@ class Watcher:
                 os.utime(self.store.state_path(INFO_NAME))
             except OSError:
                 pass
+        if not self.observer.is_alive() or not all(e.is_alive() for e in self.observer.emitters):
+            self._problem(
+                "the file observer stopped (the kernel's inotify limit reached for a new "
+                "directory?): this watcher ends, and the next hook starts another"
+            )
+            self.stopping = True
         idle = now - self.last_request
         if self.idle_exit is not None and idle >= self.idle_exit and not self.calls.any_open():
             self._problem(f"stopped after {idle / 60:.0f} minutes without an agent's request")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -210,3 +211,36 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_the_kernels_watch_limit_is_said_once_and_not_retried_at_every_event(
+    repository: Path,
+) -> None:
+    """A watcher that meets the kernel's inotify limit (set low in a user namespace of its
+    own, as a busy machine would have it) says what to raise in one sentence, logs it, and the
+    hooks do not start another at every event."""
+    if shutil.which("unshare") is None:
+        pytest.skip("no unshare here")
+    script = 'echo 20 > /proc/sys/user/max_inotify_watches && exec "$0" -m rewind watch'
+    for index in range(30):  # more directories than the limit allows watches
+        (repository / f"d{index}").mkdir()
+    done = subprocess.run(
+        ["unshare", "-U", "-r", "sh", "-c", script, sys.executable],
+        cwd=repository,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if done.returncode != 1 and "unshare" in done.stderr:
+        pytest.skip(f"no user namespace here: {done.stderr.strip()}")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1, done
+    assert "fs.inotify.max_user_watches (now 20), is reached" in lines[0], lines
+    assert "sudo sysctl fs.inotify.max_user_watches=" in lines[0]
+    assert (
+        "max_user_watches (now 20)" in (store_dir(repository) / "rewind" / "rewind.log").read_text()
+    )
+    Agent(repository).prompt("work")  # a hook leaves the refused watcher alone for a while
+    assert watcher_info(repository) == {}
+    doctor = run_rewind("doctor").stdout
+    assert "fail  rewind       capture  the kernel's inotify watches" in doctor, doctor
