@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 
 # Seconds a before-event waits for the watcher's answer (it answers at once when it runs).
 BEGIN_TIMEOUT = 1.0
+# Seconds a before-event waits for a watcher that is starting (it answers once it watches and
+# has read what git does not hold): without it, that call's changes would go unseen. A project
+# whose walk takes longer goes on unwatched for that call, and the log says so.
+STARTUP_WAIT = 2.0
 # Seconds an after-event waits for the barrier: the changes of a storm of files are recorded
 # before it is answered.
 BARRIER_TIMEOUT = 10.0
@@ -75,14 +79,25 @@ def shell_begins(
     request["agent"] = agent
     try:
         ask(store.git_dir, request, BEGIN_TIMEOUT)
-    except NoWatcher as why:
-        running = ensure_watching(store, log)
-        store.note(hook_calls.UNWATCHED)
-        state = "did not answer" if running else "was not running; it is starting"
-        log(
-            "the changes the programs of this shell call make are not watched: the watcher "
-            f"{state} ({why})"
-        )
+        return
+    except NoWatcher:
+        pass
+    running = ensure_watching(store, log)
+    deadline = time.monotonic() + STARTUP_WAIT
+    why: NoWatcher | None = None
+    while time.monotonic() < deadline and not recent_refusal(store):
+        try:
+            ask(store.git_dir, request, BEGIN_TIMEOUT)
+            return
+        except NoWatcher as error:
+            why = error
+        time.sleep(0.02)
+    store.note(hook_calls.UNWATCHED)
+    state = "did not answer" if running else f"was not ready within {STARTUP_WAIT:.0f} s"
+    log(
+        "the changes the programs of this shell call make are not watched: the watcher "
+        f"{state} ({why or 'no watcher can start here'})"
+    )
 
 
 def shell_ends(store: Store, session: str, call: str, log: Callable[[str], None]) -> None:

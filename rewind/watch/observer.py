@@ -163,8 +163,10 @@ class Watcher:
         self.observer.start()
         if self.preimages.git is None:  # after the observer started: nothing falls between
             self.preimages.note_existing(self._files_now())
-        self._listen()
+        # Read before the hooks can be answered: a shell call that began while the snapshot
+        # was read would change files it has not read yet.
         self._take_snapshot()
+        self._listen()
 
     def _listen(self) -> None:
         """Opens the hooks' channel (rewind.watch.channel); without it the watcher still

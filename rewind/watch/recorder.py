@@ -20,7 +20,14 @@ from __future__ import annotations
 import time
 
 from rewind.history.entry import EXTERNAL, PROGRAM, TURN, WATCH_AGENT, Entry, FileChange
-from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, FileState, capture
+from rewind.history.filestate import (
+    DIRECTORY,
+    SPECIAL,
+    TOO_LARGE,
+    UNREADABLE,
+    FileState,
+    capture,
+)
 from rewind.history.recording.drift import recorded_before_open_turn
 from rewind.history.session import (
     SessionHead,
@@ -35,6 +42,8 @@ from rewind.watch.preimages import PreImages
 
 WATCH_PROMPT = "changes outside the agent"
 NOT_RECORDED = frozenset({DIRECTORY, SPECIAL})
+# Kinds with nothing more to compare than the kind.
+NOT_COMPARED = frozenset({DIRECTORY, SPECIAL, UNREADABLE})
 
 
 class Change:
@@ -133,6 +142,8 @@ class Recorder:
             assert entry is not None
             in_turn = {change.path: change for change in entry.files}
             for change in changes:
+                if not self._still(change):
+                    continue  # changed again since it was read: its next event brings it
                 letter = self._apply(entry, in_turn, change, source)
                 if letter:
                     done.changes.append((letter, change.path))
@@ -142,6 +153,14 @@ class Recorder:
                 save_entry(self.store, head, entry, replace_tip=not starting)
             self._open = {c.path: c.latest for c in entry.files if c.latest is not None}
         return done
+
+    def _still(self, change: Change) -> bool:
+        """Whether the path still holds what was read before the lock was taken: a restore or
+        an undo may have written it since (and recorded that, which the session now says)."""
+        now = capture(self.store.root.absolute(change.path), self.store.config.max_file_size)
+        if now.kind != change.state.kind:
+            return False
+        return now.kind in NOT_COMPARED or now.same_as(change.state)
 
     def _apply(
         self, entry: Entry, in_turn: dict[bytes, FileChange], change: Change, source: str

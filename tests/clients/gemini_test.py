@@ -13,8 +13,10 @@ from tests.clients.gemini import Gemini
 from tests.clients.scenario import Call, Prompt, Script, calls, done
 from tests.clients.shared_scenarios import (
     HOOKED_BEFORE_THE_CHECK,
+    check_programs_rewind,
     check_two_sessions_at_once,
     edit_by_hand_then_change_the_config,
+    programs,
     two_at_once,
 )
 
@@ -133,6 +135,10 @@ def test_failing_and_refused_calls_and_a_hand_edit_rewind(
     world.check_every_turn_rewinds(
         session, ["Write the config", "Try what fails", "Change the config"], force=True
     )
+
+
+def test_what_programs_change_rewinds_by_default(make_world: MakeWorld, program: Any) -> None:
+    check_programs_rewind(make_world(Gemini(program), programs(shell)))
 
 
 TWO_AT_ONCE = two_at_once(write, replace)

@@ -76,3 +76,75 @@ HOOKED_BEFORE_THE_CHECK = [
     {"config.ini": ("external", "modified")},
     {"config.ini": ("edit", "modified")},
 ]
+
+
+# What programs change: a committed script that rewrites a tracked file, makes one and deletes
+# one; a shell script file that makes a file, appends to the person's untracked file and makes a
+# file executable; inline Python that uppercases the README (which has uncommitted changes), then
+# rewrites the untracked file and deletes what the build made. No call here names a file the
+# quicksave could read: only the watcher sees these changes.
+GEN = """import os
+open("src/calc.py", "w").write("def add(a, b):\\n    return a + b  # generated\\n")
+open("src/generated.py", "w").write("X = 1\\n")
+os.remove("notes.txt")
+"""
+BUILD = "echo bundle > bundle.txt\necho built >> scratch.txt\nchmod +x src/calc.py\n"
+UPPERCASE = "python3 -c \"t=open('README.md').read(); open('README.md','w').write(t.upper())\""
+REWRITE = (
+    "python3 -c \"import os; open('scratch.txt','w').write('rewritten\\n'); "
+    "os.remove('bundle.txt')\""
+)
+PROGRAM_PROMPTS = ["Regenerate", "Build it", "Shout the readme", "Rewrite the scratch file"]
+
+
+def programs(shell: Callable[[str], Call]) -> Script:
+    """The script, with the client's own shell call: ``shell(command)``."""
+    commands = ["python3 gen.py", "sh build.sh", UPPERCASE, REWRITE]
+    return Script(
+        [
+            Prompt(text, (calls(shell(command)), done()))
+            for text, command in zip(PROGRAM_PROMPTS, commands, strict=True)
+        ]
+    )
+
+
+def prepare_programs(world: World) -> None:
+    """The committed scripts and files the programs change, then what git does not hold: a
+    README with uncommitted changes and the person's own untracked file."""
+    import subprocess
+
+    root = world.root
+    (root / "src").mkdir()
+    (root / "src" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (root / "notes.txt").write_text("todo\n")
+    (root / "gen.py").write_text(GEN)
+    (root / "build.sh").write_text(BUILD)
+    git = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com"]
+    subprocess.run([*git, "add", "-A"], cwd=root, check=True, env=world.rewind.env)
+    subprocess.run([*git, "commit", "-qm", "scripts"], cwd=root, check=True, env=world.rewind.env)
+    (root / "README.md").write_text("# project\nan uncommitted line\n")
+    (root / "scratch.txt").write_text("mine, nowhere else\n")
+
+
+def check_programs_rewind(world: World) -> None:
+    """Runs the four prompts in one session, fast (the scripted model answers at once); each
+    change is the program's, in its turn, and a restore to before each turn gives back the
+    tree byte for byte without --force, then undo the end."""
+    prepare_programs(world)
+    session = world.prompt(PROGRAM_PROMPTS[0])
+    for text in PROGRAM_PROMPTS[1:]:
+        world.prompt(text, session)
+    assert (world.root / "scratch.txt").read_text() == "rewritten\n"
+    assert (world.root / "README.md").read_text() == "# PROJECT\nAN UNCOMMITTED LINE\n"
+    changed = [
+        {path for path, (source, _) in entry.items() if source == "program"}
+        for entry in world.changes(session)
+        if entry
+    ]
+    assert changed == [
+        {"src/calc.py", "src/generated.py", "notes.txt"},
+        {"bundle.txt", "scratch.txt", "src/calc.py"},
+        {"README.md"},
+        {"scratch.txt", "bundle.txt"},
+    ], world.changes(session)
+    world.check_every_turn_rewinds(session, PROGRAM_PROMPTS)

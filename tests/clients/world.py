@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 from tests.clients.model_server import ModelServer
 from tests.clients.npm_install import with_node
 from tests.clients.scenario import Script
-from tests.conftest import snapshot
+from tests.conftest import snapshot, stop_watchers
 from tests.support.installed_wheel import Installed
 
 Tree = dict[bytes, tuple[str, bytes, int]]
@@ -96,7 +96,10 @@ class World:
 
     @property
     def env(self) -> dict[str, str]:
+        """The client's environment: rewind as installed, capture of what programs change on
+        (rewind's default)."""
         env = with_node(self.rewind.env)
+        env.pop("REWIND_CAPTURE_PROGRAMS", None)
         env.update(self.client.environment(self))
         return env
 
@@ -220,6 +223,7 @@ def open_world(
     subprocess.run([*git, "commit", "-qm", "start"], cwd=root, check=True, env=rewind.env)
     server = stack.enter_context(client.server(script.at(root)))
     world = World(client=client, rewind=rewind, root=root, server=server, home=home)
+    stack.callback(stop_watchers, home / "rewind-home")  # the watchers the hooks started
     stack.callback(world.close)  # before the server stops
     if hooks:
         world.ok("install", client.agent)
