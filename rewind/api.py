@@ -7,20 +7,26 @@
         turn.edit("src/parse.py", "def parse(", "def parse_document(")
         turn.write_text("src/new.py", "print('hi')\\n")
         turn.delete("old.txt")
+        turn.run(["python3", "codegen.py"])  # what the program changes is recorded too
     project.restore(1)   # every file back as it was before turn 1
     project.undo()       # and back again
     project.restore_version("old.txt", project.log()[0].id + "^")  # one file, one version
     project.restore_hunks(1, "src/parse.py", "1")  # hunk 1 of turn 1's edit of it, only
 
 Every method that changes a file records the file's current state in the open turn first, then
-replaces it atomically. Errors a caller can fix raise :class:`rewind.errors.UserError`.
+replaces it atomically; :meth:`Turn.run` runs a program as an agent's shell call, whose changes
+the project's watcher records in the turn (``capture_programs``, as for the agents' hooks).
+Errors a caller can fix raise :class:`rewind.errors.UserError`.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 from rewind.errors import ConflictError, UserError
 from rewind.history.entry import Entry
@@ -42,7 +48,9 @@ from rewind.history.restoring.restore_plan import RestorePlan, plan_redo, plan_r
 from rewind.history.restoring.versions import VersionPlan, find_version, plan_version
 from rewind.history.session import SessionHead, load_head, new_session_id
 from rewind.store.atomic import replace_file
+from rewind.store.failure_log import log_hook_problem
 from rewind.store.root import find_root
+from rewind.watch import capture
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -209,6 +217,28 @@ class Turn:
 
     def track(self, *paths: PathLike) -> dict[str, FileState]:
         return self.project.track(*paths)
+
+    def run(
+        self, command: Sequence[str] | str, *, check: bool = True, **options: Any
+    ) -> subprocess.CompletedProcess[Any]:
+        """Runs ``command`` in the project root (``subprocess.run``'s ``options``; a string is
+        run by the shell) as an agent's shell call: the project's watcher is told when it
+        begins and, once it ends, records every change it made in this turn, as the program's
+        (rewind.watch.capture). Without capture (``capture_programs = false``, or not Linux)
+        the program simply runs, and what it changes is not recorded."""
+        store = self.project.store
+        session = self.project.session
+
+        def log(message: str) -> None:
+            log_hook_problem(f"api {self.project.agent}: {message}", store.state_path("rewind.log"))
+
+        call = f"api-{os.getpid()}-{id(command)}"
+        capture.shell_begins(store, session, call, self.project.agent, log)
+        try:
+            options.setdefault("cwd", self.project.root)
+            return subprocess.run(command, shell=isinstance(command, str), check=check, **options)
+        finally:
+            capture.shell_ends(store, session, call, log)
 
     def write_bytes(self, path: PathLike, data: bytes) -> None:
         absolute = self._before_change(path)

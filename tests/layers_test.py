@@ -128,8 +128,8 @@ def test_a_part_of_the_history_imports_only_the_core_and_the_parts_below_it(modu
 # The interfaces, side by side above the history: none borrows from another. ``rewind.commands``
 # is the one that starts the others (``rewind tui``, ``rewind hook``, ``rewind watch``,
 # ``rewind install``), a hook may start or stop the watcher through its pid file and speak to
-# it through its channel (rewind.watch.capture), and the installers name the MCP server's tools
-# they pre-approve.
+# it through its channel (rewind.watch.capture), as the API's Turn.run does, and the installers
+# name the MCP server's tools they pre-approve.
 INTERFACES = (
     "rewind.tui",
     "rewind.hooks",
@@ -140,6 +140,7 @@ INTERFACES = (
 )
 MAY_ALSO_IMPORT = {
     "rewind.hooks": ("rewind.watch.pidfile", "rewind.watch.capture"),
+    "rewind.api": ("rewind.watch.capture",),
     "rewind.installers": ("rewind.mcp.names",),
 }
 

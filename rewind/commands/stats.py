@@ -97,7 +97,13 @@ def figures_json(figures: ProjectFigures) -> dict[str, object]:
         "sessions": counted.sessions if counted else None,
         "unreadable_sessions": counted.unreadable_sessions if counted else None,
         "entries": _entries_json(counted) if counted else None,
-        "files": {"records": counted.file_records, "paths": counted.paths} if counted else None,
+        "files": {
+            "records": counted.file_records,
+            "paths": counted.paths,
+            "by_source": counted.by_source,
+        }
+        if counted
+        else None,
         "bytes": {"recorded": counted.recorded_bytes, "on_disk": figures.on_disk}
         if counted
         else None,

@@ -143,7 +143,14 @@ def test_stats_equal_counts_made_independently(project: Path) -> None:
         "damaged": 0,
     }
     files = [item for entry in entries for item in entry["files"]]
-    assert figures["files"] == {"records": len(files), "paths": 3}
+    in_turns = [
+        item.get("source", "edit")
+        for entry in entries
+        if entry["kind"] == "turn"
+        for item in entry["files"]
+    ]
+    by_source = {name: in_turns.count(name) for name in ("edit", "shell", "external", "program")}
+    assert figures["files"] == {"records": len(files), "paths": 3, "by_source": by_source}
     assert {item["path"] for item in files} == {"a.txt", "big.txt", "secret.txt"}
     recorded = sum(
         state["size"]

@@ -244,3 +244,23 @@ def test_the_kernels_watch_limit_is_said_once_and_not_retried_at_every_event(
     assert watcher_info(repository) == {}
     doctor = run_rewind("doctor").stdout
     assert "fail  rewind       capture  the kernel's inotify watches" in doctor, doctor
+
+
+def test_a_program_the_api_runs_is_recorded_in_its_turn(repository: Path) -> None:
+    import rewind
+
+    project = rewind.Project(repository, session="api", agent="script")
+    start = snapshot(repository)
+    with project.turn("regenerate") as turn:
+        turn.run([sys.executable, "gen.py"])
+        turn.run("echo appended >> scratch.txt")
+    assert sources(log_json("--session", "api")[0]) == {
+        "src/calc.py": "program",
+        "src/generated.py": "program",
+        "notes.txt": "program",
+        "scratch.txt": "program",
+    }
+    project.restore(1)
+    assert snapshot(repository) == start
+    counted = json.loads(ok("stats", "--json").stdout)["files"]["by_source"]
+    assert counted["program"] == 4  # the turn's (a restore is no turn: not counted)

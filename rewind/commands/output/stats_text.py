@@ -67,6 +67,7 @@ def project_lines(figures: ProjectFigures) -> list[str]:
         _row("sessions", sessions),
         _row("entries", entries),
         _row("files", f"{counted.file_records} record(s) of {counted.paths} path(s)"),
+        _row("caught by", _sources(counted.by_source)),
         _row("recorded", f"{human_size(counted.recorded_bytes)} as full copies"),
         _row("on disk", _on_disk(counted.recorded_bytes, figures.on_disk)),
     ]
@@ -152,3 +153,17 @@ def _total_line(projects: list[ProjectFigures]) -> str:
         f"{len(projects)} projects: {sessions} session(s), {entries} entries, "
         f"{human_size(recorded)} recorded, {human_size(on_disk)} on disk"
     )
+
+
+# How each way of catching a change is named in the text (rewind.history.entry's sources).
+SOURCE_WORDS = {
+    "edit": "edit tools",
+    "shell": "quicksave",
+    "external": "outside",
+    "program": "programs",
+}
+
+
+def _sources(by_source: dict[str, int]) -> str:
+    """The turns' file records by how rewind learnt of the change."""
+    return ", ".join(f"{SOURCE_WORDS.get(name, name)} {count}" for name, count in by_source.items())

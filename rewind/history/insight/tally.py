@@ -10,7 +10,7 @@ afford; nothing on a hot path calls it.
 
 from __future__ import annotations
 
-from rewind.history.entry import DAMAGED, REDO, RESTORE, TURN, UNDO
+from rewind.history.entry import DAMAGED, REDO, RESTORE, SOURCES, TURN, UNDO
 from rewind.history.index.queries import EntryIndex
 from rewind.history.sessions import list_sessions
 from rewind.store.repository import DamagedRef, Store
@@ -22,9 +22,12 @@ class Tally:
     ``recorded_bytes`` adds up the size of every file state recorded with its content (before
     and after, in every entry), as if each were a full copy: what the history would take
     without deduplication and packing. ``unreadable_sessions`` counts the session refs that do
-    not hold a commit id (rewind check names them): their entries are not counted."""
+    not hold a commit id (rewind check names them): their entries are not counted.
+    ``by_source`` counts the file records of turns by how rewind learnt of the change: an edit
+    tool, the shell quicksave, the watcher outside any call, a program of a shell call."""
 
     __slots__ = (
+        "by_source",
         "entries",
         "file_records",
         "paths",
@@ -38,6 +41,7 @@ class Tally:
         self.unreadable_sessions = 0
         self.entries = {TURN: 0, RESTORE: 0, UNDO: 0, REDO: 0, DAMAGED: 0}
         self.file_records = 0
+        self.by_source = dict.fromkeys(SOURCES, 0)
         self.paths = 0
         self.recorded_bytes = 0
 
@@ -60,6 +64,10 @@ def tally(store: Store) -> Tally:
                 counted.file_records += len(entry.files)
                 for change in entry.files:
                     paths.add(change.path)
+                    if entry.kind == TURN:
+                        counted.by_source[change.source] = (
+                            counted.by_source.get(change.source, 0) + 1
+                        )
                     for state in (change.before, change.after):
                         if state is not None and state.oid is not None:
                             counted.recorded_bytes += state.size
