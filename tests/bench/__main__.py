@@ -21,6 +21,7 @@ from tests.bench import (
     real_clients,
     remote_push,
     restore_1000,
+    shell_capture,
     store_size,
     track_startup,
     tui_startup,
@@ -52,6 +53,7 @@ BENCHMARKS = {
     remote_push.NAME: remote_push,
     real_clients.NAME: real_clients,
     conversation_redaction.NAME: conversation_redaction,
+    shell_capture.NAME: shell_capture,
 }
 
 
