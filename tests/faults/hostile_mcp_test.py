@@ -111,12 +111,12 @@ def test_a_wrong_argument_is_one_sentence(client: McpClient) -> None:
     assert "rewind_show needs the argument turn" in one_sentence(missing["result"])
     # An argument the tool does not take is refused, not dropped: with 'path' for 'paths'
     # the plan would have been every file of the turn.
-    for tool, arguments in (
-        ("rewind_restore", {"turn": "1", "path": "b.txt"}),
-        ("rewind_undo", {"forse": True}),
-    ):
+    extra: list[tuple[str, dict[str, object], str]] = [
+        ("rewind_restore", {"turn": "1", "path": "b.txt"}, "path"),
+        ("rewind_undo", {"forse": True}, "forse"),
+    ]
+    for tool, arguments, unknown in extra:
         answer = client.request("tools/call", {"name": tool, "arguments": arguments})
-        unknown = next(key for key in arguments if key not in ("turn",))
         assert f"{tool} takes no argument '{unknown}'" in one_sentence(answer["result"])
 
 
