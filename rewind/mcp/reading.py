@@ -77,10 +77,13 @@ def run_json(
 
 
 def _sentence(stderr: bytes, returncode: int) -> str:
-    """The command's refusal: its ``rewind: ...`` line (the first, when there are several)."""
-    lines = stderr.decode("utf-8", "replace").splitlines()
-    said = [line.removeprefix("rewind: ") for line in lines if line.startswith("rewind: ")]
-    return said[0] if said else f"the command failed (exit code {returncode})"
+    """The command's refusal: what it said from its first ``rewind: `` on, on one line (a
+    name it quotes may hold a newline)."""
+    said = stderr.decode("utf-8", "replace")
+    start = said.find("rewind: ")
+    if start < 0:
+        return f"the command failed (exit code {returncode})"
+    return " ".join(said[start + len("rewind: ") :].split())
 
 
 def dicts(value: object) -> list[dict[str, object]]:

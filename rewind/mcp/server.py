@@ -95,7 +95,9 @@ def _log_crash(root: str, tool: str, error: Exception) -> str:
 
 class RewindServer(MCPServer[Any]):
     """The SDK's server, with a call's mistakes told in one sentence: a tool it does not have,
-    an argument of the wrong type or out of range (never a validation dump)."""
+    an argument it does not take (``path`` for ``paths`` would otherwise be dropped, and the
+    call do more than asked), an argument of the wrong type or out of range (never a
+    validation dump)."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -103,12 +105,25 @@ class RewindServer(MCPServer[Any]):
         if name not in READ_TOOLS + CHANGE_TOOLS:
             tools = ", ".join(READ_TOOLS + CHANGE_TOOLS)
             return _error(f"there is no tool {name[:80]!a}; the tools are {tools}.")
+        unknown = await self._unknown_arguments(name, arguments)
+        if unknown:
+            return _error(
+                f"{name} takes no argument {unknown[0][:80]!a}; its input schema lists what it "
+                "takes, and nothing was done."
+            )
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
             if isinstance(error.__cause__, ValidationError):
                 return _error(_argument_sentence(name, error.__cause__))
             raise
+
+    async def _unknown_arguments(self, name: str, arguments: dict[str, Any]) -> list[str]:
+        for tool in await self.list_tools():
+            if tool.name == name:
+                known = tool.input_schema.get("properties", {})
+                return sorted(key for key in arguments if key not in known)
+        return []
 
     async def run_stdio_async(self) -> None:
         """Serves over rewind's own stdio transport (rewind.mcp.stdio), which answers every
@@ -163,7 +178,8 @@ def build(root: str) -> RewindServer:
     def rewind_diff(
         turn: Turn | None = None, turn2: Turn | None = None, session: Text | None = None
     ) -> CallToolResult:
-        """The diff from before turn to the files now (with turn2: to after turn2)."""
+        """The diff from before turn to the files now; with turn2, from before the earlier of
+        the two to before the later one (turn='2', turn2='3' is what turn 2 did)."""
         return answered(
             root,
             "rewind_diff",

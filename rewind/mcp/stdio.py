@@ -63,6 +63,10 @@ def read_message(line: bytes) -> types.JSONRPCMessage:
         request_id = None
     if _depth(value) > DEPTH_LIMIT:
         raise Refused(PARSE_ERROR, f"Parse error: JSON nested deeper than {DEPTH_LIMIT} levels")
+    if isinstance(value, dict) and "id" in value and request_id is None:
+        # A request whose id is no string or integer (1.5, true, null, {}): the SDK's reader
+        # takes it for a notification, which nobody answers.
+        raise Refused(INVALID_REQUEST, "Invalid Request: an id is a string or an integer")
     try:
         return types.jsonrpc_message_adapter.validate_python(value, by_name=False)
     except ValueError:

@@ -98,9 +98,9 @@ class Root:
 
     def why_not_writable(self, stored: bytes) -> str:
         """Why rewind may not write ``stored`` now ("" when it may): a path inside a ``.git``
-        directory, or one whose nearest existing parent resolves outside the project (a
-        directory replaced by a symlink to elsewhere since the path was recorded). Nothing is
-        read through such a parent either."""
+        directory, or one whose nearest existing parent resolves outside the project or into
+        a ``.git`` directory (a directory replaced by a symlink since the path was recorded).
+        Nothing is read through such a parent either."""
         if GIT_DIR_NAME in stored.split(b"/"):
             return "is inside a .git directory"
         parent = os.path.dirname(self.absolute(stored))
@@ -108,8 +108,11 @@ class Root:
             parent = os.path.dirname(parent)
         real = os.path.realpath(parent)
         allowed = (self.path, *self.extra_roots) if stored.startswith(b"/") else (self.path,)
-        if not any(is_inside(real, directory) for directory in allowed):
+        inside = [directory for directory in allowed if is_inside(real, directory)]
+        if not inside:
             return f"now resolves outside the project root (through {os.fsdecode(parent)})"
+        if GIT_DIR_NAME in os.path.relpath(real, inside[0]).split(b"/"):
+            return f"now resolves into a .git directory (through {os.fsdecode(parent)})"
         return ""
 
 

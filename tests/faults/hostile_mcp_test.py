@@ -72,6 +72,10 @@ def test_every_line_gets_an_answer_whatever_it_holds(client: McpClient) -> None:
         assert answer["id"] is None and answer["error"]["code"] == -32700, answer
     invalid = client.raw(b'{"id": 6, "method": 7}')
     assert invalid["id"] == 6 and invalid["error"]["code"] == -32600, invalid
+    for odd in (b"1.5", b"1E2", b"true", b"null", b"{}", b"[]"):
+        line = b'{"jsonrpc":"2.0","id":' + odd + b',"method":"tools/list"}'
+        answer = client.raw(line)  # read as a notification before: never answered
+        assert answer["id"] is None and answer["error"]["code"] == -32600, (odd, answer)
     # The server is still there, and answers what it is asked.
     assert "make them v2" in text_of(client.call("rewind_log"))
 
@@ -105,6 +109,15 @@ def test_a_wrong_argument_is_one_sentence(client: McpClient) -> None:
         assert f"the argument {name} of {tool} is wrong" in text and reason in text, text
     missing = client.request("tools/call", {"name": "rewind_show", "arguments": {}})
     assert "rewind_show needs the argument turn" in one_sentence(missing["result"])
+    # An argument the tool does not take is refused, not dropped: with 'path' for 'paths'
+    # the plan would have been every file of the turn.
+    extra: list[tuple[str, dict[str, object], str]] = [
+        ("rewind_restore", {"turn": "1", "path": "b.txt"}, "path"),
+        ("rewind_undo", {"forse": True}, "forse"),
+    ]
+    for tool, arguments, unknown in extra:
+        answer = client.request("tools/call", {"name": tool, "arguments": arguments})
+        assert f"{tool} takes no argument '{unknown}'" in one_sentence(answer["result"])
 
 
 def test_nothing_reaches_standard_error(two_turns: Path) -> None:

@@ -774,6 +774,41 @@ def assert_not_written_through(result: RewindResult, kind: str) -> None:
     assert "waiting to be finished" not in ok("status").stdout
 
 
+def test_a_directory_swapped_for_a_link_into_the_projects_own_git_is_not_used(
+    project: Path,
+) -> None:
+    """A folder the agent wrote, replaced by a symlink to the project's ``.git`` (inside the
+    project, so not "outside"): a restore deletes and writes nothing there (a deleted HEAD, a
+    recreated hook that git then runs), and the next turn keeps nothing of it (a token in
+    ``.git/config`` pushed as ``sub/config``)."""
+    git = project / ".git"
+    (git / "hooks").mkdir(exist_ok=True)
+    head = (git / "HEAD").read_bytes()
+    config = (git / "config").read_bytes() + b'[remote "o"]\n\turl = https://u:TOKEN@h/r\n'
+    (git / "config").write_bytes(config)
+    recorder = Project(project, session=SESSION, agent="test")
+    with recorder.turn("write sub") as turn:
+        turn.write_bytes("sub/HEAD", head)
+        turn.write_bytes("sub/config", b"mine\n")
+        turn.write_bytes("sub/hooks/pre-commit", b"#!/bin/sh\ntouch pwned\n")
+    before = tree(git)
+    for name in ("HEAD", "config", "hooks/pre-commit"):
+        (project / "sub" / name).unlink()
+    (project / "sub" / "hooks").rmdir()
+    (project / "sub").rmdir()
+    os.symlink(".git", project / "sub")
+    done = run_rewind("restore", "1", "--session", SESSION, "--yes", "--force")
+    assert done.returncode == 2, done  # what it skips is named, and the exit says so
+    for name in ("sub/HEAD", "sub/config", "sub/hooks/pre-commit"):
+        assert (
+            f"skip      {name}  (rewind never writes it: it now resolves into a .git" in done.stdout
+        )
+    assert tree(git) == before
+    ok("begin", "--session", SESSION, "--prompt", "next")
+    shown = ok("log", "--session", SESSION, "--json").stdout
+    assert "changed outside rewind" not in shown and "TOKEN" not in shown
+
+
 def test_undo_does_not_write_through_a_directory_swapped_since_the_restore(nested: Path) -> None:
     ok("restore", "1", "--session", SESSION, "--yes")
     assert (nested / "d" / "e" / "f.txt").read_bytes() == b"f0\n"

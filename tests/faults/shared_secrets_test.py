@@ -11,6 +11,7 @@ then searches every object the remote holds for what must never reach it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -85,26 +86,33 @@ def read_records(root: Path, path: str, content: str, number: int) -> list[dict[
     ]  # fmt: skip
 
 
-def shell_records(command: str, output: str, number: int) -> list[dict[str, Any]]:
+def shell_records(
+    command: str, output: str, number: int, cwd: Path | None = None
+) -> list[dict[str, Any]]:
+    """What Claude Code writes of one shell command (run in ``cwd``, when given)."""
     call: dict[str, Any] = {"type": "tool_use", "id": f"toolu_{number}", "name": "Bash"}
     call["input"] = {"command": command}
     result = {"type": "tool_result", "tool_use_id": f"toolu_{number}", "content": output}
+    where = {"cwd": str(cwd)} if cwd else {}
     return [
-        {"type": "assistant", "uuid": f"a{number}", "version": "2.1.332",
+        {"type": "assistant", "uuid": f"a{number}", "version": "2.1.332", **where,
          "message": {"role": "assistant", "content": [call]}},
-        {"type": "user", "uuid": f"u{number}", "version": "2.1.332",
+        {"type": "user", "uuid": f"u{number}", "version": "2.1.332", **where,
          "message": {"role": "user", "content": [result]}, "toolUseResult": {"stdout": output}},
     ]  # fmt: skip
 
 
-def session(machine: Machine, turns: list[tuple[list[dict[str, Any]], str]]) -> Transcript:
-    """Claude Code's session on ``machine``: for each turn, the prompt event, what the agent
-    wrote in its transcript during the turn, and the reply at its end."""
+def session(
+    machine: Machine, turns: list[tuple[list[dict[str, Any]], str]], cwd: Path | None = None
+) -> Transcript:
+    """Claude Code's session on ``machine`` (started in ``cwd``, by default the project's root):
+    for each turn, the prompt event, what the agent wrote in its transcript during the turn,
+    and the reply at its end."""
     folder = machine.home / ".claude" / "projects" / "calc"
     folder.mkdir(parents=True, exist_ok=True)
     transcript = Transcript(folder / f"{SESSION}.jsonl")
     for number, (records, reply) in enumerate(turns, 1):
-        event = {"session_id": SESSION, "cwd": str(machine.root)}
+        event = {"session_id": SESSION, "cwd": str(cwd or machine.root)}
         prompt = {"transcript_path": str(transcript.path), "prompt": f"turn {number}"}
         send(machine, {**event, **prompt, "prompt_id": f"p{number}"}, "UserPromptSubmit")
         user = {"type": "user", "uuid": f"p{number}", "version": "2.1.332"}
@@ -213,3 +221,74 @@ def test_ordinary_text_is_left_alone_and_the_chain_is_sent_as_it_is(
     ]
     mine = git("rev-parse", f"refs/rewind/conversations/{SESSION}", git_dir=laptop.store())
     assert mine.strip() == theirs
+
+
+def test_a_private_file_read_from_a_subfolder_is_found_where_the_command_ran(
+    laptop: Machine, bare: Path
+) -> None:
+    """``cat .env`` names ``sub/.env`` when Claude Code was started in ``sub/`` (the records'
+    ``cwd``), and ``api/.env`` after a ``cd api`` earlier in the same command."""
+    root = laptop.root
+    sub_env = "SUB_PASSWORD=sub-9c1e7a5b3d2f4e6a8b0c\n"
+    api_env = "API_PASSWORD=api-4d6f8a0c2e1b3a5c7e9d\n"
+    for folder, content in (("sub", sub_env), ("api", api_env)):
+        (root / folder).mkdir()
+        (root / folder / ".env").write_text(content)
+    turns = [
+        (shell_records("cat .env", sub_env, 1, cwd=root / "sub"), "Read it."),
+        (shell_records("cd ../api && cat .env", api_env, 2, cwd=root / "sub"), "And this one."),
+        ([], "Done."),
+    ]
+    session(laptop, turns, cwd=root / "sub")
+    laptop.ok("push", "backup", "--session", SESSION)
+    held = every_object(bare)
+    assert b"[redacted: sub/.env]" in held and b"[redacted: api/.env]" in held
+    for secret in ("sub-9c1e7a5b3d2f4e6a8b0c", "api-4d6f8a0c2e1b3a5c7e9d"):
+        assert secret.encode() not in held, secret
+
+
+def test_a_private_file_reached_through_a_link_is_redacted_with_what_the_link_leads_to(
+    laptop: Machine, bare: Path, tmp_path: Path
+) -> None:
+    """``.env`` is a link to a file kept outside the project (read to be looked for, never
+    sent), and the tracked ``config/app.json`` a link to the ignored
+    ``local/credentials.json``."""
+    root = laptop.root
+    kept = tmp_path / "secrets" / "calc.env"
+    kept.parent.mkdir()
+    kept.write_text(ENV)
+    (root / ".env").unlink()
+    (root / ".env").symlink_to(kept)
+    (root / "config").mkdir()
+    (root / "config" / "app.json").symlink_to("../local/credentials.json")
+    turns = [
+        (shell_records("cat .env", ENV, 1), "Read it."),
+        (read_records(root, "config/app.json", CREDENTIALS, 2), "And the config."),
+        ([], "Done."),
+    ]
+    session(laptop, turns)
+    laptop.ok("push", "backup", "--session", SESSION)
+    held = every_object(bare)
+    assert b"[redacted: .env]" in held and b"[redacted: local/credentials.json]" in held
+    for secret in (TOKEN, PASSWORD, "cs-5d41402abc4b2a76b9719d911017c592"):
+        assert secret.encode() not in held, secret
+
+
+def test_a_long_private_line_is_redacted_when_the_read_tool_cut_it(
+    laptop: Machine, bare: Path
+) -> None:
+    """Claude Code's Read shows a line of more than 2,000 characters cut at 2,000: neither the
+    whole line nor its value is in the transcript, only their start."""
+    root = laptop.root
+    key = "".join(hashlib.sha256(b"%d" % n).hexdigest() for n in range(50))  # 3,200 characters
+    config = f"apiVersion: v1\nusers:\n- name: admin\n  user:\n    client-key-data: {key}\n"
+    (root / "local" / "kubeconfig").write_text(config)
+    records = read_records(root, "local/kubeconfig", config, 1)
+    shown = "".join(line[:2000] + "\n" for line in config.splitlines())
+    records[1]["message"]["content"][0]["content"] = numbered(shown)
+    records[1]["toolUseResult"]["file"]["content"] = shown
+    session(laptop, [(records, "Read it."), ([], "Done.")])
+    laptop.ok("push", "backup", "--session", SESSION)
+    held = every_object(bare)
+    assert b"\\t    [redacted: local/kubeconfig]\\n" in held  # the line as far as it was shown
+    assert key[:1900].encode() not in held and key[40:80].encode() not in held

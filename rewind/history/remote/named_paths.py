@@ -4,10 +4,19 @@ private files among (rewind.history.remote.redaction), without ever walking the 
 A transcript names a file where the agent used a tool on it: a tool's input (``file_path``,
 ``path``, ``absolute_path``...; Codex's arguments are JSON inside a string) or a shell command
 (``cat .env``: each word of the command that could be a path). The lines that hold none of
-those keys are not parsed. A name is taken relative to the project's root: as it is (a relative
-name), or under the root or under a working directory the transcript records (``cwd``: on the
-machine that recorded it, whose absolute paths are not this machine's). Names that leave the
-project are dropped: they are not the project's files.
+those keys are not parsed. A relative name is given as it is (relative to the project's root),
+and joined with the working directories in force where it was written, a few at most: the
+``cwd`` (``workdir``...) of the record that holds it, and the directories a ``cd`` earlier in
+the same command goes to (``cd sub && cat .env``: ``sub/.env`` too). A name is taken relative
+to the project's root: as it is (a relative name), or under the root or under a working
+directory the transcript records (``cwd``: on the machine that recorded it, whose absolute
+paths are not this machine's). Names that leave the project are dropped: they are not the
+project's files.
+
+A private file is read to be looked for, never to be sent: :func:`existing_file` follows a link
+wherever it leads (a ``.env`` linked to a file kept outside the project), and
+:func:`linked_targets` gives the project's files that a named link leads to (a tracked
+``config/app.env`` linked to the ignored ``.env``).
 """
 
 from __future__ import annotations
@@ -28,6 +37,8 @@ DIRECTORY_KEYS = frozenset({"cwd", "workdir", "dir_path"})
 _ANCHORS = (b"path", b"Path", b"command", b"cmd", b"cwd", b"workdir", b"file")
 # The most names one conversation gives (a guard against a transcript made of names).
 MAX_NAMES = 20_000
+# The most working directories a relative name is joined with (a record's, a command's cd).
+MAX_DIRECTORIES = 4
 _MAX_NAME = 4096
 
 
@@ -65,56 +76,104 @@ def names_in(data: bytes) -> Names:
             record = json.loads(line)
         except (ValueError, RecursionError, UnicodeDecodeError):
             continue
-        _walk(record, found, 0)
+        _walk(record, found, 0, ())
     return found
 
 
-def _walk(value: object, found: Names, depth: int) -> None:
+def _walk(value: object, found: Names, depth: int, here: tuple[str, ...]) -> None:
+    """The names in ``value``, relative ones joined with ``here`` too (the working directories
+    in force, nearest first)."""
     if depth > 64:
         return
     if isinstance(value, list):
         for item in value:
-            _walk(item, found, depth + 1)
+            _walk(item, found, depth + 1, here)
         return
     if not isinstance(value, dict):
         return
+    here = _working_directories(value, found, here)
     for key, item in value.items():
         if isinstance(item, str) and len(item) <= _MAX_NAME:
             if key in PATH_KEYS:
-                found.names.add(item)
+                found.names.update(_joined({item}, here))
             elif key in COMMAND_KEYS:
-                found.names.update(words(item))
-            elif key in DIRECTORY_KEYS and item.startswith("/"):
-                found.directories.add(item)
+                found.names.update(_joined(command_names(item), here))
             elif key == "arguments" and item.startswith("{"):  # Codex: JSON in a string
                 try:
-                    _walk(json.loads(item), found, depth + 1)
+                    _walk(json.loads(item), found, depth + 1, here)
                 except (ValueError, RecursionError):
                     pass
         elif isinstance(item, list) and key in COMMAND_KEYS:  # ["bash", "-lc", "cat .env"]
             for part in item:
                 if isinstance(part, str) and len(part) <= _MAX_NAME:
-                    found.names.update(words(part))
+                    found.names.update(_joined(command_names(part), here))
         else:
-            _walk(item, found, depth + 1)
+            _walk(item, found, depth + 1, here)
+
+
+def _working_directories(
+    record: dict[str, object], found: Names, here: tuple[str, ...]
+) -> tuple[str, ...]:
+    """``here`` with the working directories ``record`` gives first; the absolute ones are
+    kept as the roots the transcript records."""
+    own = []
+    for key in sorted(DIRECTORY_KEYS):
+        item = record.get(key)
+        if isinstance(item, str) and item.startswith("/") and len(item) <= _MAX_NAME:
+            found.directories.add(item)
+            own.append(item)
+    return (*own, *here)[:MAX_DIRECTORIES] if own else here
+
+
+def _joined(names: set[str], directories: tuple[str, ...]) -> set[str]:
+    """``names``, and each relative one joined with each of ``directories``."""
+    joined = set(names)
+    for name in names:
+        if not name.startswith(("/", "~")):
+            joined.update(posixpath.join(directory, name) for directory in directories)
+    return joined
 
 
 def words(command: str) -> set[str]:
     """The words of a shell command that could name a file (``cat .env > out``: ``.env``,
     ``out``; ``--file=.env``: ``.env``)."""
+    return {word for word in map(_word, _tokens(command)) if word}
+
+
+def command_names(command: str) -> set[str]:
+    """The names a shell command gives: its :func:`words`, and those after a ``cd DIR`` also
+    joined with the directories it may have gone to (``cd sub && cat .env``: ``sub/.env``)."""
+    found: set[str] = set()
+    directories: list[str] = []  # where the command may be, nearest first
+    going = False  # the next word is where a cd goes
+    for token in _tokens(command):
+        word = _word(token)
+        if not word:
+            going = going and token.startswith("-")  # cd -P DIR; cd && ...: nowhere
+            continue
+        found.add(word)
+        found.update(posixpath.join(directory, word) for directory in directories)
+        if going and not word.startswith("~"):
+            gone = [posixpath.join(directory, word) for directory in directories[:1]]
+            directories = list(dict.fromkeys([*gone, word, *directories]))[:MAX_DIRECTORIES]
+        going = token in ("cd", "pushd")
+    return found
+
+
+def _tokens(command: str) -> list[str]:
     try:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
-        tokens = list(lexer)
+        return list(lexer)
     except ValueError:  # an unclosed quote
-        tokens = command.split()
-    found = set()
-    for token in tokens:
-        if token.startswith("-"):
-            token = token.partition("=")[2]
-        if any(c.isalnum() for c in token) and "\n" not in token:
-            found.add(token)
-    return found
+        return command.split()
+
+
+def _word(token: str) -> str:
+    """What of ``token`` could name a file ('' for an operator, a bare option)."""
+    if token.startswith("-"):
+        token = token.partition("=")[2]
+    return token if any(c.isalnum() for c in token) and "\n" not in token else ""
 
 
 def _relative(name: str, bases: list[str]) -> str:
@@ -142,12 +201,10 @@ def _under(path: str, base: str) -> str:
 
 def existing_file(root: bytes, relative: str) -> bytes | None:
     """The first MiB of the regular file at ``relative`` under ``root``, or None (no file, a
-    folder, a link that leads out of the project...)."""
+    folder, a device...). A link is followed wherever it leads: what is read is only looked for
+    in a conversation, never stored or sent."""
     path = os.path.join(root, os.fsencode(relative))
     try:
-        real = os.path.realpath(path)
-        if not real.startswith(os.path.realpath(root).rstrip(b"/") + b"/"):
-            return None
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except (OSError, ValueError):
         return None
@@ -160,3 +217,24 @@ def existing_file(root: bytes, relative: str) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+def linked_targets(root: bytes, names: set[bytes]) -> set[bytes]:
+    """The project's paths that ``names`` lead to through a link (``config/app.env`` ->
+    ``../.env``: ``.env``), relative to ``root``; a name that is no link, or leads out of the
+    project, gives none."""
+    real_root = os.path.realpath(root).rstrip(b"/") + b"/"
+    found = set()
+    for name in sorted(names)[:MAX_NAMES]:
+        if name.startswith(b"/"):
+            continue
+        path = os.path.join(root, name)
+        try:
+            if not os.path.lexists(path):
+                continue  # most names are a command's other words: one look each
+            real = os.path.realpath(path)
+        except (OSError, ValueError):
+            continue
+        if real.startswith(real_root) and real[len(real_root) :] != name:
+            found.add(real[len(real_root) :])
+    return found

@@ -9,14 +9,20 @@ what was removed (``[redacted: .env]``, ``[redacted: AWS Access Key]``):
   :data:`MIN_LINE` characters, or an assignment ``NAME=VALUE`` whose value has at least
   :data:`MIN_VALUE`), and the value of each assignment whose name or shape says it is secret:
   the agents show files with line numbers before each line (Claude Code's Read tool), inside
-  a command's output or a quoted patch, so lines are looked for wherever they are;
+  a command's output or a quoted patch, so lines are looked for wherever they are. A long
+  line (:data:`LONG_LINE` characters or more) is also found when only its start is there (Claude
+  Code's Read tool cuts a line at 2,000 characters): its first :data:`ANCHOR` characters are
+  looked for, and from each place they are, the longest run that the line starts with is
+  replaced;
 - the high-confidence secrets of rewind.history.remote.secrets.
 
 A transcript is JSON lines: a line that holds something to redact (looked for in its raw
-text, cheaply) is parsed and each of its string values redacted as text, then written again as
-one line of JSON; every other line is kept byte for byte. A line that is not JSON (a line the
-prompt's cut split in two) is redacted as raw text, each private line looked for both as it is
-and as JSON writes it. Lines are never added or removed.
+text, cheaply: each private line, or a long one's anchor, as it is and in each form JSON may
+write it, quotes and backslashes escaped, ``/`` as ``\\/``, other than ASCII as ``\\u00dc``) is
+parsed and each of its string values redacted as text, then written again as one line of JSON;
+every other line is kept byte for byte. A line that is not JSON (a line the prompt's cut split
+in two) is redacted as raw text, each private line looked for in each of those forms. Lines
+are never added or removed.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from rewind.history.remote.secrets import KEY_ANCHORS as _KEY_ANCHORS
 from rewind.history.remote.secrets import Detector, detectors, secrets_in
@@ -35,6 +42,11 @@ MIN_LINE = 12
 MIN_VALUE = 4
 # An assignment's value, looked for alone, is this long at least.
 MIN_SECRET_VALUE = 8
+# A private line this long is also looked for by its first ANCHOR characters (its anchor,
+# when that holds MIN_ANCHOR_CHARACTERS different characters at least: not a ruler of dashes).
+LONG_LINE = 128
+ANCHOR = 32
+MIN_ANCHOR_CHARACTERS = 8
 # The most of a private file read, and the most of its lines looked for.
 MAX_FILE_BYTES = 1 << 20
 MAX_LINES = 5000
@@ -105,10 +117,16 @@ class Redactor:
         # Longest first: a line that holds another is replaced whole.
         self.wholes = sorted(wholes.items(), key=lambda item: -len(item[0]))
         self.needles = sorted(needles.items(), key=lambda item: -len(item[0]))
-        # What a line to redact holds: a needle as it is or as it reads inside a JSON string
-        # (quotes, backslashes, tabs escaped), or a private key's first line.
-        raw = {_escaped(n) for n, _ in self.needles} | {n for n, _ in self.needles}
-        fixed = {n.encode("utf-8", "surrogateescape") for n in raw} | set(_KEY_ANCHORS)
+        # The long lines by their anchor: a line cut short is found by its start.
+        self.anchors: dict[str, list[tuple[str, str]]] = {}
+        for needle, name in self.needles:
+            if anchor := _anchor(needle):
+                self.anchors.setdefault(anchor, []).append((needle, name))
+        # What a line to redact holds: a needle (a long one's anchor: its start) in one of the
+        # forms JSON writes it, or a private key's first line.
+        looked_for = {n for n, _ in self.needles if not _anchor(n)} | set(self.anchors)
+        forms = {form for one in looked_for for form in _forms(one)}
+        fixed = {form.encode("utf-8", "surrogateescape") for form in forms} | set(_KEY_ANCHORS)
         self._fixed = [re.compile(re.escape(one)) for one in sorted(fixed)]
 
     # texts -------------------------------------------------------------------------------
@@ -123,6 +141,9 @@ class Redactor:
             if needle in text:
                 found.files[name] += text.count(needle)
                 text = text.replace(needle, marker(name))
+        for anchor, lines in self.anchors.items():
+            if anchor in text:
+                text = _cut_short(text, anchor, lines, found)
         for value, kind in secrets_in(text):
             if value in text:
                 found.secrets[kind] += text.count(value)
@@ -193,10 +214,15 @@ class Redactor:
         """A line that is not JSON: its private lines, as they are or as JSON writes them,
         and its secrets."""
         for needle, name in self.needles:
-            for form in {needle, _escaped(needle)}:
+            for form in _forms(needle):
                 if form in line:
                     found.files[name] += line.count(form)
                     line = line.replace(form, marker(name))
+        for anchor, lines in self.anchors.items():
+            for write in _WRITINGS:
+                if write(anchor) in line:
+                    written = [(write(needle), name) for needle, name in lines]
+                    line = _cut_short(line, write(anchor), written, found)
         for value, kind in secrets_in(line):
             if value in line:
                 found.secrets[kind] += line.count(value)
@@ -225,7 +251,7 @@ def _lines_holding(
 
 
 def _finds(detector: Detector, line: bytes) -> bool:
-    text = line.decode("utf-8", "replace")
+    text = line.decode("utf-8", "replace").replace("\\/", "/")  # JSON may write / as \/
     return any(len(value) >= MIN_SECRET_VALUE for value in detector.find(text))
 
 
@@ -254,6 +280,67 @@ def _looks_secret(name: str, value: str) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
+def _anchor(needle: str) -> str:
+    """What a long ``needle`` is looked for by: its start ('' for a short one, or one whose
+    start is too plain to tell from ordinary text)."""
+    anchor = needle[:ANCHOR]
+    if len(needle) < LONG_LINE or len(set(anchor)) < MIN_ANCHOR_CHARACTERS:
+        return ""
+    return anchor
+
+
+def _cut_short(text: str, anchor: str, lines: list[tuple[str, str]], found: Found) -> str:
+    """``text`` with the longest start of one of ``lines`` (each with its file's name) replaced
+    wherever ``anchor``, the start they share, is."""
+    parts = []
+    done = 0
+    while (at := text.find(anchor, done)) >= 0:
+        run, name = max((_run(text, at, line, len(anchor)), name) for line, name in lines)
+        parts += [text[done:at], marker(name)]
+        found.files[name] += 1
+        done = at + run
+    return "".join(parts) + text[done:]
+
+
+def _run(text: str, at: int, line: str, anchor: int) -> int:
+    """How much of ``line``'s start ``text`` holds from ``at``, where it holds its ``anchor``
+    first characters."""
+    low, high = anchor, min(len(line), len(text) - at)
+    while low < high:  # the longest start held, by halves: each comparison runs in C
+        middle = (low + high + 1) // 2
+        if text.startswith(line[:middle], at):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
 def _escaped(needle: str) -> str:
     """``needle`` as it reads inside a JSON string."""
     return json.dumps(needle, ensure_ascii=False)[1:-1]
+
+
+def _ascii(needle: str) -> str:
+    """``needle`` as a JSON writer that keeps to ASCII writes it (``\\u00dc``)."""
+    return json.dumps(needle)[1:-1]
+
+
+def _slashes(write: Callable[[str], str]) -> Callable[[str], str]:
+    """``write``, with ``/`` written ``\\/`` (valid JSON some writers give)."""
+    return lambda needle: write(needle).replace("/", "\\/")
+
+
+# Each way a JSON writer may write a text inside a string: one character at a time, so that
+# what it writes of a line's start is the start of what it writes of the line.
+_WRITINGS: tuple[Callable[[str], str], ...] = (
+    str,
+    _escaped,
+    _slashes(_escaped),
+    _ascii,
+    _slashes(_ascii),
+)
+
+
+def _forms(needle: str) -> set[str]:
+    """``needle`` as it is and as JSON may write it."""
+    return {write(needle) for write in _WRITINGS}

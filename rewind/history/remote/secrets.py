@@ -46,7 +46,7 @@ _PLUGINS: dict[tuple[str, str], tuple[str, ...]] = {
     ("mailchimp", "MailchimpDetector"): ("-us",),
     ("square_oauth", "SquareOAuthDetector"): ("sq0csp-",),
     ("azure_storage_key", "AzureStorageKeyDetector"): ("AccountKey=",),
-    ("basic_auth", "BasicAuthDetector"): ("://",),
+    ("basic_auth", "BasicAuthDetector"): ("://", r":\\/\\/"),  # and as JSON may write it
     ("openai", "OpenAIDetector"): ("T3BlbkFJ",),
 }
 

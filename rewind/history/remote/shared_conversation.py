@@ -4,9 +4,9 @@ remote before it is shown or resumed.
 
 Which private files are looked for: never the whole work tree (a push costs what the session
 touched, not what the project holds), but the files the session's entries recorded and the
-files the conversation names (rewind.history.remote.named_paths), among them those the sharing
-policy holds back (rewind.history.remote.privacy). Their contents are what the entries
-recorded of them and what the file holds now.
+files the conversation names (rewind.history.remote.named_paths) or that a named link leads
+to, among them those the sharing policy holds back (rewind.history.remote.privacy). Their
+contents are what the entries recorded of them and what the file holds now.
 
 The chain sent is the kept one with each commit rewritten where its slice or reply changed: the
 same name, message, author and time, on the rewritten parent. A slice whose transcript, up to
@@ -19,7 +19,7 @@ What each commit became is kept in ``<store>/rewind/shared-conversations/<sessio
 the names each slice gives and what was redacted of it, under a **signature** (the sharing
 policy's key, the private files' contents, the rules' version): a push after one more turn
 reads and redacts that turn's slice and reply only, and a change of any of these redacts the
-whole chain again.
+whole chain again (a change of the rules reads the names again too).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from rewind.history.kept_conversation import (
     chain_commits,
     tail_fingerprint,
 )
-from rewind.history.remote.named_paths import Names, existing_file, names_in
+from rewind.history.remote.named_paths import Names, existing_file, linked_targets, names_in
 from rewind.history.remote.privacy import SharingPolicy
 from rewind.history.remote.redaction import Found, Redactor
 from rewind.history.session import SessionHead, ref_leaf
@@ -51,7 +51,7 @@ from rewind.store.repository import Store
 
 RECORDS = "shared-conversations"
 # The version of what is redacted: a change of the rules redacts every chain again.
-RULES = "1"
+RULES = "2"
 # The most of a private file's recorded versions whose contents are looked for.
 MAX_VERSIONS = 64
 
@@ -119,7 +119,8 @@ class ConversationExporter:
             exports[commit] = done
             parent = str(done["id"])
         if write:
-            self.pending[leaf] = {"names": named, "signature": signature, "exports": exports}
+            record = {"rules": RULES, "names": named, "signature": signature}
+            self.pending[leaf] = {**record, "exports": exports}
         self.close()
         return Shared(parent, total)
 
@@ -144,8 +145,9 @@ class ConversationExporter:
     def _names(
         self, commits: list[tuple[str, bytes, KeptCommit]], record: dict[str, object]
     ) -> tuple[Names, dict[str, object]]:
-        """The names the chain's slices give (each slice read once: kept in the record)."""
-        kept = record.get("names")
+        """The names the chain's slices give (each slice read once: kept in the record, under
+        the rules that read them)."""
+        kept = record.get("names") if record.get("rules") == RULES else None
         known = kept if isinstance(kept, dict) else {}
         named: dict[str, object] = {}
         names = Names()
@@ -165,7 +167,7 @@ class ConversationExporter:
         """The private files the session recorded or its conversation names, with their
         contents (recorded, and on disk now)."""
         recorded = _recorded_versions(self.store, head)
-        named = {os.fsencode(name) for name in names.inside(os.fsdecode(self.store.root.path))}
+        named = _named(self.store, names)
         private = self.policy.private(named | set(recorded))
         found: dict[str, list[bytes]] = {}
         for path in sorted(private):
@@ -347,10 +349,15 @@ def redacted_reply(view: Store, session_id: str, reply: str) -> str:
     return Redactor(_private_on_disk(view, names)).text(reply, Found())
 
 
-def _private_on_disk(store: Store, names: Names) -> dict[str, list[bytes]]:
+def _named(store: Store, names: Names) -> set[bytes]:
+    """The project's paths ``names`` give, and those that a link among them leads to."""
     inside = {os.fsencode(name) for name in names.inside(os.fsdecode(store.root.path))}
+    return inside | linked_targets(store.root.path, inside)
+
+
+def _private_on_disk(store: Store, names: Names) -> dict[str, list[bytes]]:
     found: dict[str, list[bytes]] = {}
-    for path in sorted(SharingPolicy(store).private(inside)):
+    for path in sorted(SharingPolicy(store).private(_named(store, names))):
         content = existing_file(store.root.path, os.fsdecode(path))
         if content is not None:
             found[store.root.display(path)] = [content]
