@@ -311,9 +311,9 @@ def _check_capture(project: str, report: Report) -> None:
     from rewind.watch.pidfile import running_info
 
     try:
-        store = open_store(os.fsencode(project), create=True)
+        store = open_store(os.fsencode(project))
     except (UserError, OSError):
-        return  # the storage check says why
+        return  # nothing recorded here yet (or the storage check says why)
     if not enabled(store):
         report.add(
             "--",

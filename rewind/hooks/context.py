@@ -155,7 +155,7 @@ class HookContext:
         if point is not None and self.store.config.conversation_keep:
             self._keep_slice(session, entry.id, point)
         pending_shell_calls.remove_stale(self.store)
-        capture.ensure_watching(self.store, self.log)
+        capture.turn_begins(self.store, session, self.log)
 
     def session_starts(self) -> None:
         """An agent's session begins: the project's watcher is started now, before any

@@ -57,6 +57,8 @@ def run_probe(command: str, target: Target, home_parent: str | None = None) -> P
             "REWIND_HOME": home,
             "XDG_STATE_HOME": os.path.join(temporary, "state"),
             "TMPDIR": temporary,
+            # A probe's hooks start no watcher: it would outlive the throwaway project.
+            "REWIND_CAPTURE_PROGRAMS": "0",
         }
         environment.pop("REWIND_SESSION", None)
         environment.update(probe.environment)

@@ -68,6 +68,18 @@ def ensure_watching(store: Store, log: Callable[[str], None]) -> bool:
     return False
 
 
+def turn_begins(store: Store, session: str, log: Callable[[str], None]) -> None:
+    """A prompt: the watcher is started when none runs; one that runs ends the session's calls
+    still open (a call the client refused after its before-event has no after-event) and
+    reads again what git does not hold (its snapshot), without the hook waiting for that."""
+    if not enabled(store) or not ensure_watching(store, log):
+        return
+    try:
+        ask(store.git_dir, {"op": "turn-start", "session": session}, BEGIN_TIMEOUT)
+    except NoWatcher as why:
+        log(f"the watcher did not hear of the turn's start ({why})")
+
+
 def shell_begins(
     store: Store, session: str, call: str, agent: str, log: Callable[[str], None]
 ) -> None:

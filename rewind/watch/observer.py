@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import os
 import queue
-import stat
 import sys
 import time
 import traceback
@@ -47,6 +46,7 @@ from rewind.watch.bursts import Coalescer, Pending, Storms
 from rewind.watch.channel import supported
 from rewind.watch.ignore import IgnoreRules
 from rewind.watch.listener import Listener, Request
+from rewind.watch.markers import Markers
 from rewind.watch.pidfile import INFO_NAME
 from rewind.watch.preimages import PreImages
 from rewind.watch.recorder import Change, Recorder
@@ -138,9 +138,7 @@ class Watcher:
         # The hooks' requests: shell calls, barriers waiting for their marker.
         self.calls = ShellCalls()
         self.listener: Listener | None = None
-        self.waiting: list[tuple[Request, int]] = []
-        self.markers_sent = 0
-        self.markers_seen = 0
+        self.markers = Markers(store.root.path, self._problem)
         self.idle_exit = idle_exit
         self.snapshot = Snapshot(store)
         self.snapshot_round: SnapshotRound | None = None
@@ -223,7 +221,7 @@ class Watcher:
             self.observer.stop()
             self.observer.join(timeout=5)
             self._drain_queue()
-            self._barrier_passed(time.monotonic(), every=True)
+            self._marker_arrived(self.markers.everything(), time.monotonic())
             self._flush(self.coalescer.all())
             self._finish_burst(force=True)
             logging.getLogger("watchdog").removeHandler(self.overflow)
@@ -307,9 +305,7 @@ class Watcher:
             return
         if is_directory and kind == "attrib":
             if os.fsencode(source).rstrip(b"/") == self.prefix.rstrip(b"/"):
-                self.markers_seen += 1
-                self._snapshot_passed(when)
-                self._barrier_passed(when)
+                self._marker_arrived(self.markers.arrived(), when)
             return
         if is_directory:
             if kind == "created":
@@ -328,7 +324,7 @@ class Watcher:
         if relative is None:
             return
         if self.snapshot_round is not None:
-            self.snapshot_round.saw(relative, self.markers_seen)
+            self.snapshot_round.saw(relative, when)
         if relative in self.coalescer or self.storms.admit(relative, when, time.time()):
             self.coalescer.add(relative, created, when)
         else:
@@ -411,17 +407,13 @@ class Watcher:
         now = time.monotonic()
         self.last_request = now
         operation = request.text("op")
-        if operation == "snapshot":
-            if self.snapshot_round is None:
-                self._take_snapshot()
-            else:
-                self.snapshot_wanted = True  # once the one under way has passed
-        elif operation in ("end-shell", "barrier"):
-            if self._send_marker():
-                self.waiting.append((request, self.markers_sent))
-            else:  # no marker can be had: what is queued now is all it waits for
-                self.waiting.append((request, 0))
-                self._barrier_passed(now)
+        if operation in ("end-shell", "barrier", "turn-start"):
+            if operation != "end-shell":  # the turn began or ended: its calls are over
+                self.calls.end_all(request.text("session"), now)
+            if operation == "turn-start":
+                self._snapshot_now()
+            elif not self.markers.want(request):
+                self._marker_arrived([request], now)  # no marker: what is queued now
         elif operation == "status":
             request.answer(self._status())
         else:
@@ -439,19 +431,23 @@ class Watcher:
             self.calls.begin(session, request.text("call"), agent, now)
             request.answer({"ok": True})
             return
-        if operation == "snapshot":
-            request.answer({"ok": True})
+        if operation == "turn-start":
+            request.answer({"ok": True})  # the snapshot is taken meanwhile
         self.events.put(request)
 
+    def _snapshot_now(self) -> None:
+        """A snapshot now, or once the one under way is done."""
+        if self.snapshot_round is None:
+            self._take_snapshot()
+        else:
+            self.snapshot_wanted = True
+
     def _take_snapshot(self) -> None:
-        """Reads what the files git does not hold (every file, outside git) hold now, between
-        two markers (rewind.watch.snapshot)."""
-        if not self._send_marker():
-            return  # without markers, what was read cannot be ordered with the events
-        before = self.markers_sent
+        """Reads what the files git does not hold (every file, outside git) hold now; its
+        states count once its marker comes back (rewind.watch.snapshot)."""
+        began = time.monotonic()
         try:
-            names = self._snapshot_names()
-            states = self.snapshot.take(names)
+            states = self.snapshot.take(self._snapshot_names())
         except Exception as error:  # keep watching; say what went wrong
             self._problem(f"the snapshot of the files git does not hold failed: {error!r}")
             return
@@ -460,8 +456,10 @@ class Watcher:
                 f"the snapshot kept {len(states)} files and left {self.snapshot.left_out} out "
                 "(past its limits): their changes by programs are not rewindable"
             )
-        if self._send_marker():
-            self.snapshot_round = SnapshotRound(states, before, self.markers_sent)
+        round_ = SnapshotRound(states, began)
+        if self.markers.want(round_):
+            self.snapshot_round = round_
+        # else: without a marker, what was read cannot be ordered with the events: not used
 
     def _snapshot_names(self) -> list[bytes]:
         if self.preimages.git is None:
@@ -471,43 +469,25 @@ class Watcher:
         names = changed_paths(self.store.root.path)
         return [name for name in names if not name.endswith(b"/") and not self.ignore.ignored(name)]
 
-    def _snapshot_passed(self, when: float) -> None:
-        """The snapshot's second marker has come out of the queue: its states are the earlier
-        states of the changes whose first event comes from now on."""
-        round_ = self.snapshot_round
-        if round_ is None or not round_.finished(self.markers_seen):
+    def _marker_arrived(self, waiters: list[object], when: float) -> None:
+        """A marker came out of the queue (``when``): every event queued before it is in. A
+        snapshot it carried counts from now on; the barriers it carried end their calls,
+        everything pending is recorded, and they are answered."""
+        requests = [waiter for waiter in waiters if isinstance(waiter, Request)]
+        for waiter in waiters:
+            if isinstance(waiter, SnapshotRound) and waiter is self.snapshot_round:
+                self.snapshot_round = None
+                self.preimages.take_snapshot(waiter.trusted(), when)
+                if self.snapshot_wanted:
+                    self.snapshot_wanted = False
+                    self._take_snapshot()
+        if not requests:
             return
-        self.snapshot_round = None
-        self.preimages.take_snapshot(round_.trusted(), when)
-        if self.snapshot_wanted:
-            self.snapshot_wanted = False
-            self._take_snapshot()
-
-    def _send_marker(self) -> bool:
-        """Sets the root's permission bits to what they are: the kernel queues an attribute
-        change of the root behind every earlier event (False when it cannot be set)."""
-        root = self.store.root.path
-        try:
-            os.chmod(root, stat.S_IMODE(os.stat(root).st_mode))
-        except OSError as error:
-            self._problem(f"a barrier's marker could not be set on the project root: {error}")
-            return False
-        self.markers_sent += 1
-        return True
-
-    def _barrier_passed(self, when: float, every: bool = False) -> None:
-        """Every event queued before the waiting requests' markers is in (``every``: the
-        watcher stops): the shell calls they end are over, everything pending is recorded
-        now, and they are answered."""
-        ready = [item for item in self.waiting if every or item[1] <= self.markers_seen]
-        if not ready:
-            return
-        self.waiting = [item for item in self.waiting if item not in ready]
-        for request, _ in ready:
+        for request in requests:
             if request.text("op") == "end-shell":
                 self.calls.end(request.text("session"), request.text("call"), when)
         self._flush(self.coalescer.all())
-        for request, _ in ready:
+        for request in requests:
             request.answer({"ok": True, "recorded": self.recorded})
 
     def _status(self) -> dict[str, object]:

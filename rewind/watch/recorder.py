@@ -5,7 +5,8 @@ lock the session's newest entry is read again, so that what the agent's hooks, a
 undo recorded meanwhile is taken into account:
 
 - a path the open turn already holds only gets its after-state refreshed (the agent's own edit,
-  recorded by its hooks, stays an edit);
+  recorded by its hooks, stays an edit); one the open turn of another session holds is left to
+  that session's hooks (its agent's edit, in a project where two sessions work at once);
 - a path whose state now is the last state the session recorded for it is not a change (a
   recorded edit seen again, a file a restore wrote);
 - any other path is added to the open turn, with its pre-image (:mod:`rewind.watch.preimages`):
@@ -124,6 +125,9 @@ class Recorder:
         session = program_of[0] if program_of is not None else self.session_id()
         done = Recorded(session)
         source = PROGRAM if program_of is not None else EXTERNAL
+        if program_of is None:  # another session's agent is editing these: its hooks record them
+            owned = self._in_other_open_turns(session, {change.path for change in changes})
+            changes = [change for change in changes if change.path not in owned]
         with self.store.lock(), Settled(self.store, session) as head:
             self._refresh_base(head)
             entry = head.current
@@ -153,6 +157,22 @@ class Recorder:
                 save_entry(self.store, head, entry, replace_tip=not starting)
             self._open = {c.path: c.latest for c in entry.files if c.latest is not None}
         return done
+
+    def _in_other_open_turns(self, session: str, paths: set[bytes]) -> set[bytes]:
+        """Which of ``paths`` the open turn of another session holds."""
+        from rewind.history.index.queries import EntryIndex
+
+        if not paths:
+            return set()
+        with EntryIndex(self.store) as index:
+            open_turns = index.sync_all()
+        return {
+            change.path
+            for entry in open_turns
+            if entry.session != session and entry.is_open
+            for change in entry.files
+            if change.path in paths
+        }
 
     def _still(self, change: Change) -> bool:
         """Whether the path still holds what was read before the lock was taken: a restore or

@@ -115,22 +115,20 @@ class Snapshot:
 
 
 class SnapshotRound:
-    """One snapshot between its two markers: the states read, and the paths an event touched
-    between the markers (they may have changed while they were read, and are not taken)."""
+    """One snapshot until its marker comes back: the states read, and the paths an event
+    touched since the reading began (they may have changed while they were read, and are not
+    taken). An event the kernel queued before the reading but that came out after it began is
+    counted too: that only leaves a path out, never takes a wrong state."""
 
-    def __init__(self, states: dict[bytes, FileState], before: int, after: int) -> None:
+    def __init__(self, states: dict[bytes, FileState], began: float) -> None:
         self.states = states
-        self.before = before  # the marker sent before reading
-        self.after = after  # the marker sent after reading
+        self.began = began  # time.monotonic() when the reading began
         self.tainted: set[bytes] = set()
 
-    def saw(self, path: bytes, markers_seen: int) -> None:
-        """An event of ``path`` came out of the queue when ``markers_seen`` markers had."""
-        if self.before <= markers_seen < self.after:
+    def saw(self, path: bytes, when: float) -> None:
+        """An event of ``path`` came out of the queue, stamped ``when``."""
+        if when >= self.began:
             self.tainted.add(path)
-
-    def finished(self, markers_seen: int) -> bool:
-        return markers_seen >= self.after
 
     def trusted(self) -> dict[bytes, FileState]:
         return {path: state for path, state in self.states.items() if path not in self.tainted}

@@ -16,8 +16,9 @@ import threading
 # How long an ended call is kept for changes still being coalesced (seconds): longer than the
 # longest coalescing delay.
 KEEP_ENDED = 60.0
-# A call whose after-event never came (the agent was killed) stops covering changes after this.
-LONGEST_CALL = 6 * 3600.0
+# A call whose after-event never came (a call the client refused after its before-event, an
+# agent killed) stops covering changes at the end of its turn, or after this many seconds.
+LONGEST_CALL = 15 * 60.0
 
 
 class ShellCall:
@@ -57,6 +58,13 @@ class ShellCalls:
                     found.end = now
                     return found
         return None
+
+    def end_all(self, session: str, now: float) -> None:
+        """The session's turn began or ended: none of its calls runs any more."""
+        with self.lock:
+            for found in self.calls:
+                if found.session == session and found.end is None:
+                    found.end = now
 
     def any_open(self) -> bool:
         with self.lock:

@@ -3,6 +3,10 @@ real client does, prompt by prompt, resumed with ``--resume`` as a person contin
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import time
 from typing import Any
 
 import pytest
@@ -15,6 +19,7 @@ from tests.clients.shared_scenarios import (
     check_programs_rewind,
     check_two_sessions_at_once,
     edit_by_hand_then_change_the_config,
+    prepare_programs,
     programs,
     two_at_once,
 )
@@ -119,6 +124,60 @@ def test_failing_and_refused_calls_and_a_hand_edit_rewind(
 
 def test_what_programs_change_rewinds_by_default(make_world: MakeWorld, program: Any) -> None:
     check_programs_rewind(make_world(ClaudeCode(program), programs(bash)))
+
+
+# A server in a session of its own, as a dev server outlives the client's run.
+SERVER = (
+    "setsid sh -c 'sleep 1; echo up > server.log; sleep 1; echo ready >> server.log'"
+    " >/dev/null 2>&1 &"
+)
+AROUND_THE_WATCHER = Script(
+    [
+        Prompt("Regenerate", (calls(bash("python3 gen.py")), done())),
+        Prompt("Build it", (calls(bash("sh build.sh")), done())),
+        Prompt("Start the server", (calls(bash(SERVER)), done())),
+    ]
+)
+
+
+def test_a_killed_watcher_and_a_server_left_running(make_world: MakeWorld, program: Any) -> None:
+    """The watcher killed between two prompts: the next prompt notices, logs the gap and starts
+    another, and that turn's programs are recorded; a server the agent leaves running keeps
+    writing after its call returned, which is recorded and holds no hook."""
+    world = make_world(ClaudeCode(program), AROUND_THE_WATCHER)
+    prepare_programs(world)
+    session = world.prompt("Regenerate")
+    watch = world.root.parent / "home" / "rewind-home" / "stores"
+    [info] = watch.glob("*/rewind/watch.json")
+    pid = json.loads(info.read_text())["pid"]
+    os.kill(pid, signal.SIGKILL)
+    world.prompt("Build it", session)
+    logged = "".join(path.read_text() for path in watch.glob("*/rewind/rewind.log"))
+    assert "the watcher ended without stopping (killed?)" in logged, logged
+    world.prompt("Start the server", session)
+    assert world.seconds[-1] < 30
+    server_log = world.root / "server.log"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (
+        server_log.exists() and server_log.read_text() == "up\nready\n"
+    ):
+        time.sleep(0.2)
+    while "server.log" not in json.dumps(world.log(session)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert server_log.read_text() == "up\nready\n"
+    assert "server.log" in json.dumps(world.log(session))
+    programs_of = [
+        {path for path, (source, _) in entry.items() if source == "program"}
+        for entry in world.changes(session)[:2]
+    ]
+    assert programs_of == [
+        {"src/calc.py", "src/generated.py", "notes.txt"},
+        {"bundle.txt", "scratch.txt", "src/calc.py"},
+    ]
+    for turn, text in ((2, "Build it"), (1, "Regenerate")):
+        world.ok("restore", str(turn), "--yes", "--session", session, "--force")
+        before = {k: v for k, v in world.before[text].items() if k != b"server.log"}
+        assert {k: v for k, v in world.tree().items() if k != b"server.log"} == before
 
 
 TWO_AT_ONCE = two_at_once(write, edit)

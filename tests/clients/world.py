@@ -187,7 +187,8 @@ class World:
         the tree as it was before that prompt, byte for byte; ``undo`` gives back the end.
         ``force``: the session holds changes made by hand, which a restore overwrites only
         when told to."""
-        turns = [entry for entry in self.log(session) if entry["agent"]]  # not changes by hand
+        # Not the changes made by hand: what a turn's start found, or the watcher saw between turns.
+        turns = [entry for entry in self.log(session) if entry["agent"] not in ("", "watch")]
         assert [entry["prompt"] for entry in turns] == prompts, turns
         final = self.tree()
         for entry in turns:
