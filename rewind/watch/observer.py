@@ -362,12 +362,18 @@ class Watcher:
                 )
 
     def _record_by_call(self, changes: list[Change]) -> None:
-        """Records each change as the program's of the shell call it happened in (into that
-        call's session), the others as external changes."""
+        """Records each change of a path an open turn holds in that turn's session (its agent's
+        own edit, when two sessions work at once); the others as the program's of the shell
+        call they happened in (into that call's session), or as external changes."""
+        owners = self.recorder.open_turn_owners({change.path for change in changes})
         groups: dict[tuple[str, str] | None, list[Change]] = {}
         for change in changes:
-            call = self.calls.covering(change.first, change.last)
-            key = (call.session, call.agent) if call is not None else None
+            owner = owners.get(change.path)
+            call = None if owner else self.calls.covering(change.first, change.last)
+            if owner is not None:
+                key: tuple[str, str] | None = (owner, "")
+            else:
+                key = (call.session, call.agent) if call is not None else None
             groups.setdefault(key, []).append(change)
         for key, group in groups.items():
             self._record(group, program_of=key)

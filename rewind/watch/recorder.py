@@ -5,8 +5,8 @@ lock the session's newest entry is read again, so that what the agent's hooks, a
 undo recorded meanwhile is taken into account:
 
 - a path the open turn already holds only gets its after-state refreshed (the agent's own edit,
-  recorded by its hooks, stays an edit); one the open turn of another session holds is left to
-  that session's hooks (its agent's edit, in a project where two sessions work at once);
+  recorded by its hooks, stays an edit), in that turn's session, whichever it is (two sessions
+  may work at once, rewind.watch.observer finds the owner);
 - a path whose state now is the last state the session recorded for it is not a change (a
   recorded edit seen again, a file a restore wrote);
 - any other path is added to the open turn, with its pre-image (:mod:`rewind.watch.preimages`):
@@ -121,19 +121,20 @@ class Recorder:
     ) -> Recorded:
         """Records ``changes`` (and storm summaries) in one commit of the session; with
         ``program_of`` (a session and its agent), as changes a program of that session's
-        shell call made, in that session."""
+        shell call made, in that session (with no agent: in that session, whose open turn
+        holds them, as any change)."""
         session = program_of[0] if program_of is not None else self.session_id()
         done = Recorded(session)
-        source = PROGRAM if program_of is not None else EXTERNAL
-        if program_of is None:  # another session's agent is editing these: its hooks record them
-            owned = self._in_other_open_turns(session, {change.path for change in changes})
-            changes = [change for change in changes if change.path not in owned]
+        agent_of_call = program_of[1] if program_of is not None else ""
+        source = PROGRAM if agent_of_call else EXTERNAL
         with self.store.lock(), Settled(self.store, session) as head:
             self._refresh_base(head)
             entry = head.current
             starting = entry is None or not entry.is_open
             if starting:
-                prompt, agent = ("", program_of[1]) if program_of else (WATCH_PROMPT, WATCH_AGENT)
+                prompt, agent = (
+                    ("", agent_of_call) if agent_of_call else (WATCH_PROMPT, WATCH_AGENT)
+                )
                 entry = Entry(
                     session,
                     head.next_number,
@@ -158,18 +159,19 @@ class Recorder:
             self._open = {c.path: c.latest for c in entry.files if c.latest is not None}
         return done
 
-    def _in_other_open_turns(self, session: str, paths: set[bytes]) -> set[bytes]:
-        """Which of ``paths`` the open turn of another session holds."""
+    def open_turn_owners(self, paths: set[bytes]) -> dict[bytes, str]:
+        """The session whose open turn holds each of ``paths`` (its agent's hooks recorded it),
+        when one does."""
         from rewind.history.index.queries import EntryIndex
 
         if not paths:
-            return set()
+            return {}
         with EntryIndex(self.store) as index:
             open_turns = index.sync_all()
         return {
-            change.path
+            change.path: entry.session
             for entry in open_turns
-            if entry.session != session and entry.is_open
+            if entry.is_open
             for change in entry.files
             if change.path in paths
         }

@@ -264,3 +264,28 @@ def test_a_program_the_api_runs_is_recorded_in_its_turn(repository: Path) -> Non
     assert snapshot(repository) == start
     counted = json.loads(ok("stats", "--json").stdout)["files"]["by_source"]
     assert counted["program"] == 4  # the turn's (a restore is no turn: not counted)
+
+
+def test_barriers_asked_at_once_are_all_answered(repository: Path) -> None:
+    """Many after-events at once (parallel tool calls, two sessions): the kernel would merge
+    two markers sent back to back, and the second barrier never be answered; each is answered
+    within moments."""
+    import threading
+
+    from rewind.watch.channel import ask
+
+    Agent(repository).prompt("start")
+    watching(repository)
+    answered: list[float] = []
+
+    def barrier(index: int) -> None:
+        started = time.monotonic()
+        ask(str(store_dir(repository)), {"op": "barrier", "session": f"s{index}"}, 20)
+        answered.append(time.monotonic() - started)
+
+    threads = [threading.Thread(target=barrier, args=(index,)) for index in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(answered) == 8 and max(answered) < 5, answered
