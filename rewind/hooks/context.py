@@ -29,7 +29,6 @@ from rewind.store.event_log import STATS_DIR
 from rewind.store.failure_log import STORE_LOG, describe_hook_failure, log_hook_problem
 from rewind.store.fastjson import load_object
 from rewind.store.repository import Store, StoreBusy
-from rewind.watch import capture
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -155,12 +154,16 @@ class HookContext:
         if point is not None and self.store.config.conversation_keep:
             self._keep_slice(session, entry.id, point)
         pending_shell_calls.remove_stale(self.store)
+        from rewind.watch import capture  # not for the edit tools' events
+
         capture.turn_begins(self.store, session, self.log)
 
     def session_starts(self) -> None:
         """An agent's session begins: the project's watcher is started now, before any
         command runs, when none runs (never waited for)."""
         assert self.store is not None
+        from rewind.watch import capture
+
         capture.ensure_watching(self.store, self.log)
 
     def _keep_slice(self, session: str, entry_id: str, point: CutPoint) -> None:
@@ -241,6 +244,7 @@ class HookContext:
         takes the oldest before-event of the same call. ``powershell``: the command is
         PowerShell (rewind.quicksave.powershell)."""
         from rewind.quicksave import limits_from, paths_at_risk
+        from rewind.watch import capture
 
         assert self.store is not None
         capture.shell_begins(self.store, session, call or pairing, self.agent, self.log)
@@ -266,6 +270,8 @@ class HookContext:
         """Records the after-states of what :meth:`before_shell` saved for ``call`` (or for
         the oldest waiting call of ``pairing``; with neither, of every file of the open
         turn)."""
+        from rewind.watch import capture
+
         assert self.store is not None
         capture.shell_ends(self.store, session, call or pairing, self.log)
         if not call and not pairing:
@@ -305,6 +311,8 @@ class HookContext:
                     keep_reply(self.store, session, entry.id, reply)
                 except Exception as error:  # keeping is never worth a failed hook
                     self.log(f"the reply was not kept: {error}")
+        from rewind.watch import capture
+
         capture.turn_ends(self.store, session, self.log)
         record_after(self.store, session, close=True)
 

@@ -13,7 +13,9 @@ and tell it when each shell call begins and ends.
   (:data:`BARRIER_TIMEOUT`); past it, or with no watcher to answer, the hook goes on and logs
   what was not seen.
 
-On the hook path: imports nothing heavy (rewind.watch.channel, rewind.watch.pidfile).
+On the hook path: imports nothing heavy. The channel is tried first, and the pid file and the
+kernel's limits are read only when no watcher answers (rewind.watch.pidfile and .limits are
+imported then).
 """
 
 from __future__ import annotations
@@ -23,9 +25,7 @@ import time
 
 from rewind.store import hook_calls
 from rewind.store.repository import Store
-from rewind.watch.channel import NoWatcher, ask, supported
-from rewind.watch.limits import recent_refusal
-from rewind.watch.pidfile import INFO_NAME, is_running, spawn
+from rewind.watch.channel import NoWatcher, ask, supported, tell
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,6 +59,9 @@ def enabled(store: Store) -> bool:
 def ensure_watching(store: Store, log: Callable[[str], None]) -> bool:
     """Starts the project's watcher when none runs (never waits for it); returns whether one
     was running."""
+    from rewind.watch.limits import recent_refusal
+    from rewind.watch.pidfile import is_running, spawn
+
     if not enabled(store) or is_running(store):
         return True
     if recent_refusal(store):
@@ -72,12 +75,13 @@ def turn_begins(store: Store, session: str, log: Callable[[str], None]) -> None:
     """A prompt: the watcher is started when none runs; one that runs ends the session's calls
     still open (a call the client refused after its before-event has no after-event) and
     reads again what git does not hold (its snapshot), without the hook waiting for that."""
-    if not enabled(store) or not ensure_watching(store, log):
+    if not enabled(store):
         return
     try:
-        ask(store.git_dir, {"op": "turn-start", "session": session}, BEGIN_TIMEOUT)
+        tell(store.git_dir, {"op": "turn-start", "session": session})
     except NoWatcher as why:
-        log(f"the watcher did not hear of the turn's start ({why})")
+        if ensure_watching(store, log) and _ready(store):  # one starting takes its snapshot
+            log(f"the watcher did not hear of the turn's start ({why})")
 
 
 def shell_begins(
@@ -94,6 +98,8 @@ def shell_begins(
         return
     except NoWatcher:
         pass
+    from rewind.watch.limits import recent_refusal
+
     running = ensure_watching(store, log)
     deadline = time.monotonic() + STARTUP_WAIT
     why: NoWatcher | None = None
@@ -120,7 +126,7 @@ def shell_ends(store: Store, session: str, call: str, log: Callable[[str], None]
 
 def turn_ends(store: Store, session: str, log: Callable[[str], None]) -> None:
     """Before the turn closes: every change made so far is recorded in it (bounded)."""
-    if enabled(store) and is_running(store):
+    if enabled(store):
         _barrier(store, {"op": "barrier", "session": session}, log)
 
 
@@ -135,13 +141,23 @@ def _barrier(store: Store, request: dict[str, object], log: Callable[[str], None
                 f"{BARRIER_TIMEOUT:.0f} s; it records them as it can, and what comes after the "
                 "turn's end is kept as a change outside the agent"
             )
-        elif is_running(store):
+        elif _ready(store):  # one still starting has not opened its channel yet: not a problem
             log(f"the watcher did not answer a barrier ({why})")
+
+
+def _ready(store: Store) -> bool:
+    """Whether a watcher runs and said it is ready (its pid file)."""
+    from rewind.watch.pidfile import running_info
+
+    info = running_info(store)
+    return bool(info and info.get("ready"))
 
 
 def _note_gap(store: Store, log: Callable[[str], None]) -> None:
     """A pid file whose watcher holds no lock: that watcher ended without stopping (killed);
     logs from when it was last alive (the file's time) until now nothing was seen."""
+    from rewind.watch.pidfile import INFO_NAME
+
     path = store.state_path(INFO_NAME)
     try:
         last_alive = os.stat(path).st_mtime

@@ -64,6 +64,23 @@ def ask(git_dir: str, request: dict[str, object], timeout: float) -> dict[str, o
     return load_object(line.decode("utf-8", "replace"))
 
 
+def tell(git_dir: str, request: dict[str, object]) -> None:
+    """Sends ``request`` without waiting for the answer; :class:`NoWatcher` when none listens."""
+    if not supported():
+        raise NoWatcher("no watcher channel on this system")
+    connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        connection.settimeout(1.0)
+        connection.connect(address(git_dir))
+        if peer_uid(connection) != os.getuid():
+            raise NoWatcher("the socket is another user's")
+        connection.sendall(dumps(request).encode() + b"\n")
+    except OSError as error:
+        raise NoWatcher(f"no watcher is listening ({error.strerror or error})") from None
+    finally:
+        connection.close()
+
+
 def peer_uid(connection: _socket.socket) -> int:
     """The user id of the process at the other end."""
     data = connection.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, _CREDENTIALS_SIZE)
