@@ -12,6 +12,7 @@ import json
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
 
 from rewind.watch.channel import MESSAGE_LIMIT, address, peer_uid
@@ -26,6 +27,7 @@ class Request:
         self.message = message
         self.connection = connection
         self.answered = False
+        self.received = time.monotonic()  # on the watcher's clock, which stamps the events
 
     def text(self, key: str) -> str:
         value = self.message.get(key)

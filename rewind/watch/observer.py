@@ -415,7 +415,7 @@ class Watcher:
         operation = request.text("op")
         if operation in ("end-shell", "barrier", "turn-start"):
             if operation != "end-shell":  # the turn began or ended: its calls are over
-                self.calls.end_all(request.text("session"), now)
+                self.calls.end_all(request.text("session"), now, request.received)
             if operation == "turn-start":
                 self._snapshot_now()
             elif not self.markers.want(request):

@@ -59,11 +59,12 @@ class ShellCalls:
                     return found
         return None
 
-    def end_all(self, session: str, now: float) -> None:
-        """The session's turn began or ended: none of its calls runs any more."""
+    def end_all(self, session: str, now: float, began_before: float) -> None:
+        """The session's turn began or ended (the hook said so at ``began_before``): none of
+        its calls that began before runs any more (one that began since is the new turn's)."""
         with self.lock:
             for found in self.calls:
-                if found.session == session and found.end is None:
+                if found.session == session and found.end is None and found.start < began_before:
                     found.end = now
 
     def any_open(self) -> bool:
