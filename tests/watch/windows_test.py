@@ -34,7 +34,8 @@ def test_a_turn_ends_only_the_calls_that_began_before_it_said_so() -> None:
     calls.begin("s", "old", "cline", 1.0)
     calls.begin("s", "new", "cline", 5.0)
     calls.end_all("s", 6.0, began_before=4.0)
-    assert calls.covering(7.0, 7.0) is not None and calls.covering(7.0, 7.0).call == "new"  # type: ignore[union-attr]
+    found = calls.covering(7.0, 7.0)
+    assert found is not None and found.call == "new"
     assert calls.any_open()
 
 
