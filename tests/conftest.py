@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from tests.support.installed_wheel import Installed, install_wheel_once
+from tests.support.watchers import stop_watchers
 
 
 @pytest.fixture(scope="session")
@@ -166,45 +167,6 @@ def capture_on(monkeypatch: pytest.MonkeyPatch, isolated_home: Path) -> Iterator
         yield
     finally:
         stop_watchers(Path(os.environ["REWIND_HOME"]))
-
-
-def stop_watchers(rewind_home: Path, wait: float = 10.0) -> None:
-    """Stops (SIGTERM, then SIGKILL) every watcher whose pid file is in a store under
-    ``rewind_home``."""
-    import signal
-    import time
-
-    pids = []
-    for info in rewind_home.glob("stores/*/rewind/watch.json"):
-        try:
-            pid = json.loads(info.read_text())["pid"]
-        except (OSError, ValueError, KeyError):
-            continue
-        if isinstance(pid, int) and pid > 0:
-            pids.append(pid)
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-    deadline = time.monotonic() + wait
-    for pid in pids:
-        while time.monotonic() < deadline and _alive(pid):
-            time.sleep(0.05)
-        if _alive(pid):
-            os.kill(pid, signal.SIGKILL)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie of ours (a Popen not waited for) is not alive
-        finished, _ = os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return finished == 0
 
 
 @pytest.fixture(scope="session")

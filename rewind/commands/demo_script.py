@@ -174,7 +174,8 @@ class Replay:
 
 def play_session(replay: Replay) -> None:
     """Four turns: edits, a new file, a deleted file, binary files, shell quicksaves; and an
-    edit by hand between two prompts, which the next prompt keeps as a change outside rewind."""
+    edit by hand between two prompts, which the project's watcher keeps as a change outside the
+    agent (or, without capture, the next prompt as a change outside rewind)."""
     replay.prompt("Make add() treat None as 0 and add a test")
     replay.edit("calc.py", "    return a + b\n", "    return (a or 0) + (b or 0)\n")
     replay.write(
@@ -232,6 +233,7 @@ def run_demo(*, tui: bool, keep: bool) -> int:
         signal.signal(number, _exit_on_signal)
     base = os.path.realpath(tempfile.mkdtemp(prefix="rewind-demo-"))
     keep_told = False
+    project, environment = "", {}
     try:
         project = make_project(base)
         environment = demo_environment(base)
@@ -255,6 +257,8 @@ def run_demo(*, tui: bool, keep: bool) -> int:
         if keep and not keep_told:
             _print_kept(base)
         elif not keep:
+            if project:  # the watcher the hooks started ends with the project
+                _rewind(["watch", "--stop"], project, environment, quiet=True)
             shutil.rmtree(base, ignore_errors=True)
     return 0
 

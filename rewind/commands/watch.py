@@ -11,7 +11,7 @@ from rewind.errors import UserError
 from rewind.history.restoring.opening import open_current_store
 from rewind.store.repository import Store
 from rewind.watch.limits import clear_refusal, kernel_limit_reached
-from rewind.watch.pidfile import OUTPUT_NAME, WatchLock, running_info, spawn, stop
+from rewind.watch.pidfile import OUTPUT_NAME, WatchLock, note_gap, running_info, spawn, stop
 
 READY_TIMEOUT = 120.0  # seconds: git status on a very large work tree can take a while
 
@@ -90,6 +90,7 @@ def _watch(store: Store, session: str | None, quiet: bool, idle_exit: float | No
         print(f"a watcher is already running for this project ({_describe(info)})")
         return 0
     try:
+        note_gap(store)  # the pid file of a watcher that ended without stopping
         lock.write_info(session, ready=False)
         from rewind.watch.observer import Watcher, stderr_reporter
 

@@ -41,7 +41,8 @@ def handle(context: HookContext) -> None:
         _start_watcher(context, session)
     elif event == "UserPromptSubmit":
         context.start_turn(session, context.text("prompt"), conversation_cuts.claude_code)
-        _start_watcher(context, session)
+        if not capture_on(context):  # a turn's start already keeps the watcher running
+            _start_watcher(context, session)
     elif event == "PreToolUse":
         _before_tool(context, session, directory)
     elif event in ("PostToolUse", "PostToolUseFailure"):
@@ -51,6 +52,13 @@ def handle(context: HookContext) -> None:
     elif event == "SessionEnd":
         _stop_watcher(context, session)
         context.end_turn(session)
+
+
+def capture_on(context: HookContext) -> bool:
+    from rewind.watch import capture
+
+    assert context.store is not None
+    return capture.enabled(context.store)
 
 
 def _start_watcher(context: HookContext, session: str) -> None:

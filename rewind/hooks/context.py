@@ -135,8 +135,13 @@ class HookContext:
     ) -> None:
         """Starts the next turn; the same prompt delivered again (rewind's hooks installed twice,
         or run by two agents) starts nothing. ``cut`` takes where the agent's conversation
-        stands (rewind.hooks.conversation_cuts); one that cannot be taken is logged."""
+        stands (rewind.hooks.conversation_cuts); one that cannot be taken is logged. What the
+        project's watcher saw change since the last turn is recorded first (by hand, between
+        the prompts: a turn of its own)."""
+        from rewind.watch import capture  # not for the edit tools' events
+
         assert self.store is not None
+        capture.turn_begins(self.store, session, self.log)
         point = None
         if cut is not None:
             try:
@@ -154,9 +159,6 @@ class HookContext:
         if point is not None and self.store.config.conversation_keep:
             self._keep_slice(session, entry.id, point)
         pending_shell_calls.remove_stale(self.store)
-        from rewind.watch import capture  # not for the edit tools' events
-
-        capture.turn_begins(self.store, session, self.log)
 
     def session_starts(self) -> None:
         """An agent's session begins: the project's watcher is started now, before any

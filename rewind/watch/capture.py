@@ -5,7 +5,7 @@ and tell it when each shell call begins and ends.
 - Any prompt or shell call starts the watcher when none runs (``rewind watch`` in the
   background, which stops by itself after :data:`IDLE_EXIT` seconds without a request); the
   hook never waits for it to be ready. A watcher that ended without stopping (killed) left its
-  pid file behind: the gap it did not see is logged.
+  pid file behind: the next one logs the gap it did not see (rewind.watch.pidfile).
 - A shell call's before-event tells the watcher the call begins (and waits for the answer, a
   fraction of a millisecond, so the command cannot run before the watcher knows); its
   after-event, and the end of the turn, ask for a **barrier**: the answer comes once every
@@ -25,7 +25,7 @@ import time
 
 from rewind.store import hook_calls
 from rewind.store.repository import Store
-from rewind.watch.channel import NoWatcher, ask, supported, tell
+from rewind.watch.channel import NoWatcher, ask, supported
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -66,22 +66,24 @@ def ensure_watching(store: Store, log: Callable[[str], None]) -> bool:
         return True
     if recent_refusal(store):
         return False  # the kernel's limit: said when it happened, tried again later
-    _note_gap(store, log)
     spawn(store, None, idle_exit=IDLE_EXIT)
     return False
 
 
 def turn_begins(store: Store, session: str, log: Callable[[str], None]) -> None:
-    """A prompt: the watcher is started when none runs; one that runs ends the session's calls
-    still open (a call the client refused after its before-event has no after-event) and
-    reads again what git does not hold (its snapshot), without the hook waiting for that."""
+    """A prompt, before its turn begins: the watcher is started when none runs. One that runs
+    records what changed since the last turn first (a barrier: by hand between two prompts,
+    so in a turn of its own, bounded), ends the session's calls still open (a call the client
+    refused after its before-event has no after-event), and then reads again what git does not
+    hold (its snapshot), which the hook does not wait for."""
     if not enabled(store):
         return
     try:
-        tell(store.git_dir, {"op": "turn-start", "session": session})
-    except NoWatcher as why:
-        if ensure_watching(store, log) and _ready(store):  # one starting takes its snapshot
-            log(f"the watcher did not hear of the turn's start ({why})")
+        ask(store.git_dir, {"op": "turn-start", "session": session}, BEGIN_TIMEOUT)
+        return
+    except NoWatcher:
+        pass
+    ensure_watching(store, log)
 
 
 def shell_begins(
@@ -151,24 +153,3 @@ def _ready(store: Store) -> bool:
 
     info = running_info(store)
     return bool(info and info.get("ready"))
-
-
-def _note_gap(store: Store, log: Callable[[str], None]) -> None:
-    """A pid file whose watcher holds no lock: that watcher ended without stopping (killed);
-    logs from when it was last alive (the file's time) until now nothing was seen."""
-    from rewind.watch.pidfile import INFO_NAME
-
-    path = store.state_path(INFO_NAME)
-    try:
-        last_alive = os.stat(path).st_mtime
-    except OSError:
-        return
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-    since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last_alive))
-    log(
-        f"the watcher ended without stopping (killed?): changes made by programs or by hand "
-        f"from about {since} until now were not seen; a new one is starting"
-    )

@@ -266,6 +266,9 @@ class Watcher:
                 os.utime(self.store.state_path(INFO_NAME))
             except OSError:
                 pass
+            if not os.path.isdir(self.store.root.path):
+                self._problem("the project's folder is gone: the watcher ends")
+                self.stopping = True
         if not self.observer.is_alive() or not all(e.is_alive() for e in self.observer.emitters):
             self._problem(
                 "the file observer stopped (the kernel's inotify limit reached for a new "
@@ -416,9 +419,7 @@ class Watcher:
         if operation in ("end-shell", "barrier", "turn-start"):
             if operation != "end-shell":  # the turn began or ended: its calls are over
                 self.calls.end_all(request.text("session"), now, request.received)
-            if operation == "turn-start":
-                self._snapshot_now()
-            elif not self.markers.want(request):
+            if not self.markers.want(request):
                 self._marker_arrived([request], now)  # no marker: what is queued now
         elif operation == "status":
             request.answer(self._status())
@@ -427,8 +428,7 @@ class Watcher:
 
     def _deliver(self, request: Request) -> None:
         """On the channel's thread: a shell call begins at once (its command waits for the
-        answer, so its changes come after), a snapshot is promised at once; the rest waits
-        for the loop."""
+        answer, so its changes come after); the rest waits for the loop."""
         operation = request.text("op")
         now = time.monotonic()
         if operation == "begin-shell":
@@ -437,8 +437,6 @@ class Watcher:
             self.calls.begin(session, request.text("call"), agent, now)
             request.answer({"ok": True})
             return
-        if operation == "turn-start":
-            request.answer({"ok": True})  # the snapshot is taken meanwhile
         self.events.put(request)
 
     def _snapshot_now(self) -> None:
@@ -495,6 +493,8 @@ class Watcher:
         self._flush(self.coalescer.all())
         for request in requests:
             request.answer({"ok": True, "recorded": self.recorded})
+        if any(request.text("op") == "turn-start" for request in requests):
+            self._snapshot_now()  # what git does not hold, as the turn begins
 
     def _status(self) -> dict[str, object]:
         return {

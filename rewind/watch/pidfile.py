@@ -148,3 +148,22 @@ def spawn(
             close_fds=True,
         )
     return process
+
+
+def note_gap(store: Store) -> None:
+    """Before a new watcher writes its pid file: one left behind (its lock is free, since this
+    process holds it now) is a watcher that ended without stopping (killed). From when it was
+    last alive (the file's time, which a watcher touches every few seconds) until now, nothing
+    was seen: the store's log says so."""
+    path = store.state_path(INFO_NAME)
+    try:
+        last_alive = os.stat(path).st_mtime
+        with open(path, encoding="utf-8") as handle:
+            pid = load_object(handle.read()).get("pid", "?")
+    except (OSError, ValueError):
+        return
+    since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last_alive))
+    store.log_problem(
+        f"watch: the watcher before this one (pid {pid}) ended without stopping (killed?): "
+        f"changes made by programs or by hand from about {since} until now were not seen"
+    )

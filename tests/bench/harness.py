@@ -142,6 +142,9 @@ class Sandbox:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        from tests.support.watchers import stop_watchers  # the watchers the hooks started
+
+        stop_watchers(self.root / "rewind-home")
         if self.keep:
             print(f"  .. kept {self.root}", file=sys.stderr)
         else:

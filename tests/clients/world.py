@@ -23,8 +23,9 @@ from typing import Any, Protocol, runtime_checkable
 from tests.clients.model_server import ModelServer
 from tests.clients.npm_install import with_node
 from tests.clients.scenario import Script
-from tests.conftest import snapshot, stop_watchers
+from tests.conftest import snapshot
 from tests.support.installed_wheel import Installed
+from tests.support.watchers import stop_watchers
 
 Tree = dict[bytes, tuple[str, bytes, int]]
 

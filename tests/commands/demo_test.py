@@ -30,7 +30,11 @@ def run_demo(*args: str, temporary: Path, path: str | None = None) -> RewindResu
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        env={**os.environ, "TMPDIR": str(temporary), "PATH": path or os.environ["PATH"]},
+        env={
+            **{key: value for key, value in os.environ.items() if key != "REWIND_CAPTURE_PROGRAMS"},
+            "TMPDIR": str(temporary),
+            "PATH": path or os.environ["PATH"],
+        },  # as installed: capture on, its watcher started by the first prompt
         timeout=300,
     )
     return RewindResult.of(completed)
@@ -40,7 +44,7 @@ def check_log(stdout: str) -> None:
     # entry 2 is the edit made by hand between the first two prompts
     for number, prompt in zip([1, 3, 4, 5], PROMPTS, strict=True):
         assert re.search(rf"^ +{number}  [0-9a-f]{{12}}  .*{re.escape(prompt)}", stdout, re.M)
-    assert re.search(r"^ +2  [0-9a-f]{12}  .*changed outside rewind", stdout, re.M)
+    assert re.search(r"^ +2  [0-9a-f]{12}  .*changes outside the agent", stdout, re.M)
     assert "M tests/test_calc.py  +1 -1  (external)" in stdout
     assert "[none-fixed]" in stdout  # the label the demo adds to turn 1
     assert "D notes.txt" in stdout  # deleted by a shell command (quicksave)
@@ -58,6 +62,7 @@ def test_demo_prints_the_log_and_leaves_nothing_behind(args: list[str], tmp_path
     assert result.returncode == 0, result
     check_log(result.stdout)
     assert list((tmp_path / "tmp").iterdir()) == []  # the demo's directory is gone
+    assert not _processes_in(tmp_path / "tmp")  # and its watcher with it
     assert not home.exists()  # the rewind home of the person running it is untouched
 
 
@@ -110,3 +115,19 @@ def test_the_hints_say_when_rewind_is_not_on_path(tmp_path: Path) -> None:
     result = run_demo("--no-tui", temporary=tmp_path / "tmp", path=f"{on_path}{os.pathsep}{bare}")
     assert result.returncode == 0, result
     assert hint not in result.stdout
+
+
+def _processes_in(folder: Path) -> list[str]:
+    """The command lines of the processes that name ``folder`` (a watcher left running)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                line = (
+                    (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                )
+            except OSError:
+                continue
+            if str(folder) in line:
+                found.append(line)
+    return found

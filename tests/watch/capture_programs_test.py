@@ -167,7 +167,7 @@ def test_a_killed_watcher_is_noticed_restarted_and_its_gap_logged(repository: Pa
     agent.prompt("two")  # the next hook notices, and starts another
     assert watching(repository) != pid
     logged = (store_dir(repository) / "rewind" / "rewind.log").read_text()
-    assert "the watcher ended without stopping (killed?)" in logged and "were not seen" in logged
+    assert "ended without stopping (killed?)" in logged and "were not seen" in logged
     agent.run(write("c.txt", "c"))
     agent.stop()
     assert sources(log_json("--session", SESSION)[-1]) == {"c.txt": "program"}
@@ -289,3 +289,14 @@ def test_barriers_asked_at_once_are_all_answered(repository: Path) -> None:
     for thread in threads:
         thread.join()
     assert len(answered) == 8 and max(answered) < 5, answered
+
+
+def test_a_watcher_whose_project_is_gone_ends(repository: Path) -> None:
+    """A throwaway project removed while its watcher runs (a demo, a test, a tool's scratch
+    clone): the watcher ends within moments instead of idling for half an hour."""
+    import shutil
+
+    Agent(repository).prompt("work")
+    pid = watching(repository)
+    shutil.rmtree(repository)
+    wait_for(lambda: not _alive(pid), "the watcher to end", timeout=30)
