@@ -131,14 +131,35 @@ class Replay:
         self.hook(after)
 
     def by_hand(self, path: str, old: str, new: str) -> None:
-        """A person's edit between two prompts: no hook sees it; the next prompt's begin does."""
+        """A person's edit between two prompts: no hook sees it; the project's watcher does (a
+        person's pause gives the one the first prompt started time to be ready: the demo waits
+        for it, up to 10 s), else the next prompt's begin."""
         self.say(f"you, by hand: edit {path}")
+        self._wait_for_the_watcher(10.0)
         absolute = os.path.join(self.project, path)
         with open(absolute, encoding="utf-8") as handle:
             text = handle.read()
         assert old in text, (path, old)
         with open(absolute, "w", encoding="utf-8") as handle:
             handle.write(text.replace(old, new, 1))
+
+    def _wait_for_the_watcher(self, seconds: float) -> None:
+        import glob
+        import time
+
+        home = self.environment.get("REWIND_HOME", "")
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            for info in glob.glob(os.path.join(home, "stores", "*", "rewind", "watch.json")):
+                try:
+                    with open(info, encoding="utf-8") as handle:
+                        if json.load(handle).get("ready"):
+                            return
+                except (OSError, ValueError):
+                    pass
+            if not watching_here(self.environment):
+                return  # no watcher is coming
+            time.sleep(0.05)
 
     def write(self, path: str, content: str) -> None:
         self.say(f"  Write {path}")
@@ -170,6 +191,15 @@ class Replay:
 
     def stop(self) -> None:
         self.hook(self.agent.stop())
+
+
+def watching_here(environment: dict[str, str]) -> bool:
+    """Whether the demo's hooks start a watcher (capture, on Linux, not turned off)."""
+    from rewind.watch.capture import ENVIRONMENT
+    from rewind.watch.channel import supported
+
+    off = environment.get(ENVIRONMENT, "").strip().lower() in ("0", "false", "off", "no")
+    return supported() and not off
 
 
 def play_session(replay: Replay) -> None:

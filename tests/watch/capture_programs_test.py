@@ -165,7 +165,10 @@ def test_a_killed_watcher_is_noticed_restarted_and_its_gap_logged(repository: Pa
     os.kill(pid, signal.SIGKILL)
     wait_for(lambda: not _alive(pid), "the watcher to die")
     agent.prompt("two")  # the next hook notices, and starts another
-    assert watching(repository) != pid
+    wait_for(
+        lambda: watcher_info(repository).get("ready") and watcher_info(repository)["pid"] != pid,
+        "another watcher to be ready",
+    )
     logged = (store_dir(repository) / "rewind" / "rewind.log").read_text()
     assert "ended without stopping (killed?)" in logged and "were not seen" in logged
     agent.run(write("c.txt", "c"))
