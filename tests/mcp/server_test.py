@@ -177,4 +177,5 @@ def test_an_interrupt_ends_the_server_at_once(client: McpClient) -> None:
     """A client stops its server with SIGINT (Claude Code gives it 100 ms before SIGTERM): a
     thread blocked reading standard input must not keep the process alive."""
     client.process.send_signal(signal.SIGINT)
-    assert client.process.wait(timeout=10) == 130
+    code = client.process.wait(timeout=10)
+    assert code == 130, (code, client.close())
