@@ -27,12 +27,14 @@ import pytest
 
 from rewind._version import __version__
 from tests.support.installed_wheel import Installed
+from tests.support.paths import HOOKS
 
 # Files that are not modules and that an installed rewind cannot work without (or without which
 # it cannot show what its docs say it has).
 PACKAGE_DATA = (
     "rewind/tui/app.tcss",
     "rewind/py.typed",
+    "rewind/agent_configs/README.md",
     "rewind/agent_configs/.claude-plugin/marketplace.json",
     "rewind/agent_configs/claude-code/.claude-plugin/plugin.json",
     "rewind/agent_configs/claude-code/commands/rewind-files.md",
@@ -64,16 +66,22 @@ def test_the_wheel_holds_the_package_data(installed: Installed) -> None:
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
 
 
+def test_the_installed_package_holds_hooks_as_they_are(installed: Installed) -> None:
+    """The build copies hooks/ whole into the package as agent_configs/, each file with its
+    bytes and its mode (Cline's hook scripts are executable)."""
+    copied = installed.package() / "agent_configs"
+    expected = sorted(path.relative_to(HOOKS) for path in HOOKS.rglob("*") if path.is_file())
+    found = sorted(path.relative_to(copied) for path in copied.rglob("*") if path.is_file())
+    assert found == expected
+    for name in expected:
+        source, copy = HOOKS / name, copied / name
+        assert copy.read_bytes() == source.read_bytes(), name
+        assert copy.stat().st_mode & 0o111 == source.stat().st_mode & 0o111, name
+
+
 def test_rewind_runs_from_the_installed_package(installed: Installed, tmp_path: Path) -> None:
-    where = subprocess.run(
-        [str(installed.venv / "bin" / "python"), "-c", "import rewind; print(rewind.__file__)"],
-        cwd=tmp_path,
-        env=installed.env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    assert Path(where).is_relative_to(installed.venv), where
+    where = installed.package()
+    assert where.is_relative_to(installed.venv), where
     assert installed.ok("--version", cwd=tmp_path) == f"rewind {__version__}\n"
 
 

@@ -28,6 +28,8 @@ SECTIONS = {
     "options": (("Global options",), "the options every command takes, and the environment"),
 }
 _HEADING = re.compile(r"^## ", re.MULTILINE)
+# The lines around the reference's generated parts (scripts/cli_reference.py): not for people.
+_GENERATED = re.compile(r"^<!-- (BEGIN|END) [^\n]*-->\n", re.MULTILINE)
 
 
 def docs_directory() -> Path:
@@ -49,6 +51,11 @@ def pages(directory: Path) -> dict[str, Path]:
     return found
 
 
+def read(path: Path) -> str:
+    """A page as people read it: without the markers of its generated parts."""
+    return _GENERATED.sub("", path.read_text(encoding="utf-8"))
+
+
 def title(path: Path) -> str:
     with open(path, encoding="utf-8") as handle:
         first = handle.readline()
@@ -65,7 +72,7 @@ def topic_text(topic: str, directory: Path) -> str:
     """A command's reference first, then a page (``NAME`` or ``NAME.md``), then a part of the
     reference."""
     found = pages(directory)
-    reference = sections(found[REFERENCE].read_text(encoding="utf-8"))
+    reference = sections(read(found[REFERENCE]))
     command = reference.get(f"`rewind {topic}`")
     if command is not None:
         if topic in found:
@@ -73,7 +80,7 @@ def topic_text(topic: str, directory: Path) -> str:
         return command
     page = found.get(topic.removesuffix(".md"))
     if page is not None:
-        return page.read_text(encoding="utf-8")
+        return read(page)
     if topic in SECTIONS:
         starts = SECTIONS[topic][0]
         return "\n".join(text for heading, text in reference.items() if heading.startswith(starts))
@@ -84,7 +91,7 @@ def topic_names(directory: Path) -> list[str]:
     """Every topic 'rewind help' takes (for completion and suggestions): commands, pages, and
     the parts of the reference."""
     found = pages(directory)
-    reference = sections(found[REFERENCE].read_text(encoding="utf-8"))
+    reference = sections(read(found[REFERENCE]))
     commands = [h[len("`rewind ") : -1] for h in reference if h.startswith("`rewind ")]
     listed = [_page_topic(name, set(commands)) for name in found]
     return sorted({*commands, *listed, *SECTIONS})
@@ -97,7 +104,7 @@ def _page_topic(name: str, commands: set[str]) -> str:
 
 def listing(directory: Path) -> str:
     found = pages(directory)
-    reference = sections(found[REFERENCE].read_text(encoding="utf-8"))
+    reference = sections(read(found[REFERENCE]))
     commands = {h[len("`rewind ") : -1] for h in reference if h.startswith("`rewind ")}
     topics = {name: _page_topic(name, commands) for name in found}
     width = max(len(name) for name in [*topics.values(), *SECTIONS])

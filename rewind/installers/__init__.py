@@ -36,8 +36,9 @@ when imported::
 
 Every module of this package is imported before the command line is built, so nothing else
 needs editing: the new word appears in ``rewind install --help`` and ``rewind uninstall --help``
-(regenerate docs/cli.md). A target defined outside this package is registered by calling
-:func:`register` before :func:`targets` is first used.
+(then run scripts/cli_reference.py, which writes docs/cli.md's help blocks anew). A target
+defined outside this package is registered by calling :func:`register` before :func:`targets`
+is first used.
 
 The contract:
 

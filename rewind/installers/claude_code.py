@@ -35,7 +35,7 @@ EVENTS = (
     ("Stop", None, 30),
     ("SessionEnd", None, 30),
 )
-PLUGIN_COMMAND = "rewind hook claude-code"  # agent_configs/claude-code/hooks/hooks.json
+PLUGIN_COMMAND = "rewind hook claude-code"  # hooks/claude-code/hooks/hooks.json
 PATHS = {
     "user": ".claude/settings.json",
     "project": ".claude/settings.json",

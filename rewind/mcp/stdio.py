@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import IO, Any
 
@@ -166,10 +166,18 @@ async def stdio_streams() -> AsyncIterator[
             async for session_message in outgoing_receive:
                 await write(encode(session_message.message))
 
+    async def until_closed(task: Callable[[], Awaitable[None]]) -> None:
+        """Runs ``task`` until it ends, or until the server or the client has gone (the server
+        interrupted, a client that closed its end): neither is an error of the transport."""
+        try:
+            await task()
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, BrokenPipeError):
+            pass
+
     try:
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(read_lines)
-            tasks.start_soon(write_messages)
+            tasks.start_soon(until_closed, read_lines)
+            tasks.start_soon(until_closed, write_messages)
             yield incoming, outgoing
             tasks.cancel_scope.cancel()
     finally:

@@ -36,6 +36,19 @@ def test_a_page_is_printed_whole(page: str) -> None:
     assert ok("help", page).stdout == path.read_text().rstrip("\n") + "\n"
 
 
+@pytest.mark.parametrize("topic", ["restore", "options", "cli"])
+def test_the_markers_of_the_references_generated_parts_are_not_shown(topic: str) -> None:
+    """docs/cli.md's --help blocks are between lines for scripts/cli_reference.py alone."""
+    text = ok("help", topic).stdout
+    assert "usage: rewind" in text
+    assert "<!-- BEGIN" not in text and "<!-- END" not in text
+    if topic == "cli":
+        lines = (DOCS / "cli.md").read_text().splitlines(keepends=True)
+        assert text == "".join(
+            line for line in lines if not line.startswith(("<!-- BEGIN ", "<!-- END "))
+        )
+
+
 def test_a_command_named_as_a_page_gives_its_reference_and_names_the_page() -> None:
     text = ok("help", "restore").stdout
     assert text.startswith("## `rewind restore`\n") and "usage: rewind restore" in text

@@ -19,7 +19,7 @@ from rewind.installers import Context, get_target
 from tests.conftest import hook, log_json, ok, run_rewind, snapshot
 from tests.installers.exact_install_test import everything_under, rewind_commands
 from tests.support.agent_payloads import Cline, ClineExtension, Payload, Windsurf
-from tests.support.paths import ROOT
+from tests.support.paths import HOOKS
 
 # The hook files Cline 3.0.65 runs that rewind needs (rewind.installers.cline is not imported
 # here: importing a target module registers it, and the agents' order of registration counts).
@@ -515,13 +515,13 @@ def test_windsurf_install_into_nothing_then_uninstall_leaves_nothing(
 def test_the_ready_made_windsurf_file_is_what_install_writes(project: Path) -> None:
     ok("install", "windsurf")
     installed = (project / ".windsurf" / "hooks.json").read_text()
-    ready = ROOT / "rewind" / "agent_configs" / "windsurf" / "hooks.json"
+    ready = HOOKS / "windsurf" / "hooks.json"
     assert json.loads(ready.read_text()) == json.loads(installed)
 
 
 def test_the_ready_made_cline_scripts_are_what_install_writes(project: Path) -> None:
     ok("install", "cline")
-    ready = ROOT / "rewind" / "agent_configs" / "cline" / "hooks"
+    ready = HOOKS / "cline" / "hooks"
     installed = project / ".clinerules" / "hooks"
     assert sorted(p.name for p in ready.iterdir()) == sorted(CLINE_EVENTS)
     for path in ready.iterdir():

@@ -19,9 +19,9 @@ from rewind.installers.copilot import EVENT_VARIABLE, document
 from rewind.store.digest import sha1_hex
 from tests.conftest import ok, run_rewind, snapshot
 from tests.support.agent_payloads import Copilot, Payload
-from tests.support.paths import ROOT
+from tests.support.paths import HOOKS
 
-READY_MADE = ROOT / "rewind" / "agent_configs" / "copilot" / "rewind.json"
+READY_MADE = HOOKS / "copilot" / "rewind.json"
 INSTALLED_EVENTS = [
     "userPromptSubmitted",
     "preToolUse",

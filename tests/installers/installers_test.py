@@ -1,5 +1,5 @@
 """``rewind install`` / ``rewind uninstall``: real settings files in temporary directories,
-edited through the real command line; the ready-made configurations under rewind/agent_configs/."""
+edited through the real command line; the ready-made hooks under hooks/."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from rewind.installers import (
 from rewind.installers import _registry as registry
 from rewind.installers.rewind_hooks import is_rewind_hook
 from tests.conftest import error_line, ok, run_rewind
-from tests.support.paths import ROOT
+from tests.support.paths import HOOKS, ROOT
 
 AGENTS = ("claude-code", "codex", "gemini", "cursor")
 PROJECT_FILES = {
@@ -34,7 +34,6 @@ PROJECT_FILES = {
     "gemini": ".gemini/settings.json",
     "cursor": ".cursor/hooks.json",
 }
-AGENT_CONFIGS = ROOT / "rewind" / "agent_configs"
 READY_MADE = {
     "claude-code": "claude-code/hooks/hooks.json",
     "codex": "codex/hooks.json",
@@ -499,11 +498,11 @@ def test_which_commands_are_rewinds(command: str, ours: bool) -> None:
 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_ready_made_files_are_what_install_writes(project: Path, agent: str) -> None:
-    """agent_configs/ must not drift from the installers: the same document but the command."""
+    """hooks/ must not drift from the installers: the same document but the command."""
     ok("install", agent)
     installed = read_json(project / PROJECT_FILES[agent])
     installed = with_command(installed, expected_command(agent), f"rewind hook {agent}")
-    ready = read_json(AGENT_CONFIGS / READY_MADE[agent])
+    ready = read_json(HOOKS / READY_MADE[agent])
     if agent == "claude-code":
         assert isinstance(ready.pop("description"), str)
     assert ready == installed
@@ -511,7 +510,7 @@ def test_ready_made_files_are_what_install_writes(project: Path, agent: str) -> 
 
 @pytest.mark.unit
 def test_the_claude_code_plugin_is_complete() -> None:
-    plugin = AGENT_CONFIGS / "claude-code"
+    plugin = HOOKS / "claude-code"
     manifest = read_json(plugin / ".claude-plugin" / "plugin.json")
     assert manifest["name"] == "rewind"
     assert manifest["version"] == __version__
@@ -522,10 +521,26 @@ def test_the_claude_code_plugin_is_complete() -> None:
     assert "$ARGUMENTS" in body
     for used in ("rewind log", "--dry-run", "--yes", "rewind undo"):
         assert used in body
-    marketplace = read_json(AGENT_CONFIGS / ".claude-plugin" / "marketplace.json")
-    [entry] = marketplace["plugins"]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("marketplace", [ROOT, HOOKS], ids=["the repository", "hooks"])
+def test_the_marketplaces_list_the_claude_code_plugin(marketplace: Path) -> None:
+    """The repository is a marketplace, and so is hooks/ on its own (the installed package's
+    copy of it): each lists the one plugin, by a path from its own root."""
+    listing = read_json(marketplace / ".claude-plugin" / "marketplace.json")
+    assert listing["name"] == "rewind" and listing["owner"]["name"]
+    [entry] = listing["plugins"]
     assert entry["name"] == "rewind"
-    assert (AGENT_CONFIGS / entry["source"] / ".claude-plugin" / "plugin.json").exists()
+    assert entry["source"].startswith("./")
+    assert (marketplace / entry["source"]).resolve() == HOOKS / "claude-code"
+
+
+@pytest.mark.unit
+def test_hooks_has_a_folder_for_each_agent() -> None:
+    folders = sorted(path.name for path in HOOKS.iterdir() if path.is_dir())
+    folders.remove(".claude-plugin")
+    assert folders == sorted(name for name in targets() if name != "git-hook")
 
 
 # the registry ----------------------------------------------------------------------------------

@@ -51,6 +51,18 @@ class Installed:
         assert result.returncode == 0, (args, result.stdout, result.stderr)
         return result.stdout
 
+    def package(self) -> Path:
+        """The folder of the rewind package the venv's interpreter imports."""
+        where = subprocess.run(
+            [str(self.venv / "bin" / "python"), "-c", "import rewind; print(rewind.__file__)"],
+            cwd=self.home,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        return Path(where).parent
+
     def with_home(self, home: Path) -> Installed:
         """The same install, run with another home (and rewind home) of its own."""
         env = dict(self.env, HOME=str(home), REWIND_HOME=str(home / "rewind-home"))
