@@ -23,11 +23,22 @@ from dataclasses import dataclass, field
 
 from rewind.errors import ConflictError, UserError
 from rewind.history.entry import RESTORE, TURN, Entry
+from rewind.history.filestate import FileState
+from rewind.history.insight.file_history import Version
 from rewind.history.lookup import entries_from, find
 from rewind.history.recording.turns import begin, closed_head
-from rewind.history.restoring.hunks import Choice, parse_ranges
+from rewind.history.restoring.hunks import Choice, Ranges, Selection, parse_ranges
 from rewind.history.restoring.opening import open_current_store, open_store
-from rewind.history.restoring.partial import PartialPlan, PartialRefused, plan_partial
+from rewind.history.restoring.partial import (
+    FileHunks,
+    NoHunks,
+    PartialPlan,
+    PartialRefused,
+    applicable,
+    file_hunks,
+    plan_partial,
+    turn_hunks,
+)
 from rewind.history.restoring.restore import RestoreResult, apply_plan, conflict_message
 from rewind.history.restoring.restore_events import REFUSED, note_restore
 from rewind.history.restoring.restore_plan import (
@@ -125,30 +136,68 @@ def plan_hunks(
     turn: str,
     chosen: dict[bytes, Choice],
     policy: Policy = PERSON,
+    sources: dict[bytes, FileHunks] | None = None,
 ) -> PartialPlan:
     """Some hunks (or lines) of what ``turn`` did to files, put back into them as they are now.
-    ``chosen``: per path, the hunks as ``--hunks`` writes them, or a Selection."""
+    ``chosen``: per path, the hunks as ``--hunks`` writes them, or a Selection; ``sources``:
+    per path, the hunks to number them in, when not the turn's (a step of a file's history)."""
     head = head_for(store, session, policy)
     entry = find(store, head, turn)
     if policy.agent:
         refuse_the_open_turns(store, head, set(chosen))
-    return plan_partial(store, head.session_id, entry, chosen)
+    return plan_partial(store, head.session_id, entry, chosen, sources)
 
 
-def parse_hunks(text: str, entry_number: int | str, shown: str) -> Choice:
+def turn_of(store: Store, session: str | None, turn: str, policy: Policy = PERSON) -> Entry:
+    """The entry ``turn`` names (a number, or an id or a prefix of it) in the session."""
+    return find(store, head_for(store, session, policy), turn)
+
+
+def hunks_of(store: Store, entry: Entry, path: bytes) -> FileHunks:
+    """The numbered hunks of what ``entry`` did to the text file ``path`` (NoHunks: a binary
+    file, a symlink, a content not recorded)."""
+    return turn_hunks(store, entry, path)
+
+
+def hunks_between(store: Store, path: bytes, before: FileState, after: FileState) -> FileHunks:
+    """The numbered hunks from one recorded state of ``path`` to another (NoHunks as above)."""
+    return file_hunks(store, path, before, after)
+
+
+def still_apply(store: Store, found: FileHunks) -> dict[int, str]:
+    """The hunks of ``found`` that could no longer be put back into the file as it is now, and
+    why."""
+    return applicable(store, found)
+
+
+def refuse_conflicts(store: Store, plan: RestorePlan, policy: Policy, counted: bool = True) -> None:
+    """Refuses a plan with conflicts its policy does not force, writing nothing (``counted``:
+    in the stats, as a refused restore; a dry run is not one)."""
+    if plan.conflicts and not policy.force:
+        if counted:
+            note_restore(store, plan.kind, REFUSED, len(plan.conflicts))
+        raise Conflicts(store, plan, for_tool=policy.agent)
+
+
+def parse_hunks(text: str, entry_number: int | str, shown: str) -> Ranges:
     """``--hunks`` as people write it (``1,3``, ``2:1-3``): a UserError naming what is wrong."""
     return parse_ranges(text, entry_number, shown)
 
 
 def plan_version(
-    store: Store, session: str | None, path: bytes, version: str, policy: Policy = PERSON
+    store: Store,
+    session: str | None,
+    path: bytes,
+    version: str | Version,
+    policy: Policy = PERSON,
 ) -> VersionPlan:
     """``path`` back to one version: ``ID`` (as entry ID left it) or ``ID^`` (as it was just
-    before), from any session of the project."""
+    before), from any session of the project, or a Version of its history."""
     head = head_for(store, session, policy)
     if policy.agent:
         refuse_the_open_turns(store, head, {path})
-    return _plan_version(store, head.session_id, find_version(store, path, version), path)
+    found = find_version(store, path, version) if isinstance(version, str) else version
+    return _plan_version(store, head.session_id, found, path)
 
 
 def plan_step(store: Store, session: str | None, step: str, policy: Policy = PERSON) -> RestorePlan:
@@ -193,9 +242,7 @@ def carry_out(store: Store, plan: RestorePlan, policy: Policy = PERSON) -> Outco
     """Carries ``plan`` out: refused, counted and changing nothing when it has conflicts the
     policy does not force (:class:`Conflicts`); else recorded, then written (files already as
     the plan leaves them are not an entry). The agent's open turn is continued afterwards."""
-    if plan.conflicts and not policy.force:
-        note_restore(store, plan.kind, REFUSED, len(plan.conflicts))
-        raise Conflicts(store, plan, for_tool=policy.agent)
+    refuse_conflicts(store, plan, policy)
     interrupted = load_head(store, plan.session).current if policy.agent else None
     result: RestoreResult = apply_plan(store, plan, force=policy.force)
     if result.entry is not None and interrupted is not None:
@@ -221,16 +268,23 @@ __all__ = [
     "PERSON",
     "REDO_STEP",
     "UNDO_STEP",
+    "Choice",
     "Conflicts",
+    "FileHunks",
+    "NoHunks",
     "Outcome",
     "PartialPlan",
     "PartialRefused",
     "PlannedFile",
     "Policy",
     "RestorePlan",
+    "Selection",
+    "Version",
     "VersionPlan",
     "carry_out",
     "head_for",
+    "hunks_between",
+    "hunks_of",
     "open_current_store",
     "open_project",
     "parse_hunks",
@@ -238,6 +292,9 @@ __all__ = [
     "plan_step",
     "plan_turn",
     "plan_version",
+    "refuse_conflicts",
     "refuse_the_open_turns",
     "replan",
+    "still_apply",
+    "turn_of",
 ]
