@@ -27,7 +27,7 @@ from rewind.history.filestate import FileState
 from rewind.history.insight.file_history import Version
 from rewind.history.lookup import entries_from, find
 from rewind.history.recording.turns import begin, closed_head
-from rewind.history.restoring.hunks import Choice, Ranges, Selection, parse_ranges
+from rewind.history.restoring.hunks import Choice, Hunk, Ranges, Selection, parse_ranges
 from rewind.history.restoring.opening import open_current_store, open_store
 from rewind.history.restoring.partial import (
     FileHunks,
@@ -98,10 +98,10 @@ class Conflicts(ConflictError):
 # plans ---------------------------------------------------------------------------------------
 
 
-def open_project(root: bytes) -> Store:
-    """The store of the project at ``root``, any restore a killed process left half done
-    finished first."""
-    return open_store(root)
+def open_project(root: bytes, create: bool = False) -> Store:
+    """The store of the project at ``root`` (made with ``create``), any restore a killed
+    process left half done finished first."""
+    return open_store(root, create=create)
 
 
 def head_for(store: Store, session: str | None, policy: Policy = PERSON) -> SessionHead:
@@ -271,6 +271,7 @@ __all__ = [
     "Choice",
     "Conflicts",
     "FileHunks",
+    "Hunk",
     "NoHunks",
     "Outcome",
     "PartialPlan",
