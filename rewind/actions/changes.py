@@ -27,6 +27,22 @@ from rewind.history.filestate import FileState
 from rewind.history.insight.file_history import Version
 from rewind.history.lookup import entries_from, find
 from rewind.history.recording.turns import begin, closed_head
+from rewind.history.remote.fetched import open_fetched
+from rewind.history.restoring.apply import (
+    ALREADY,
+    CONFLICT,
+    DELETE,
+    MERGE,
+    WRITE,
+    ApplyPlan,
+    Source,
+    fetched_name,
+    plan_apply,
+    turn_range,
+)
+from rewind.history.restoring.apply import (
+    REFUSED as NOT_APPLIED,
+)
 from rewind.history.restoring.hunks import Choice, Hunk, Ranges, Selection, parse_ranges
 from rewind.history.restoring.opening import open_current_store, open_store
 from rewind.history.restoring.partial import (
@@ -50,7 +66,7 @@ from rewind.history.restoring.restore_plan import (
 )
 from rewind.history.restoring.versions import VersionPlan, find_version
 from rewind.history.restoring.versions import plan_version as _plan_version
-from rewind.history.session import SessionHead, load_head
+from rewind.history.session import SessionHead, load_head, require_existing
 from rewind.history.sessions import resolve_session
 from rewind.store.repository import Store
 
@@ -211,6 +227,32 @@ def plan_step(store: Store, session: str | None, step: str, policy: Policy = PER
     return plan
 
 
+def plan_applying(
+    store: Store,
+    into: str | None,
+    source_session: str,
+    turns: str,
+    remote: str | None = None,
+    paths: list[bytes] | None = None,
+    hint: str = "",
+) -> ApplyPlan:
+    """Another session's turns (``TURN`` or ``TURN..TURN2``, of this project's sessions or one
+    fetched from ``remote``) merged into this work tree, recorded in session ``into`` (whose
+    open turn is closed first); ``hint`` is the command that shows the plan again."""
+    if remote is None:
+        head = require_existing(store, source_session)
+        source = Source(store, head, f"session {head.session_id}")
+    else:
+        view, session = open_fetched(store, remote, source_session)
+        name = fetched_name(remote, view, session)
+        source = Source(view, require_existing(view, session), name, remote)
+    entries = turn_range(source.store, source.head, turns)
+    session_id = resolve_session(store, into, create=True)
+    if load_head(store, session_id).current is not None:
+        closed_head(store, session_id)  # its last changes recorded, for the check against them
+    return plan_apply(store, session_id, source, entries, paths, hint)
+
+
 def replan(store: Store, plan: RestorePlan, paths: list[bytes]) -> RestorePlan:
     """A restore's plan again, for ``paths`` only, from what is on disk now (a person chose
     some of its files); an undo or a redo is carried out whole."""
@@ -265,9 +307,16 @@ def _continue(store: Store, interrupted: Entry) -> None:
 
 
 __all__ = [
+    "ALREADY",
+    "CONFLICT",
+    "DELETE",
+    "MERGE",
+    "NOT_APPLIED",
     "PERSON",
     "REDO_STEP",
     "UNDO_STEP",
+    "WRITE",
+    "ApplyPlan",
     "Choice",
     "Conflicts",
     "FileHunks",
@@ -289,6 +338,7 @@ __all__ = [
     "open_current_store",
     "open_project",
     "parse_hunks",
+    "plan_applying",
     "plan_hunks",
     "plan_step",
     "plan_turn",
