@@ -43,7 +43,15 @@ from rewind.history.restoring.apply import (
 from rewind.history.restoring.apply import (
     REFUSED as NOT_APPLIED,
 )
-from rewind.history.restoring.hunks import Choice, Hunk, Ranges, Selection, parse_ranges
+from rewind.history.restoring.hunks import (
+    ADDED,
+    Choice,
+    Hunk,
+    Ranges,
+    Selection,
+    describe_selection,
+    parse_ranges,
+)
 from rewind.history.restoring.opening import open_current_store, open_store
 from rewind.history.restoring.partial import (
     FileHunks,
@@ -56,8 +64,17 @@ from rewind.history.restoring.partial import (
     turn_hunks,
 )
 from rewind.history.restoring.restore import RestoreResult, apply_plan, conflict_message
-from rewind.history.restoring.restore_events import REFUSED, note_restore
+from rewind.history.restoring.restore_events import (
+    REFUSED,
+    RestoreCounts,
+    note_restore,
+    restore_counts,
+)
 from rewind.history.restoring.restore_plan import (
+    CANNOT,
+    RECREATE,
+    RESTORE_FILE,
+    UNCHANGED,
     PlannedFile,
     RestorePlan,
     plan_redo,
@@ -306,14 +323,21 @@ def _continue(store: Store, interrupted: Entry) -> None:
         )
 
 
+# What a planned file's action is (PlannedFile.action): RESTORE_FILE, RECREATE, UNCHANGED,
+# CANNOT, and DELETE, the same word as an apply's outcome of that name.
 __all__ = [
+    "ADDED",
     "ALREADY",
+    "CANNOT",
     "CONFLICT",
     "DELETE",
     "MERGE",
     "NOT_APPLIED",
     "PERSON",
+    "RECREATE",
     "REDO_STEP",
+    "RESTORE_FILE",
+    "UNCHANGED",
     "UNDO_STEP",
     "WRITE",
     "ApplyPlan",
@@ -327,11 +351,13 @@ __all__ = [
     "PartialRefused",
     "PlannedFile",
     "Policy",
+    "RestoreCounts",
     "RestorePlan",
     "Selection",
     "Version",
     "VersionPlan",
     "carry_out",
+    "describe_selection",
     "head_for",
     "hunks_between",
     "hunks_of",
@@ -346,6 +372,7 @@ __all__ = [
     "refuse_conflicts",
     "refuse_the_open_turns",
     "replan",
+    "restore_counts",
     "still_apply",
     "turn_of",
 ]

@@ -19,9 +19,9 @@ from rewind.actions.changes import (
     open_current_store,
     plan_applying,
 )
+from rewind.actions.records import apply_plan_json
 from rewind.commands.output.asking import asked_yes
-from rewind.commands.output.json_output import FORMAT, print_json, refuse_json_without_dry_run
-from rewind.commands.output.records_json import entry_key_json, path_json
+from rewind.commands.output.json_output import print_json, refuse_json_without_dry_run
 from rewind.commands.output.render import paint, use_colour
 from rewind.errors import ConflictError, ExitCode, UserError
 from rewind.store.repository import Store
@@ -58,7 +58,7 @@ def run(
     plan = plan_applying(store, into, source_session, turns, remote, only, hint)
     session = plan.session
     if as_json:
-        print_json(_plan_json(store, plan))
+        print_json(apply_plan_json(plan))
     elif dry_run or list_all or plan.not_applied:
         print(_plan_text(store, plan, use_colour()))
     left_out = plan.not_applied
@@ -151,36 +151,3 @@ def _plan_text(store: Store, plan: ApplyPlan, colour: bool) -> str:
     if not plan.applied:
         lines.append("  nothing to apply: the turns changed no file.")
     return "\n".join(lines)
-
-
-def _plan_json(store: Store, plan: ApplyPlan) -> dict[str, object]:
-    first, last = plan.entries[0], plan.entries[-1]
-    changed = {planned.path for planned in plan.conflicts}
-    files = []
-    for item in plan.applied:
-        data = path_json(item.path)
-        data.update(
-            outcome=item.outcome,
-            reason=item.reason or None,
-            changed_outside=item.path in changed,
-            base=item.base.to_json() if item.base else None,
-            theirs=item.theirs.to_json() if item.theirs else None,
-            now=item.planned.current.to_json() if item.planned else None,
-            result=item.planned.target.to_json() if item.planned else None,
-        )
-        files.append(data)
-    counts = {outcome: 0 for outcome in _WORDS}
-    for item in plan.applied:
-        counts[item.outcome] += 1
-    return {
-        "format": FORMAT,
-        "kind": "apply",
-        "from": plan.source.name,
-        "remote": plan.source.remote,
-        "session": plan.source.head.session_id,
-        "first": entry_key_json(first),
-        "last": entry_key_json(last),
-        "into": plan.session,
-        "counts": counts,
-        "files": files,
-    }

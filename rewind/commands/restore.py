@@ -14,9 +14,9 @@ from rewind.actions.changes import (
 from rewind.actions.changes import (
     carry_out as carried_out,
 )
+from rewind.actions.records import plan_json
 from rewind.commands.output.asking import asked_yes
 from rewind.commands.output.json_output import print_json, refuse_json_without_dry_run
-from rewind.commands.output.plan_json import plan_json
 from rewind.commands.output.render import colour_diff, paint, plan_text, use_colour
 from rewind.commands.restore_hunks import partial_plan
 from rewind.errors import ExitCode, UserError

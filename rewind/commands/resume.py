@@ -7,15 +7,16 @@ import os
 import shlex
 import sys
 
-from rewind.commands.output.json_output import FORMAT, print_json
-from rewind.commands.parsing.reading import local_session, session_to_read
+from rewind.actions.reading import local_session, store_to_read
+from rewind.actions.records import FORMAT
+from rewind.actions.stores import open_current_store
+from rewind.commands.output.json_output import print_json
 from rewind.errors import UserError
 from rewind.history.conversation.branch import Branch
 from rewind.history.conversation.resume import Fetched, plan
 from rewind.history.entry import Entry
 from rewind.history.lookup import find
 from rewind.history.remote.shared_conversation import fetched_redactor
-from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import require_existing
 from rewind.store.repository import Store
 
@@ -42,7 +43,7 @@ def run(
     store = open_current_store()
     fetched: Fetched = None
     if remote is not None:
-        view, session_id = session_to_read(session, remote)
+        view, session_id = store_to_read(session, remote)
         head = require_existing(view, session_id)
         entry = find(view, head, turn)
         fetched = (remote, view)

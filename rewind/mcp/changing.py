@@ -5,7 +5,7 @@ id, it applies the plan, made again from the files as they are then, only when i
 the same (a file changed in between gives a new plan, not a surprise). The person thus sees,
 in the client's own approval of the second call, exactly what will change.
 
-The rules are the command line's (rewind.history.restoring): a file changed outside rewind is a
+The rules are the command line's (rewind.actions.changes): a file changed outside rewind is a
 conflict, refused unless ``force`` (its content then saved for undo); every change is an entry
 that ``rewind_undo`` takes back. A plan that would write a file the session's open turn (the
 agent's current one) has touched is refused: that turn is still editing it.
@@ -33,6 +33,7 @@ from rewind.actions.changes import (
     plan_step,
     plan_turn,
 )
+from rewind.actions.records import plan_json
 from rewind.errors import UserError
 from rewind.mcp import arguments
 from rewind.mcp.reading import Answer
@@ -111,7 +112,7 @@ def _plan_or_apply(store: Store, plan: RestorePlan, plan_id: str | None, policy:
     """The plan (nothing recorded, nothing written), or, given its id, the plan carried out
     (rewind.actions.changes: its conflicts refused unless forced, the agent's turn continued)."""
     identity = plan_id_of(plan)
-    shown = _plan_data(store, plan, identity)
+    shown = _plan_data(plan, identity)
     if plan_id != identity:
         lead = STALE if plan_id is not None else ""
         text = lead + _plan_text(store, plan, identity)
@@ -142,21 +143,10 @@ def _plan_or_apply(store: Store, plan: RestorePlan, plan_id: str | None, policy:
     return Answer(text, {**shown, "applied": True, "entry": recorded, "failed": failed})
 
 
-def _plan_data(store: Store, plan: RestorePlan, identity: str) -> dict[str, object]:
-    return {
-        "plan_id": identity,
-        "kind": plan.kind,
-        "title": plan.title(),
-        "files": [
-            {
-                "path": store.root.display(planned.path),
-                "action": planned.action,
-                "conflict": planned.conflict,
-                "reason": planned.reason() if planned.action == "cannot" else None,
-            }
-            for planned in plan.files
-        ],
-    }
+def _plan_data(plan: RestorePlan, identity: str) -> dict[str, object]:
+    """The plan as ``restore --dry-run --json`` gives it (rewind.actions.records), with its id
+    and title."""
+    return {"plan_id": identity, "title": plan.title(), **plan_json(plan)}
 
 
 def _plan_text(store: Store, plan: RestorePlan, identity: str) -> str:
