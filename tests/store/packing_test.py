@@ -310,6 +310,24 @@ def test_a_retention_cut_makes_the_next_gc_take_the_dropped_turns_out_of_the_pac
     assert "0 problem(s)" in ok("check").stdout
 
 
+def test_a_begin_on_a_store_due_for_a_gc_starts_one_in_the_background(project: Path) -> None:
+    """The automatic gc, end to end: the store says a gc is due, and the history starts
+    ``rewind gc --quiet`` detached (rewind.history.background), which packs the store."""
+    record_versions(project, 2)
+    path = store_path()
+    assert loose_objects(path) and not pack_files(path)
+    store = open_store(os.path.realpath(os.fsencode(project)))
+    day_ago = time.time() - 25 * 3600
+    os.utime(store.state_path("project.json"), (day_ago, day_ago))
+    assert run_rewind("begin", "--session", "s").returncode == 0
+    assert os.path.exists(store.state_path("gc.started"))
+    deadline = time.monotonic() + 60
+    while (loose_objects(path) or not pack_files(path)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pack_files(path) and loose_objects(path) == []
+    assert not needs_packing(store)
+
+
 def test_a_store_in_use_is_collected_daily_whatever_its_loose_objects(project: Path) -> None:
     """gc applies retention: a project where the agent writes little still gets one a day."""
     assert run_rewind("begin", "--session", "s").returncode == 0
