@@ -10,6 +10,7 @@ import time
 
 from rewind.errors import UserError
 from rewind.history import journal
+from rewind.history.background import start_gc, start_push
 from rewind.history.entry import (
     DRIFT_PROMPT,
     EDIT,
@@ -106,9 +107,9 @@ def begin_with_drift(
             f"recorded them ({', '.join(shown[:10])}{more}); kept as entry {drift.number}"
         )
     if needs_packing(store):
-        pack_in_background(store)
+        pack_in_background(store, start_gc)
     if head.parent is not None or drift is not None:  # an entry closed: back it up
-        request_backup(store)
+        request_backup(store, start_push)
     return entry, drift
 
 
@@ -349,7 +350,7 @@ def record_after(
             entry.ended = time.time()
         save_entry(store, head, entry, replace_tip=True)
     if close:
-        request_backup(store)
+        request_backup(store, start_push)
     return entry
 
 
