@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+from collections.abc import Callable
 
 import pytest
 
@@ -120,24 +121,39 @@ def _sources() -> dict[str, ast.AST]:
 SOURCES = _sources()
 
 
-@pytest.mark.parametrize("module", sorted(name for name in SOURCES if name != GIT_GATE))
-def test_git_is_started_only_through_the_gate(module: str) -> None:
-    assert not runs_git(SOURCES[module]), (
-        f"{module} starts git itself; go through rewind.store.git_program (run_git, start_git)"
+def _offenders(rule: Callable[[ast.AST], object], exempt: tuple[str, ...]) -> dict[str, object]:
+    """Every module but ``exempt`` that ``rule`` finds something wrong with, and what it found."""
+    return {
+        module: found
+        for module, tree in SOURCES.items()
+        if module not in exempt and (found := rule(tree))
+    }
+
+
+def _listed(offending: dict[str, object]) -> str:
+    return "".join(f"\n  {module}: {found}" for module, found in sorted(offending.items()))
+
+
+def test_git_is_started_only_through_the_gate() -> None:
+    offending = _offenders(runs_git, (GIT_GATE,))
+    assert not offending, (
+        "these modules start git themselves; go through rewind.store.git_program (run_git, "
+        "start_git):" + _listed(offending)
     )
 
 
-@pytest.mark.parametrize("module", sorted(name for name in SOURCES if name != GIT_GATE))
-def test_only_the_gate_knows_how_git_is_started(module: str) -> None:
-    internals = sorted(gate_internals_used(SOURCES[module]))
-    assert not internals, f"{module} uses {internals} of rewind.store.git_program, not its API"
+def test_only_the_gate_knows_how_git_is_started() -> None:
+    offending = _offenders(lambda tree: sorted(gate_internals_used(tree)), (GIT_GATE,))
+    assert not offending, "these modules use rewind.store.git_program beyond its API:" + _listed(
+        offending
+    )
 
 
-@pytest.mark.parametrize("module", sorted(name for name in SOURCES if name not in PYGIT2_GATES))
-def test_pygit2_is_imported_only_by_the_store_gates(module: str) -> None:
-    assert not imports_pygit2(SOURCES[module]), (
-        f"{module} imports pygit2; use rewind.store.packed, rewind.store.line_diffs or "
-        "rewind.store.project_repository"
+def test_pygit2_is_imported_only_by_the_store_gates() -> None:
+    offending = _offenders(imports_pygit2, PYGIT2_GATES)
+    assert not offending, (
+        "these modules import pygit2; use rewind.store.packed, rewind.store.line_diffs or "
+        "rewind.store.project_repository:" + _listed(offending)
     )
 
 
@@ -186,3 +202,27 @@ def test_the_rules_see_what_they_judge() -> None:
     assert imports_pygit2(ast.parse(OLD_WATCH))
     assert imports_pygit2(ast.parse("import pygit2.enums\n"))
     assert not imports_pygit2(ast.parse("from rewind.store.packed import open_repository\n"))
+
+
+def test_each_rule_reports_every_offending_module_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The rules judge every module in one test: two offending modules are both named.
+    planted = {
+        "rewind/history/journal.py": OLD_GIT_STATUS,
+        "rewind/quicksave/lexer.py": OLD_GIT_STATUS,
+        "rewind/history/remote/fetched.py": OLD_FETCH,
+        "rewind/store/remotes.py": OLD_FETCH,
+        "rewind/watch/recorder.py": OLD_WATCH,
+        "rewind/tui/app.py": OLD_WATCH,
+    }
+    for module, source in planted.items():
+        assert module in SOURCES
+        monkeypatch.setitem(SOURCES, module, ast.parse(source))
+    rules = (
+        (test_git_is_started_only_through_the_gate, "journal.py", "lexer.py"),
+        (test_only_the_gate_knows_how_git_is_started, "fetched.py", "remotes.py"),
+        (test_pygit2_is_imported_only_by_the_store_gates, "recorder.py", "tui/app.py"),
+    )
+    for rule, first, second in rules:
+        with pytest.raises(AssertionError) as failure:
+            rule()
+        assert first in str(failure.value) and second in str(failure.value), rule.__name__
