@@ -38,7 +38,10 @@ from tests.support.histories import SESSION, History, make_project
 pytestmark = pytest.mark.unit
 
 # The example of docs/restore.md: turn 1 of app.py, three hunks.
-BEFORE = b'import os\n\ndef load():\n    return {}\n\ndef save(data):\n    pass\n\ndef main():\n    print("hi")\n'
+BEFORE = (
+    b"import os\n\ndef load():\n    return {}\n\n"
+    b'def save(data):\n    pass\n\ndef main():\n    print("hi")\n'
+)
 AFTER = (
     b'import os\nimport json\n\ndef load():\n    return json.load(open("data.json"))\n\n'
     b'def save(data):\n    pass\n\ndef main():\n    print("hello")\n'
@@ -139,7 +142,7 @@ def test_a_choice_as_written(text: str, ranges: list[tuple[range, range | None]]
         ("1,,2", "an item between commas is empty"),
         ("+1", "with the digits 0-9 only"),
         ("1_0", "with the digits 0-9 only"),
-        ("١", "with the digits 0-9 only"),
+        ("\u0661", "with the digits 0-9 only"),  # ARABIC-INDIC DIGIT ONE
         ("a", "with the digits 0-9 only"),
         ("0", "numbered from 1"),
         ("4-2", r"from low to high \(2-4\)"),
@@ -276,7 +279,7 @@ def test_the_hunks_of_what_a_turn_did_to_a_file(history: History) -> None:
 
 
 def test_hunks_of_a_file_the_turn_did_not_change_are_refused(history: History) -> None:
-    with pytest.raises(UserError, match="turn 1 did not change other.py; 'rewind show 1'"):
+    with pytest.raises(UserError, match=r"turn 1 did not change other\.py; 'rewind show 1'"):
         turn_hunks(history.store, history.entries()[0], b"other.py")
 
 
