@@ -405,7 +405,8 @@ PATCHES = [
         "src/x.py",
     ),
     (
-        "bash -lc \"apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\nEOF\"",
+        "bash -lc \"apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: a.txt\n"
+        "*** End Patch\nEOF\"",
         "a.txt",
     ),
     ("apply_patch '*** Begin Patch\n*** Add File: quoted.txt\n+x\n*** End Patch'", "quoted.txt"),
@@ -524,7 +525,8 @@ def test_commands_that_change_no_file_the_line_names_add_nothing(
 def test_relative_paths_after_a_cd_only_the_shell_knows(project: Path) -> None:
     plan = plan_of("cd $(mktemp -d) && rm x && rm /abs/y", project)
     assert plan.warnings == [
-        "cd: to a directory only the running shell knows; relative paths after it were not recorded",
+        "cd: to a directory only the running shell knows; relative paths after it were not "
+        "recorded",
         "rm: x is relative to a directory only the shell knows",
     ]
     assert plan.paths == []  # /abs/y does not exist, so rm removes nothing there
