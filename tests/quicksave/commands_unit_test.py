@@ -406,7 +406,7 @@ PATCHES = [
     ),
     (
         "bash -lc \"apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: a.txt\n"
-        "*** End Patch\nEOF\"",
+        '*** End Patch\nEOF"',
         "a.txt",
     ),
     ("apply_patch '*** Begin Patch\n*** Add File: quoted.txt\n+x\n*** End Patch'", "quoted.txt"),
