@@ -13,6 +13,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
+import shutil
 import time
 import zlib
 from collections.abc import Iterator
@@ -34,10 +35,12 @@ from rewind.history.restoring.restore_plan import plan_restore
 from rewind.history.session import forget_session, load_head, session_ref
 from rewind.history.sessions import labels_of, list_sessions, read_entries
 from rewind.history.upkeep import retention
-from rewind.store.config import Retention
+from rewind.store.config import Retention, load_config
 from rewind.store.objects import SHALLOW, WrongKind
 from rewind.store.packed import build_pack, forget_repository
+from rewind.store.remotes import mirror_dir
 from rewind.store.repository import DamagedRef, ReadOnlyStore, Store
+from rewind.store.root import Root
 from tests.support.histories import History, make_project
 
 pytestmark = pytest.mark.unit
@@ -54,11 +57,11 @@ def blob_id(data: bytes) -> str:
 class Subject:
     """A store of one kind holding the reference history, and what is known of that history."""
 
-    def __init__(self, kind: str, store: Store, source: History) -> None:
+    def __init__(self, kind: str, store: Store, local: Store) -> None:
         self.kind = kind
         self.store = store
-        self.source = source  # the project's own store the history was recorded in
-        self.entries = {session: source.entries(session) for session in ("s", "t")}
+        # The entries as the project's own store (the one they were recorded in) reads them.
+        self.entries = {s: read_entries(local, load_head(local, s)) for s in ("s", "t")}
 
     @property
     def read_only(self) -> bool:
@@ -137,22 +140,47 @@ def fetched(history: History) -> Store:
     return view_of(store, REMOTE, mirror, MACHINE)
 
 
-def made(kind: str, tmp_path: Path) -> Iterator[Subject]:
-    history = reference_history(tmp_path)
-    store = {"loose": lambda h: h.store, "packed": packed, "fetched": fetched}[kind](history)
-    yield Subject(kind, store, history)
+@pytest.fixture(scope="module")
+def templates(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Each kind of store, holding the reference history, made once for the module: each test
+    gets a copy of its own. Made with a rewind home of their own (the tests' temporary homes
+    are set only once each test starts)."""
+    top = tmp_path_factory.mktemp("stores")
+    for kind, made in (("loose", lambda h: h.store), ("packed", packed), ("fetched", fetched)):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("REWIND_HOME", str(top / kind / "home"))
+            store = made(reference_history(top / kind))
+            forget_repository(store.git_dir)
+    return top
+
+
+def copied(templates: Path, kind: str, tmp_path: Path) -> tuple[Store, Store]:
+    """A copy of the template of ``kind``: its store as the tests read it, and the project's
+    own store."""
+    shutil.copytree(templates / kind, tmp_path / kind, symlinks=True)
+    root = os.fsencode(tmp_path / kind / "project")
+    [git_dir] = glob.glob(str(tmp_path / kind / "home" / "stores" / "*"))
+    local = Store(git_dir, Root(root), load_config(root, git_dir))
+    if kind != "fetched":
+        return local, local
+    return view_of(local, REMOTE, mirror_dir(local, REMOTE), MACHINE), local
+
+
+def made(templates: Path, kind: str, tmp_path: Path) -> Iterator[Subject]:
+    store, local = copied(templates, kind, tmp_path)
+    yield Subject(kind, store, local)
     forget_repository(store.git_dir)
 
 
 @pytest.fixture(params=KINDS)
-def subject(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Subject]:
-    yield from made(request.param, tmp_path)
+def subject(request: pytest.FixtureRequest, templates: Path, tmp_path: Path) -> Iterator[Subject]:
+    yield from made(templates, request.param, tmp_path)
 
 
 @pytest.fixture(params=[kind for kind in KINDS if kind != "fetched"])
-def writable(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Subject]:
+def writable(request: pytest.FixtureRequest, templates: Path, tmp_path: Path) -> Iterator[Subject]:
     """The kinds of store rewind writes into."""
-    yield from made(request.param, tmp_path)
+    yield from made(templates, request.param, tmp_path)
 
 
 # objects ---------------------------------------------------------------------------------------
