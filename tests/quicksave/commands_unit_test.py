@@ -376,12 +376,6 @@ def test_git_with_another_git_dir_is_not_read(project: Path) -> None:
     ]
 
 
-def test_git_outside_a_repository_records_nothing(tmp_path: Path) -> None:
-    (tmp_path / "a").write_text("a")
-    plan = plan_of("git reset --hard && git clean -fdx && git stash", tmp_path)
-    assert plan.understood and plan.paths == []
-
-
 # patches ---------------------------------------------------------------------------------------
 
 CODEX = """*** Begin Patch

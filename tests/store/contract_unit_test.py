@@ -369,6 +369,11 @@ def test_what_the_store_is_checked_with(subject: Subject) -> None:
 # writing ---------------------------------------------------------------------------------------
 
 
+def take_the_lock(store: Store) -> None:
+    with store.lock():
+        pass
+
+
 def writers(subject: Subject) -> dict[str, object]:
     """Each way of writing into a store, as a thing to call."""
     store = subject.store
@@ -377,7 +382,7 @@ def writers(subject: Subject) -> dict[str, object]:
     everything_old = Retention(keep_days=0, keep_last=1)  # a cut of session s
     later = time.time() + 60
     return {
-        "lock": lambda: store.lock().__enter__(),
+        "lock": lambda: take_the_lock(store),
         "begin": lambda: begin(store, "s", prompt="more"),
         "track": lambda: track(store, "s", [b"a.txt"]),
         "after": lambda: record_after_states(store, "s", [b"a.txt"], {b"a.txt": FileState(ABSENT)}),
