@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 import itertools
 import pathlib
+import sys
+from collections.abc import Callable
 
 import pytest
 
@@ -170,32 +172,51 @@ def _sources() -> dict[str, ast.AST]:
 SOURCES = _sources()
 
 
-@pytest.mark.parametrize("module", sorted(name for name in SOURCES if name != GIT_GATE))
-def test_git_is_started_only_through_the_gate(module: str) -> None:
-    assert not runs_git(SOURCES[module]), (
-        f"{module} starts git itself; go through rewind.store.git_program (run_git, start_git)"
+def _offenders(rule: Callable[[ast.AST], object], exempt: tuple[str, ...]) -> dict[str, object]:
+    """Every module but ``exempt`` that ``rule`` finds something wrong with, and what it found."""
+    return {
+        module: found
+        for module, tree in SOURCES.items()
+        if module not in exempt and (found := rule(tree))
+    }
+
+
+def _listed(offending: dict[str, object]) -> str:
+    return "".join(f"\n  {module}: {found}" for module, found in sorted(offending.items()))
+
+
+def test_git_is_started_only_through_the_gate() -> None:
+    offending = _offenders(runs_git, (GIT_GATE,))
+    assert not offending, (
+        "these modules start git themselves; go through rewind.store.git_program (run_git, "
+        "start_git):" + _listed(offending)
     )
 
 
-@pytest.mark.parametrize("module", sorted(name for name in SOURCES if name != GIT_GATE))
-def test_only_the_gate_knows_how_git_is_started(module: str) -> None:
-    internals = sorted(gate_internals_used(SOURCES[module]))
-    assert not internals, f"{module} uses {internals} of rewind.store.git_program, not its API"
-
-
-@pytest.mark.parametrize("module", sorted(name for name in SOURCES if name not in PYGIT2_GATES))
-def test_pygit2_is_imported_only_by_the_store_gates(module: str) -> None:
-    assert not imports_pygit2(SOURCES[module]), (
-        f"{module} imports pygit2; use rewind.store.packed, rewind.store.line_diffs or "
-        "rewind.store.project_repository"
+def test_only_the_gate_knows_how_git_is_started() -> None:
+    offending = _offenders(lambda tree: sorted(gate_internals_used(tree)), (GIT_GATE,))
+    assert not offending, "these modules use rewind.store.git_program beyond its API:" + _listed(
+        offending
     )
 
 
-@pytest.mark.parametrize("module", sorted(name for name in SOURCES if name.startswith(STORE)))
-def test_the_store_starts_no_rewind(module: str) -> None:
-    assert not starts_rewind(SOURCES[module]), (
-        f"{module} starts rewind; the store asks for a background job through the starter the "
-        "history hands it (rewind.history.background)"
+def test_pygit2_is_imported_only_by_the_store_gates() -> None:
+    offending = _offenders(imports_pygit2, PYGIT2_GATES)
+    assert not offending, (
+        "these modules import pygit2; use rewind.store.packed, rewind.store.line_diffs or "
+        "rewind.store.project_repository:" + _listed(offending)
+    )
+
+
+def test_the_store_starts_no_rewind() -> None:
+    offending = {
+        module: found
+        for module, found in _offenders(starts_rewind, ()).items()
+        if module.startswith(STORE)
+    }
+    assert not offending, (
+        "these store modules start rewind; the store asks for a background job through the "
+        "starter the history hands it (rewind.history.background):" + _listed(offending)
     )
 
 
@@ -259,3 +280,30 @@ def test_the_rules_see_what_they_judge() -> None:
     assert starts_rewind(ast.parse("from rewind import __main__\n"))
     assert not starts_rewind(ast.parse('STATE_DIR = "rewind"\nLOG = "rewind gc ran"\n'))
     assert not starts_rewind(ast.parse('import subprocess\nsubprocess.run(["git", "gc"])\n'))
+
+
+def test_each_rule_reports_every_offending_module_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The rules judge every module in one test: two offending modules are both named.
+    planted = {
+        "rewind/history/journal.py": OLD_GIT_STATUS,
+        "rewind/quicksave/lexer.py": OLD_GIT_STATUS,
+        "rewind/history/remote/fetched.py": OLD_FETCH,
+        "rewind/store/remotes.py": OLD_FETCH,
+        "rewind/watch/recorder.py": OLD_WATCH,
+        "rewind/tui/app.py": OLD_WATCH,
+        "rewind/store/auto_gc.py": OLD_AUTO_GC,
+        "rewind/store/backup_trigger.py": OLD_AUTO_GC,
+    }
+    judged = {module: SOURCES[module] for module in (*planted, GIT_GATE, *PYGIT2_GATES)}
+    judged.update((module, ast.parse(source)) for module, source in planted.items())
+    monkeypatch.setattr(sys.modules[__name__], "SOURCES", judged)  # only these, to be quick
+    rules = (
+        (test_git_is_started_only_through_the_gate, "journal.py", "lexer.py"),
+        (test_only_the_gate_knows_how_git_is_started, "fetched.py", "remotes.py"),
+        (test_pygit2_is_imported_only_by_the_store_gates, "recorder.py", "tui/app.py"),
+        (test_the_store_starts_no_rewind, "auto_gc.py", "backup_trigger.py"),
+    )
+    for rule, first, second in rules:
+        with pytest.raises(AssertionError) as failure:
+            rule()
+        assert first in str(failure.value) and second in str(failure.value), rule.__name__

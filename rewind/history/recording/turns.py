@@ -237,6 +237,7 @@ def track(
 
     The records are appended to the open turn's journal: the cost does not grow with the turn.
     """
+    store.refuse_if_read_only()  # before any content is stored
     limit = store.config.max_file_size
     states = {}
     for path in dict.fromkeys(paths):
@@ -268,6 +269,7 @@ def record_after_states(
     is used only for a path the turn has no earlier record of. Appended to the journal, like
     :func:`track`. False when no turn is open (nothing is recorded then).
     """
+    store.refuse_if_read_only()  # before any content is stored
     limit = store.config.max_file_size
     after = {path: capture(store.root.absolute(path), limit, store.writer) for path in paths}
     record: dict[str, object] = {"after": journal.after_record(after)}
