@@ -1,0 +1,102 @@
+"""The tests' two ways of running a command agree: the fresh lane (tests/support/fresh_lane.py)
+runs every command of the grammar as a fresh interpreter, and a command forked from the tests'
+server (tests/support/forked_rewind.py) answers exactly as a fresh interpreter does."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from pathlib import Path
+
+import pytest
+
+from rewind.commands.parsing.parser import build_parser
+from tests.conftest import ok, run_rewind
+from tests.support.fresh_lane import LANE, command_started
+
+
+def commands() -> set[str]:
+    """The commands of the grammar (their first word)."""
+    for action in build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return set(action.choices)
+    raise AssertionError("the parser has no commands")
+
+
+@pytest.mark.unit
+def test_the_fresh_lane_runs_every_command_and_only_commands() -> None:
+    named = {command for run in LANE.values() for command in run}
+    assert sorted(commands() - named) == []
+    assert sorted(named - commands()) == []
+
+
+@pytest.mark.unit
+def test_every_test_of_the_fresh_lane_is_there() -> None:
+    """A test renamed or moved would leave the lane silently: each is looked up."""
+    missing = []
+    for test in LANE:
+        path, name = test.split("::")
+        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+        if not callable(getattr(module, name, None)):
+            missing.append(test)
+    assert missing == []
+
+
+@pytest.mark.unit
+def test_the_command_a_program_starts_is_read_off_its_arguments() -> None:
+    python = ["/usr/bin/python3", "-m", "rewind"]
+    assert command_started([*python, "log", "--json"]) == "log"
+    assert command_started([*python, "-C", "/somewhere", "show", "1"]) == "show"
+    assert command_started(["setpriv", "--inh-caps=-all", *python, "restore", "1"]) == "restore"
+    assert command_started(["git", "status"]) is None
+    assert command_started(["/usr/bin/python3", "-c", "serve()"]) is None
+
+
+def history(project: Path) -> None:
+    """Two turns of session s over two files, a restore, a label, then a hand edit (a
+    conflict for a restore to before turn 1)."""
+    (project / "a.txt").write_text("one\n")
+    for number, text in ((1, "two"), (2, "three")):
+        ok("begin", "--session", "s", "--prompt", f"turn {number}")
+        ok("track", "--session", "s", "a.txt", "b.txt")
+        (project / "a.txt").write_text(f"{text}\n")
+        (project / "b.txt").write_text(f"b {text}\n")
+        ok("end", "--session", "s")
+    ok("restore", "2", "--session", "s", "--yes")
+    ok("label", "1", "first", "--session", "s")
+    (project / "a.txt").write_text("by hand\n")
+
+
+# Commands whose answer reads the history and changes nothing: each is run both ways.
+REPRESENTATIVE = [
+    ["log"],
+    ["log", "--json"],
+    ["show", "1"],
+    ["show", "2", "--json"],
+    ["diff", "1"],
+    ["history", "a.txt"],
+    ["blame", "b.txt"],
+    ["status"],
+    ["sessions", "--json"],
+    ["restore", "1", "--dry-run"],  # a conflict: exit 1, the plan, one line on standard error
+    ["undo", "--dry-run"],
+    ["check"],
+    ["help", "restore"],
+    ["--version"],
+    ["restore", "9"],  # a user's mistake
+    ["lgo"],  # a mistyped command: argparse's usage and the closest command
+    ["hook", "claude-code"],  # no event on standard input: nothing printed
+]
+
+
+def test_a_forked_command_answers_as_a_fresh_interpreter_does(project: Path) -> None:
+    history(project)
+    differ = {}
+    for arguments in REPRESENTATIVE:
+        forked = run_rewind(*arguments, fresh=False)
+        fresh = run_rewind(*arguments, fresh=True)
+        answers = [(done.returncode, done.stdout, done.stderr) for done in (forked, fresh)]
+        if answers[0] != answers[1]:
+            differ[" ".join(arguments)] = answers
+    assert differ == {}
+    assert run_rewind("restore", "1", "--dry-run").returncode == 1  # the answers were not empty
