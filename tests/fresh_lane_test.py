@@ -6,13 +6,19 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
+import os
+import subprocess
+import threading
 from pathlib import Path
 
 import pytest
 
 from rewind.commands.parsing.parser import build_parser
-from tests.conftest import ok, run_rewind
+from tests.conftest import ok, run_rewind, store_dir
+from tests.support.forked_rewind import ForkedRewind
 from tests.support.fresh_lane import LANE, command_started
+from tests.watch.conftest import SESSION, external, recorded_with, wait_for
 
 
 def commands() -> set[str]:
@@ -100,3 +106,57 @@ def test_a_forked_command_answers_as_a_fresh_interpreter_does(project: Path) -> 
             differ[" ".join(arguments)] = answers
     assert differ == {}
     assert run_rewind("restore", "1", "--dry-run").returncode == 1  # the answers were not empty
+
+
+def watched(project: Path, server: ForkedRewind, env: dict[str, str]) -> set[bytes]:
+    """Runs ``rewind watch`` in ``project`` forked from ``server`` with ``env``, makes three
+    files while it watches, and returns the paths it recorded (once kept.txt is recorded, the
+    watcher is stopped)."""
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "start"], cwd=project, env=env)
+    ok("begin", "--session", SESSION, "--prompt", "work", cwd=project, env=env)
+    answers: list[tuple[int, str, str]] = []
+    arguments = ["watch", "--session", SESSION]
+    running = threading.Thread(
+        target=lambda: answers.append(server.run(arguments, str(project), env, None, 120.0))
+    )
+    running.start()
+    try:
+        info = store_dir(project) / "rewind" / "watch.json"
+        wait_for(lambda: info.exists() and json.loads(info.read_text()).get("ready"), "ready")
+        for name in ("a.log", "b.log", "kept.txt"):
+            (project / name).write_text(f"{name}\n")
+        wait_for(lambda: recorded_with(project, "kept.txt", b"kept.txt\n"), "kept.txt")
+    finally:
+        run_rewind("watch", "--stop", cwd=project, env=env)
+        running.join(timeout=120)
+    assert answers and answers[0][0] == 0, answers
+    return set(external(project))
+
+
+def test_each_forked_command_reads_the_git_configuration_of_its_own_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """libgit2 finds the person's git configuration (the global, the XDG one, the home ``~``
+    means) when pygit2 is imported: a fresh interpreter reads them from its own environment, a
+    forked command must too, not the server's. Each of two homes has a global ignore file
+    (watch mode's ignore rules read it through libgit2); a server started in the first runs a
+    watcher in each home, one after the other: each leaves out what its own home ignores."""
+    homes = {}
+    for name, ignored in (("first", "a.log"), ("second", "b.log")):
+        home = tmp_path / name
+        (home / ".config" / "git").mkdir(parents=True)
+        (home / ".config" / "git" / "ignore").write_text(f"{ignored}\n")
+        homes[name] = home
+    monkeypatch.setenv("HOME", str(homes["first"]))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(homes["first"] / ".gitconfig"))
+    server = ForkedRewind()
+    try:
+        seen = {}
+        for name, home in homes.items():
+            project = tmp_path / f"project-{name}"
+            subprocess.run(["git", "init", "-q", str(project)], check=True)
+            env = {**os.environ, "HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig")}
+            seen[name] = watched(project, server, env)
+    finally:
+        server.close()
+    assert seen == {"first": {b"b.log", b"kept.txt"}, "second": {b"a.log", b"kept.txt"}}
