@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from rewind.commands import COMMANDS
 from rewind.commands.parsing.quick_parser import quick_parse
@@ -20,8 +21,9 @@ if TYPE_CHECKING:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    started = time.perf_counter()
     try:
-        code = _run(argv)
+        code = _run(argv, started)
     except SystemExit as stop:  # argparse ends '--help' this way
         if not isinstance(stop.code, int | None):
             raise
@@ -36,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-def _run(argv: Sequence[str] | None) -> int:
+def _run(argv: Sequence[str] | None, started: float) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments and sys.stdin.isatty() and sys.stdout.isatty():
         arguments = ["tui"]  # plain 'rewind' on a terminal opens the TUI
@@ -49,6 +51,8 @@ def _run(argv: Sequence[str] | None) -> int:
         if command not in QUIET_COMMANDS:
             _say_when_waiting()
         no_pager = bool(options.pop("no_pager", False))
+        if command == "hook":  # the call's latency, in the store's stats, runs from main()
+            options["started"] = started
         run = COMMANDS[command]()
         if command not in PAGED_COMMANDS:
             return int(run(**options))

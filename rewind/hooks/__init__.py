@@ -8,7 +8,7 @@ and prints nothing else: problems are written to the log of the project's store 
 status`` shows where), or to ``$REWIND_HOME/hooks.log`` when no project could be found, or, when
 neither can be written, to a fallback log (rewind.store.failure_log) that status and doctor read
 too. Each call that found its project's store adds one line to the store's stats (how long it
-took, from when rewind began to load, and what it could not do in full:
+took, from when the command began, and what it could not do in full:
 rewind.store.hook_calls), which ``rewind stats`` reads.
 """
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 import sys
 import time
 
-from rewind import LOADED_AT
 from rewind.hooks.context import HookContext
 from rewind.store.input_limits import PAYLOAD_BYTES, too_large
 
@@ -93,7 +92,10 @@ ADAPTERS: dict[str, Callable[[], Adapter]] = {
 }
 
 
-def handle_event(agent: str, argument: str | None) -> None:
+def handle_event(agent: str, argument: str | None, started: float) -> None:
+    """Handles one event; ``started`` is when the command began (time.perf_counter), taken
+    by this process when it was asked to run (rewind.cli.main), never when rewind was loaded:
+    a process that loaded rewind long before (a fork of one) runs a call of its own."""
     context = HookContext(agent)
     output = None
     try:
@@ -110,7 +112,7 @@ def handle_event(agent: str, argument: str | None) -> None:
     except Exception as error:  # a hook must never fail the agent
         context.log_failure(error)
     finally:
-        context.record_call(time.perf_counter() - LOADED_AT)
+        context.record_call(time.perf_counter() - started)
     if output:
         sys.stdout.write(output)
         sys.stdout.flush()
