@@ -6,17 +6,11 @@ The Python API lives in :mod:`rewind.api`; its names are re-exported here lazily
 
 from __future__ import annotations
 
-from time import perf_counter
-
-# When rewind began to load (time.perf_counter): a hook call's latency in its stats runs from
-# here, so that it covers rewind's imports, not only its work (rewind.hooks).
-LOADED_AT = perf_counter()
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rewind.api import Project, Turn
 
-__all__ = ["LOADED_AT", "Project", "Turn", "__version__"]
+__all__ = ["Project", "Turn", "__version__"]
 
 
 def __getattr__(name: str) -> object:

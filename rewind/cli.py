@@ -1,15 +1,17 @@
 """``rewind``'s entry point: parse, run one command, map failures to exit codes.
 
 A user's mistake prints one line and exits 1; a bug prints where its traceback was written and
-exits 3; Ctrl-C exits 130. Commands are imported only when they run, so the hook path loads
-only what it uses.
+exits 3; Ctrl-C exits 130. Each command is found in :data:`rewind.commands.COMMANDS`, which
+imports its module only when it runs, so the hook path loads only what it uses.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 
+from rewind.commands import COMMANDS
 from rewind.commands.parsing.quick_parser import quick_parse
 from rewind.errors import ExitCode, UserError, environment_problem
 
@@ -19,8 +21,9 @@ if TYPE_CHECKING:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    started = time.perf_counter()
     try:
-        code = _run(argv)
+        code = _run(argv, started)
     except SystemExit as stop:  # argparse ends '--help' this way
         if not isinstance(stop.code, int | None):
             raise
@@ -35,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-def _run(argv: Sequence[str] | None) -> int:
+def _run(argv: Sequence[str] | None, started: float) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments and sys.stdin.isatty() and sys.stdout.isatty():
         arguments = ["tui"]  # plain 'rewind' on a terminal opens the TUI
@@ -43,18 +46,20 @@ def _run(argv: Sequence[str] | None) -> int:
         return _print_version()
     try:
         options = quick_parse(arguments) or _parse_with_argparse(arguments)
-        command = options.pop("command")
+        command = str(options.pop("command"))
         _change_directory(options.pop("directory"))
         if command not in QUIET_COMMANDS:
             _say_when_waiting()
         no_pager = bool(options.pop("no_pager", False))
-        module = __import__(f"rewind.commands.{command}", fromlist=["run"])
+        if command == "hook":  # the call's latency, in the store's stats, runs from main()
+            options["started"] = started
+        run = COMMANDS[command]()
         if command not in PAGED_COMMANDS:
-            return int(module.run(**options))
+            return int(run(**options))
         from rewind.commands.output.pager import paged
 
         with paged(no_pager):
-            return int(module.run(**options))
+            return int(run(**options))
     except UserError as error:
         print(f"rewind: {error}", file=sys.stderr)
         return int(error.exit_code)

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.fresh_lane import LANE, command_started
 from tests.support.installed_wheel import Installed, install_wheel_once
 from tests.support.watchers import stop_watchers
 
@@ -83,9 +84,19 @@ def _uses_a_module_fixture(item: pytest.Item) -> bool:
 
 # Where the programs started now are noted (None: nowhere): see programs_started.
 _noting: list[str] | None = None
+# Where the rewind commands started as fresh interpreters are noted (None: nowhere): see
+# fresh_lane.
+_fresh_commands: set[str] | None = None
 
 
 def _note_started_program(event: str, arguments: tuple[object, ...]) -> None:
+    if _fresh_commands is not None and event == "subprocess.Popen":
+        started = arguments[1]
+        if isinstance(started, list | tuple):
+            words = [os.fsdecode(w) for w in started if isinstance(w, str | bytes | os.PathLike)]
+            command = command_started(words)
+            if command is not None:
+                _fresh_commands.add(command)
     if (
         _noting is not None
         and event in PROCESS_EVENTS
@@ -122,6 +133,26 @@ def unit_tests_start_no_program(request: pytest.FixtureRequest) -> Iterator[None
     with programs_started() as started:
         yield
     assert not started, f"a unit test started {len(started)} program(s), first {started[0]}"
+
+
+@pytest.fixture(autouse=True)
+def fresh_lane(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A test of the fresh lane (tests/support/fresh_lane.py) runs its rewind commands as
+    fresh interpreters, and fails unless it started each command the lane names for it so."""
+    named = LANE.get(request.node.nodeid.split("[")[0])
+    if named is None:
+        yield
+        return
+    global _fresh_commands
+    monkeypatch.setenv("REWIND_TEST_FRESH", "1")
+    started: set[str] = set()
+    _fresh_commands = started
+    try:
+        yield
+    finally:
+        _fresh_commands = None
+    missing = sorted(set(named) - started)
+    assert not missing, f"the fresh lane's test started no fresh 'rewind {missing[0]}'"
 
 
 @pytest.fixture(autouse=True)
@@ -207,15 +238,19 @@ def run_rewind(
     cwd: Path | str | None = None,
     input: str | None = None,
     env: dict[str, str] | None = None,
+    fresh: bool | None = None,
 ) -> RewindResult:
     """``rewind ARGS`` as a process of its own, the way a person runs it: forked from a server
     that imported rewind once (tests/support/forked_rewind.py), or a fresh interpreter with
-    ``REWIND_TEST_FRESH=1`` or an ``env`` that sets what an interpreter reads at its start
-    (``PYTHON...``)."""
+    ``REWIND_TEST_FRESH=1`` (the tests of the fresh lane: tests/support/fresh_lane.py) or an
+    ``env`` that sets what an interpreter reads at its start (``PYTHON...``); ``fresh`` says
+    which, whatever they say."""
     environment = {**os.environ, **(env or {})}
-    # What the interpreter reads as it starts (PYTHONPATH...) needs one that starts.
-    starts = any(name.startswith("PYTHON") for name in env or {})
-    if starts or os.environ.get("REWIND_TEST_FRESH") == "1":
+    if fresh is None:
+        # What the interpreter reads as it starts (PYTHONPATH...) needs one that starts.
+        starts = any(name.startswith("PYTHON") for name in env or {})
+        fresh = starts or os.environ.get("REWIND_TEST_FRESH") == "1"
+    if fresh:
         completed = subprocess.run(
             [sys.executable, "-m", "rewind", *args],
             cwd=cwd,

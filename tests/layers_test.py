@@ -72,18 +72,31 @@ def _layer(module: str) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("module", sorted(name for name in GRAPH if _layer(name)))
-def test_a_lower_layer_imports_nothing_above_it(module: str) -> None:
+def upward_imports(module: str) -> list[str]:
+    """What ``module``, of a lower layer, imports from above it."""
     layer = _layer(module)
     assert layer is not None
     allowed = (layer, *ALLOWED[layer])
-    upward = sorted(
+    return sorted(
         imported
         for imported in GRAPH[module]
         if imported != "rewind"
         and not any(imported == ok or imported.startswith(ok + ".") for ok in allowed)
     )
-    assert not upward, f"{module} imports {upward}, above its layer"
+
+
+def test_a_lower_layer_imports_nothing_above_it() -> None:
+    offending = {
+        module: upward
+        for module in sorted(name for name in GRAPH if _layer(name))
+        if (upward := upward_imports(module))
+    }
+    assert not offending, "imports above their layer: " + _listed(offending)
+
+
+def _listed(offending: dict[str, list[str]]) -> str:
+    """Every offending module and what it imports, one per line."""
+    return "".join(f"\n  {module} imports {names}" for module, names in offending.items())
 
 
 # Inside the history: its core (entries, sessions, journals, the index) at the top of the package,
@@ -112,17 +125,25 @@ def _history_part(module: str) -> str | None:
     return HISTORY if module == HISTORY or module.startswith(HISTORY + ".") else None
 
 
-@pytest.mark.parametrize("module", sorted(name for name in GRAPH if _history_part(name)))
-def test_a_part_of_the_history_imports_only_the_core_and_the_parts_below_it(module: str) -> None:
+def parts_beyond(module: str) -> list[str]:
+    """The parts of the history ``module`` imports that are not below its own part."""
     own = _history_part(module)
     assert own is not None
     allowed = (HISTORY, own, *HISTORY_PARTS.get(own, ()))
-    beyond = sorted(
+    return sorted(
         imported
         for imported in GRAPH[module]
         if (part := _history_part(imported)) is not None and part not in allowed
     )
-    assert not beyond, f"{module} imports {beyond}: not below {own}"
+
+
+def test_a_part_of_the_history_imports_only_the_core_and_the_parts_below_it() -> None:
+    offending = {
+        module: beyond
+        for module in sorted(name for name in GRAPH if _history_part(name))
+        if (beyond := parts_beyond(module))
+    }
+    assert not offending, "imports of parts not below their own: " + _listed(offending)
 
 
 # The interfaces, side by side above the history: none borrows from another. ``rewind.commands``
@@ -152,11 +173,11 @@ def _interface(module: str) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("module", sorted(name for name in GRAPH if _interface(name)))
-def test_an_interface_imports_no_other_interface(module: str) -> None:
+def borrowed_from_interfaces(module: str) -> list[str]:
+    """What ``module``, of an interface, imports from another interface (or the commands)."""
     own = _interface(module)
     allowed = MAY_ALSO_IMPORT.get(own or "", ())
-    borrowed = sorted(
+    return sorted(
         imported
         for imported in GRAPH[module]
         if _interface(imported) not in (None, own)
@@ -164,7 +185,15 @@ def test_an_interface_imports_no_other_interface(module: str) -> None:
         or imported.startswith("rewind.commands.")
         if imported not in allowed
     )
-    assert not borrowed, f"{module} imports {borrowed}, another interface's"
+
+
+def test_an_interface_imports_no_other_interface() -> None:
+    offending = {
+        module: borrowed
+        for module in sorted(name for name in GRAPH if _interface(name))
+        if (borrowed := borrowed_from_interfaces(module))
+    }
+    assert not offending, "imports of another interface's modules: " + _listed(offending)
 
 
 def test_no_module_imports_itself_through_others() -> None:
@@ -196,3 +225,33 @@ def test_the_graph_is_read_at_all() -> None:
     assert _history_part("rewind.history.restoring.restore") == "rewind.history.restoring"
     assert _history_part("rewind.history.index") == HISTORY
     assert "rewind.watch.pidfile" in GRAPH["rewind.hooks.claude_code"]
+
+
+def test_each_rule_reports_every_offending_module_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The rules judge the graph as a whole: two offending modules are both named, in one failure.
+    for module, imported in (
+        ("rewind.store.objects", "rewind.history.session"),
+        ("rewind.store.atomic", "rewind.commands.log"),
+        ("rewind.history.recording.drift", "rewind.history.restoring.restore"),
+        ("rewind.history.insight.blame", "rewind.history.upkeep.retention"),
+        ("rewind.tui.app", "rewind.hooks.claude_code"),
+        ("rewind.mcp.server", "rewind.commands.log"),
+    ):
+        monkeypatch.setitem(GRAPH, module, GRAPH[module] | {imported})
+    rules = (
+        (
+            test_a_lower_layer_imports_nothing_above_it,
+            "rewind.store.objects",
+            "rewind.store.atomic",
+        ),
+        (
+            test_a_part_of_the_history_imports_only_the_core_and_the_parts_below_it,
+            "rewind.history.recording.drift",
+            "rewind.history.insight.blame",
+        ),
+        (test_an_interface_imports_no_other_interface, "rewind.tui.app", "rewind.mcp.server"),
+    )
+    for rule, first, second in rules:
+        with pytest.raises(AssertionError) as failure:
+            rule()
+        assert first in str(failure.value) and second in str(failure.value), rule.__name__

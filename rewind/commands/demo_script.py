@@ -370,7 +370,7 @@ def _print_next_steps(keep: bool) -> None:
 
 def _agents() -> str:
     """The agents 'rewind install' takes, as a list in words."""
-    from rewind.installers import targets
+    from rewind.installers.registry import targets
 
     names = [name for name, target in targets().items() if target.hook_agent]
     return ", ".join(names[:-1]) + f" or {names[-1]}"

@@ -25,10 +25,10 @@ from rewind.installers import (
     Target,
     path_advice,
     rewind_executable,
-    targets,
 )
 from rewind.installers.mcp_probe import list_tools
 from rewind.installers.probe import SLOW, ProbeResult, run_probe
+from rewind.installers.registry import targets
 from rewind.mcp.names import CHANGE_TOOLS, READ_TOOLS
 from rewind.store.config import CONFIG_NAME, load_config
 from rewind.store.failure_log import problem_logs, recent_problems

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 from rewind.errors import UserError
-from rewind.installers import Change, Context, get_target
+from rewind.installers import Change, Context
 from rewind.installers.mcp_registration import registration_of, require_server_package
+from rewind.installers.registry import get_target
 
 
 def run(*, agent: str, scope: str | None, mcp: bool = False) -> int:

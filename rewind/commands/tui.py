@@ -55,7 +55,7 @@ def _nothing_recorded() -> bool:
 
 def _how_to_start() -> int:
     """The TUI's empty state: how to start recording, and 'q' to quit (exit code 0)."""
-    from rewind.installers import targets
+    from rewind.installers.registry import targets
     from rewind.store.root import find_root
     from rewind.tui.empty_state import NothingRecorded
 

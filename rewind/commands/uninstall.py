@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from rewind.commands.install import print_change, print_mcp_change
 from rewind.errors import UserError
-from rewind.installers import Context, get_target
+from rewind.installers import Context
 from rewind.installers.mcp_registration import McpRegistration, registration_of
+from rewind.installers.registry import get_target
 
 
 def run(*, agent: str, scope: str | None, mcp: bool = False) -> int:

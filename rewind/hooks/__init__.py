@@ -1,12 +1,14 @@
 """``rewind hook AGENT``: one event of an agent's hooks, mapped onto turns and tracked paths.
 
 Each agent has an adapter module with ``handle(context) -> str | None`` (what to print on
-standard output, when the agent's protocol wants an answer). Whatever happens, the hook exits 0
+standard output, when the agent's protocol wants an answer), named in :data:`ADAPTERS` under the
+word of ``rewind hook AGENT``, and imported only when its agent's event comes. Whatever happens,
+the hook exits 0
 and prints nothing else: problems are written to the log of the project's store (``rewind
 status`` shows where), or to ``$REWIND_HOME/hooks.log`` when no project could be found, or, when
 neither can be written, to a fallback log (rewind.store.failure_log) that status and doctor read
 too. Each call that found its project's store adds one line to the store's stats (how long it
-took, from when rewind began to load, and what it could not do in full:
+took, from when the command began, and what it could not do in full:
 rewind.store.hook_calls), which ``rewind stats`` reads.
 """
 
@@ -15,40 +17,102 @@ from __future__ import annotations
 import sys
 import time
 
-from rewind import LOADED_AT
 from rewind.hooks.context import HookContext
 from rewind.store.input_limits import PAYLOAD_BYTES, too_large
 
-ADAPTERS = {
-    "claude-code": "claude_code",
-    "codex": "codex",
-    "gemini": "gemini",
-    "cursor": "cursor",
-    "copilot": "copilot",
-    "cline": "cline",
-    "windsurf": "windsurf",
-    "git": "git_precommit",
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Protocol
+
+    class Adapter(Protocol):
+        """An agent's adapter module."""
+
+        def handle(self, context: HookContext, /) -> str | None: ...
+
+
+def _claude_code() -> Adapter:
+    from rewind.hooks import claude_code
+
+    return claude_code
+
+
+def _codex() -> Adapter:
+    from rewind.hooks import codex
+
+    return codex
+
+
+def _gemini() -> Adapter:
+    from rewind.hooks import gemini
+
+    return gemini
+
+
+def _cursor() -> Adapter:
+    from rewind.hooks import cursor
+
+    return cursor
+
+
+def _copilot() -> Adapter:
+    from rewind.hooks import copilot
+
+    return copilot
+
+
+def _cline() -> Adapter:
+    from rewind.hooks import cline
+
+    return cline
+
+
+def _windsurf() -> Adapter:
+    from rewind.hooks import windsurf
+
+    return windsurf
+
+
+def _git_precommit() -> Adapter:
+    from rewind.hooks import git_precommit
+
+    return git_precommit
+
+
+# Each agent's adapter, by the AGENT of 'rewind hook AGENT'; "git" is the pre-commit safety net.
+ADAPTERS: dict[str, Callable[[], Adapter]] = {
+    "claude-code": _claude_code,
+    "codex": _codex,
+    "gemini": _gemini,
+    "cursor": _cursor,
+    "copilot": _copilot,
+    "cline": _cline,
+    "windsurf": _windsurf,
+    "git": _git_precommit,
 }
 
 
-def handle_event(agent: str, argument: str | None) -> None:
+def handle_event(agent: str, argument: str | None, started: float) -> None:
+    """Handles one event; ``started`` is when the command began (time.perf_counter), taken
+    by this process when it was asked to run (rewind.cli.main), never when rewind was loaded:
+    a process that loaded rewind long before (a fork of one) runs a call of its own."""
     context = HookContext(agent)
     output = None
     try:
-        adapter = ADAPTERS.get(agent)
-        if adapter is None:
+        load = ADAPTERS.get(agent)
+        if load is None:
             context.log(f"unknown agent {agent!r}; expected one of {', '.join(ADAPTERS)}")
             return
-        module = __import__(f"rewind.hooks.{adapter}", fromlist=["handle"])
+        adapter = load()
         # An adapter whose caller sends no event (git runs its pre-commit hook with nothing on
         # standard input) says so with NEEDS_PAYLOAD = False; the others need one.
-        if getattr(module, "NEEDS_PAYLOAD", True):
+        if getattr(adapter, "NEEDS_PAYLOAD", True):
             context.read_payload(argument if argument is not None else _read_stdin())
-        output = module.handle(context)
+        output = adapter.handle(context)
     except Exception as error:  # a hook must never fail the agent
         context.log_failure(error)
     finally:
-        context.record_call(time.perf_counter() - LOADED_AT)
+        context.record_call(time.perf_counter() - started)
     if output:
         sys.stdout.write(output)
         sys.stdout.flush()

@@ -1,9 +1,10 @@
 """Install targets: what ``rewind install AGENT`` and ``rewind uninstall AGENT`` write, and what
 ``rewind doctor`` checks.
 
-Each target is an object of a subclass of :class:`Target`, registered under the word people type
-after ``rewind install``. The agents' targets (``claude-code``, ``codex``, ``gemini``,
-``cursor``, ``copilot``) each live in a module of this package and edit a JSON settings file through
+Each target is an object of a subclass of :class:`Target`, named in
+:data:`rewind.installers.registry.TARGETS` under the word people type after ``rewind install``.
+The agents' targets (``claude-code``, ``codex``, ``gemini``, ``cursor``, ``copilot``) each live
+in a module of this package and edit a JSON settings file through
 :class:`rewind.installers.json_settings.JsonHooksTarget`, which also serves any other agent whose
 hooks live in a JSON file (give it the paths per scope and a function from the hook command to
 the block).
@@ -11,10 +12,10 @@ the block).
 Adding a target
 ---------------
 
-Put a module in this package (``rewind/installers/git_hook.py``, say) that registers the target
-when imported::
+Put a module in this package (``rewind/installers/git_hook.py``, say) whose ``TARGET`` is the
+target::
 
-    from rewind.installers import Change, Context, Target, register
+    from rewind.installers import Change, Context, Target
 
     class GitHook(Target):
         name = "git-hook"                    # rewind install git-hook
@@ -32,13 +33,14 @@ when imported::
         def uninstall(self, scope: str, context: Context) -> Change:
             ...
 
-    register(GitHook())
+    TARGET = GitHook()
 
-Every module of this package is imported before the command line is built, so nothing else
-needs editing: the new word appears in ``rewind install --help`` and ``rewind uninstall --help``
-(then run scripts/cli_reference.py, which writes docs/cli.md's help blocks anew). A target
-defined outside this package is registered by calling :func:`register` before :func:`targets`
-is first used.
+then name it in :data:`rewind.installers.registry.TARGETS`, through a function that imports the
+module when its target is wanted, and in the parser's
+``rewind.commands.parsing.setup_commands.INSTALL_TARGETS``: the new word appears in ``rewind
+install --help`` and ``rewind uninstall --help`` (then run scripts/cli_reference.py, which
+writes docs/cli.md's help blocks anew). A target defined outside this package is registered by
+calling :func:`rewind.installers.registry.register`.
 
 The contract:
 
@@ -73,17 +75,13 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rewind.errors import UserError, did_you_mean
+from rewind.errors import UserError
 from rewind.store.root import find_root
 
 if TYPE_CHECKING:
     from rewind.installers.mcp_registration import McpRegistration
 
 SCOPES = ("user", "project", "local")
-
-# Listed first, in this order (in help texts, doctor's report); the other targets follow by
-# name, whichever module was imported first.
-_FIRST = ("claude-code", "codex", "gemini", "cursor", "copilot")
 
 
 @dataclass(frozen=True)
@@ -232,42 +230,3 @@ def path_advice(target: Target) -> str:
     if private:
         advice += f", or run 'rewind install {target.name} --{private}' to use this machine's path"
     return advice
-
-
-_registry: dict[str, Target] = {}
-_loaded = False
-
-
-def register(target: Target) -> None:
-    """Makes ``target`` available as ``rewind install NAME`` (and uninstall, doctor)."""
-    if not target.name or target.name in _registry:
-        raise ValueError(f"install target {target.name!r} has no name or is registered twice")
-    if target.default_scope not in target.scopes or not set(target.scopes) <= set(SCOPES):
-        raise ValueError(f"install target {target.name!r} has unknown scopes")
-    _registry[target.name] = target
-
-
-def targets() -> dict[str, Target]:
-    """Every registered target by name, after importing every module of this package."""
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        directory = os.path.dirname(__file__)
-        found = sorted(
-            name[:-3]
-            for name in os.listdir(directory)
-            if name.endswith(".py") and not name.startswith("_")
-        )
-        for module in found:
-            __import__(f"{__name__}.{module}")
-    first = [name for name in _FIRST if name in _registry]
-    rest = sorted(name for name in _registry if name not in _FIRST)
-    return {name: _registry[name] for name in [*first, *rest]}
-
-
-def get_target(name: str) -> Target:
-    found = targets().get(name)
-    if found is None:
-        hint = did_you_mean(name, targets())
-        raise UserError(f"unknown target {name!r}{hint} (one of {', '.join(targets())})")
-    return found

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from rewind.installers import Change, Context, Inspection, Probe, ProbeStep, register
+from rewind.installers import Change, Context, Inspection, Probe, ProbeStep
 from rewind.installers.json_settings import JsonHooksTarget, command_groups
 from rewind.installers.mcp_json import JsonEntry, JsonRegistration
 from rewind.installers.mcp_registration import JsonMcp, server_entry
@@ -205,7 +205,6 @@ TARGET.mcp = JsonMcp(
     scopes=("user", "project", "local"),
     advice="start Claude Code again to load the server ('/mcp' lists it)",
 )
-register(TARGET)
 
 
 def _unignored(project: str, name: str) -> str:

@@ -28,7 +28,6 @@ from rewind.installers import (
     Target,
     path_advice,
     record,
-    register,
 )
 from rewind.installers.mcp_json import JsonEntry, JsonRegistration
 from rewind.installers.mcp_registration import JsonMcp, server_entry
@@ -273,4 +272,3 @@ TARGET = ClineHooks()
 TARGET.mcp = JsonMcp(
     mcp_files, scopes=("user",), shared_scopes=(), advice="start Cline again to load the server"
 )
-register(TARGET)

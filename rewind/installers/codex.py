@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from rewind.installers import Change, Context, Inspection, Probe, ProbeStep, codex_trust, register
+from rewind.installers import Change, Context, Inspection, Probe, ProbeStep, codex_trust
 from rewind.installers.codex_mcp import CodexMcp
 from rewind.installers.json_settings import JsonHooksTarget, command_groups
 from rewind.installers.rewind_hooks import is_rewind_hook
@@ -194,4 +194,3 @@ def _hook_findings(
 
 TARGET = Codex("codex", "Codex", PATHS, document, probe)
 TARGET.mcp = CodexMcp()
-register(TARGET)

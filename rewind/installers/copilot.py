@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 
-from rewind.installers import Change, Context, Inspection, Probe, ProbeStep, register
+from rewind.installers import Change, Context, Inspection, Probe, ProbeStep
 from rewind.installers.json_settings import JsonHooksTarget
 from rewind.installers.mcp_json import JsonEntry, JsonRegistration
 from rewind.installers.mcp_registration import JsonMcp, server_entry
@@ -209,4 +209,3 @@ TARGET.mcp = JsonMcp(
     shared_scopes=(),
     advice="start Copilot CLI again ('/mcp show' lists the server)",
 )
-register(TARGET)

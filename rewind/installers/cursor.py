@@ -7,7 +7,7 @@ still sends ``afterFileEdit``, from which rewind rebuilds pre-images (rewind.hoo
 
 from __future__ import annotations
 
-from rewind.installers import Probe, ProbeStep, register
+from rewind.installers import Probe, ProbeStep
 from rewind.installers.json_settings import JsonHooksTarget
 from rewind.installers.mcp_registration import JsonMcp, servers_file
 from rewind.installers.settings_file import JsonObject
@@ -81,4 +81,3 @@ TARGET.mcp = JsonMcp(
     servers_file({"user": ".cursor/mcp.json", "project": ".cursor/mcp.json"}),
     advice="turn the server on in Cursor's settings (Tools & MCP)",
 )
-register(TARGET)

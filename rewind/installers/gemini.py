@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from rewind.errors import UserError
-from rewind.installers import Change, Context, Probe, ProbeStep, owned_file, register
+from rewind.installers import Change, Context, Probe, ProbeStep, owned_file
 from rewind.installers.json_settings import JsonHooksTarget, command_groups
 from rewind.installers.mcp_registration import JsonMcp, McpFound, servers_file
 from rewind.installers.settings_file import JsonObject, SettingsFile
@@ -185,4 +185,3 @@ TARGET.mcp = GeminiMcp(
     servers_file(PATHS),
     advice="start Gemini CLI again in a trusted folder ('/mcp' lists the server)",
 )
-register(TARGET)

@@ -22,7 +22,6 @@ from rewind.installers import (
     Target,
     precommit_hook,
     precommit_private,
-    register,
 )
 
 
@@ -133,4 +132,4 @@ def _change(outcome: precommit_hook.Outcome) -> Change:
     return Change(outcome.path, outcome.created, list(outcome.items), list(outcome.notes))
 
 
-register(GitHook())
+TARGET = GitHook()

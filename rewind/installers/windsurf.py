@@ -5,7 +5,7 @@ that rewind leaves alone, and merges all three. The shapes are Windsurf's docume
 
 from __future__ import annotations
 
-from rewind.installers import Probe, ProbeStep, register
+from rewind.installers import Probe, ProbeStep
 from rewind.installers.json_settings import JsonHooksTarget
 from rewind.installers.mcp_registration import JsonMcp, servers_file
 from rewind.installers.settings_file import JsonObject
@@ -61,4 +61,3 @@ TARGET.mcp = JsonMcp(
     shared_scopes=(),
     advice="press refresh in Cascade's MCP panel",
 )
-register(TARGET)

@@ -1,5 +1,8 @@
-"""Starting a gc by itself: ``begin`` checks, in one ``listdir``, whether loose objects have
-piled up, and if so starts ``rewind gc --quiet`` detached (see :mod:`rewind.store.packing`).
+"""Asking for a gc by itself: ``begin`` checks, in one ``listdir``, whether loose objects have
+piled up, and if so has a gc started in the background (see :mod:`rewind.store.packing`).
+
+The store starts no process for it: the history hands it what starts the gc
+(:func:`rewind.history.background.start_gc`, ``rewind gc --quiet`` detached).
 
 On the hook path: it imports nothing that the hook path does not load anyway.
 """
@@ -10,6 +13,10 @@ import os
 import time
 
 from rewind.store.repository import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # Like git's gc.auto: pack once about this many loose objects have piled up, judged (as git
 # does) from one of the 256 fan-out directories so that the check costs a single listdir.
@@ -46,25 +53,11 @@ def _mtime(path: str) -> float | None:
         return None
 
 
-def pack_in_background(store: Store) -> None:
-    """Starts ``rewind gc`` detached, so that the hook that noticed does not wait for it."""
+def pack_in_background(store: Store, start_gc: Callable[[Store], None]) -> None:
+    """Notes that a gc starts and has ``start_gc`` start it in the background, so that the hook
+    that noticed does not wait for it."""
     touch(store.state_path(GC_STARTED))  # the next begins do not start one too
-    start_detached(store, "gc", "--quiet")
-
-
-def start_detached(store: Store, *arguments: str) -> None:
-    """Starts ``rewind ARGUMENTS`` on the store's project in a session of its own, its output
-    discarded: a hook never waits for it, and it outlives the agent's process group."""
-    import subprocess
-    import sys
-
-    subprocess.Popen(
-        [sys.executable, "-m", "rewind", "-C", os.fsdecode(store.root.path), *arguments],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    start_gc(store)
 
 
 def touch(path: str) -> None:

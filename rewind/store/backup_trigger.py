@@ -1,7 +1,9 @@
 """Asking for an automatic backup push: ``[remote] backup`` (rewind.history.remote.backup).
 
 On the hook path, once per closed entry: a touch, a lock test and, when no backup pusher runs,
-starting one detached (``rewind push --background``). It never waits for the remote.
+having one started through what the history hands it
+(:func:`rewind.history.background.start_push`, ``rewind push --background`` detached). It never
+waits for the remote.
 """
 
 from __future__ import annotations
@@ -9,24 +11,29 @@ from __future__ import annotations
 import fcntl
 import os
 
-from rewind.store.auto_gc import start_detached, touch
+from rewind.store.auto_gc import touch
 from rewind.store.repository import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 BACKUP_LOCK = "backup.lock"  # held by the one pusher at work
 BACKUP_REQUESTED = "backup.requested"  # its time: when the last entry closed
 BACKUP_STATE = "backup.json"  # what the last attempts did (rewind.history.remote.backup)
 
 
-def request_backup(store: Store) -> None:
+def request_backup(store: Store, start_push: Callable[[Store], None]) -> None:
     """Notes that an entry closed and, unless a pusher is at work (it will see the note),
-    starts one. Never raises: a backup that cannot even be asked for is logged."""
+    has ``start_push`` start one. Never raises: a backup that cannot even be asked for is
+    logged."""
     if not store.config.remote.backup or store.read_only:
         return
     try:
         touch(store.state_path(BACKUP_REQUESTED))
         if pusher_running(store):
             return
-        start_detached(store, "push", "--background")
+        start_push(store)
     except OSError as error:
         store.log_problem(f"the backup push could not be started: {error}")
 

@@ -57,7 +57,7 @@ class LineDiffer:
                 f"object {oid} is missing from the store; run 'rewind check' to see what it "
                 "affects."
             ) from None
-        except pygit2.GitError as error:
+        except (pygit2.GitError, MemoryError) as error:  # MemoryError: a damaged size
             raise StoreError(
                 f"object {oid} in the store is corrupted ({error}); run 'rewind check' to see "
                 "what it affects."

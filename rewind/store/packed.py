@@ -49,7 +49,9 @@ def read_packed_object(git_dir: str, oid: str) -> tuple[bytes, bytes]:
         raise MissingObject(
             f"object {oid} is missing from the store; run 'rewind check' to see what it affects."
         ) from None
-    except pygit2.GitError as error:  # a pack that cannot be inflated, or fails its checksum
+    # A pack that cannot be inflated or fails its checksum; libgit2's "out of memory" is a
+    # damaged header claiming a size no stored object has (files past max_file_size are not kept).
+    except (pygit2.GitError, MemoryError) as error:
         raise StoreError(
             f"object {oid} in the store is corrupted ({error}); "
             "run 'rewind check' to see what it affects."
@@ -68,7 +70,7 @@ def read_packed_size(git_dir: str, oid: str) -> int:
         raise MissingObject(
             f"object {oid} is missing from the store; run 'rewind check' to see what it affects."
         ) from None
-    except pygit2.GitError as error:
+    except (pygit2.GitError, MemoryError) as error:  # MemoryError: a damaged size
         raise StoreError(
             f"object {oid} in the store is corrupted ({error}); "
             "run 'rewind check' to see what it affects."

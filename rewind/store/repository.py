@@ -219,12 +219,17 @@ class Store:
 
     def lock(self) -> StoreLock:
         """The store lock, which every writer takes; a view of fetched sessions has none."""
+        self.refuse_if_read_only()
+        return StoreLock(self.state_path("lock"), self.lock_timeout)
+
+    def refuse_if_read_only(self) -> None:
+        """Refuses a writer a view of fetched sessions: nothing is recorded into it, not even
+        what a writer stores before it takes the lock (the contents a record names)."""
         if self.read_only:
             raise ReadOnlyStore(
                 "sessions fetched from a remote are read-only; 'rewind apply' brings a turn's "
                 "changes into this project instead."
             )
-        return StoreLock(self.state_path("lock"), self.lock_timeout)
 
     def ensure_layout(self) -> None:
         if os.path.exists(os.path.join(self.git_dir, "HEAD")):

@@ -215,11 +215,16 @@ class RewindApp(App[None]):
 
 
 def _optional(module: str, name: str) -> Any:
-    """``module.name``, or None while that module is not there (the rewind menu is optional)."""
+    """``module.name``, or None while that module is not there (the rewind menu is optional).
+    Only its absence is: a module that is there but cannot be imported (an import inside it
+    that fails) raises, so that a broken menu is seen, never silently gone."""
     try:
-        return getattr(importlib.import_module(module), name)
-    except ImportError:
+        found = importlib.import_module(module)
+    except ModuleNotFoundError as missing:
+        if missing.name != module:
+            raise
         return None
+    return getattr(found, name)
 
 
 def all_bindings() -> list[tuple[str, str, str]]:

@@ -78,11 +78,19 @@ def turn_begins(store: Store, session: str, log: Callable[[str], None]) -> None:
     hold (its snapshot), which the hook does not wait for."""
     if not enabled(store):
         return
+    started = time.monotonic()
     try:
-        ask(store.git_dir, {"op": "turn-start", "session": session}, BEGIN_TIMEOUT)
+        # A barrier, bounded as the turn's end is: a hand edit the watcher has not recorded
+        # yet when the turn opens would be recorded in the turn, as the prompt's.
+        ask(store.git_dir, {"op": "turn-start", "session": session}, BARRIER_TIMEOUT)
         return
     except NoWatcher:
-        pass
+        if time.monotonic() - started >= BARRIER_TIMEOUT:
+            log(
+                "the watcher did not record the changes made before this prompt within "
+                f"{BARRIER_TIMEOUT:.0f} s: those it records later are in the prompt's turn"
+            )
+            return
     ensure_watching(store, log)
 
 

@@ -24,6 +24,7 @@ tree byte for byte, so the hooks measured are hooks that recorded.
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -50,51 +51,18 @@ WARMUP = 1
 TARGETS = {"claude-code": 1.10}
 
 
-def _claude_code() -> tuple[AnyClient, Script]:
-    from tests.clients.claude_code import ClaudeCode
-    from tests.clients.claude_code_test import WORKING
-    from tests.clients.clients import CLAUDE_CODE
+def _session(name: str) -> tuple[AnyClient, Script]:
+    """The client ``name`` as a person runs it, and its working session."""
+    from tests.clients.drivers import DRIVERS
+    from tests.clients.shared_scenarios import working
 
-    return ClaudeCode(CLAUDE_CODE.program()), WORKING
-
-
-def _codex() -> tuple[AnyClient, Script]:
-    from tests.clients.clients import CODEX
-    from tests.clients.codex import Codex
-    from tests.clients.codex_test import WORKING
-
-    return Codex(CODEX.program()), WORKING
-
-
-def _gemini() -> tuple[AnyClient, Script]:
-    from tests.clients.clients import GEMINI
-    from tests.clients.gemini import Gemini
-    from tests.clients.gemini_test import WORKING
-
-    return Gemini(GEMINI.program()), WORKING
-
-
-def _copilot() -> tuple[AnyClient, Script]:
-    from tests.clients.copilot import Copilot, unpacked_program
-    from tests.clients.copilot_test import WORKING
-
-    return Copilot(unpacked_program()), WORKING
-
-
-def _cline() -> tuple[AnyClient, Script]:
-    from tests.clients.clients import CLINE
-    from tests.clients.cline import Cline
-    from tests.clients.cline_test import WORKING
-
-    return Cline(CLINE.program()), WORKING
+    driver = DRIVERS[name]
+    return driver.client(driver.program()), working(driver.tools, driver.shells_at_once)
 
 
 SESSIONS: dict[str, Callable[[], tuple[AnyClient, Script]]] = {
-    "claude-code": _claude_code,
-    "codex": _codex,
-    "gemini": _gemini,
-    "copilot": _copilot,
-    "cline": _cline,
+    name: functools.partial(_session, name)
+    for name in ("claude-code", "codex", "gemini", "copilot", "cline")
 }
 
 

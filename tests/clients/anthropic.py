@@ -81,3 +81,16 @@ def _events(reply: Reply, model: str, tag: str) -> list[tuple[str | None, Any]]:
     )
     events.append(("message_stop", {"type": "message_stop"}))
     return events
+
+
+def tool_results(requests: list[Request]) -> list[dict[str, Any]]:
+    """The tool results the client sent back to the model, in order, once each."""
+    found: dict[str, dict[str, Any]] = {}
+    for request in requests:
+        body = request.body if isinstance(request.body, dict) else {}
+        for message in body.get("messages") or []:
+            content = message.get("content")
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    found.setdefault(block["tool_use_id"], block)
+    return list(found.values())

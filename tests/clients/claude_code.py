@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from tests.clients.anthropic import AnthropicServer
 from tests.clients.clients import CLAUDE_CODE
 from tests.clients.model_server import ModelServer
-from tests.clients.scenario import Script
+from tests.clients.scenario import Call, Script, Tools
 
 if TYPE_CHECKING:
     from tests.clients.world import World
@@ -67,3 +67,22 @@ class ClaudeCode:
     def session_of(self, world: World, completed: subprocess.CompletedProcess[str]) -> str:
         session: str = json.loads(completed.stdout)["session_id"]
         return session
+
+
+def write(path: str, content: str) -> Call:
+    return Call("Write", {"file_path": "{root}/" + path, "content": content})
+
+
+def edit(path: str, old: str, new: str) -> Call:
+    return Call("Edit", {"file_path": "{root}/" + path, "old_string": old, "new_string": new})
+
+
+def read(path: str) -> Call:
+    return Call("Read", {"file_path": "{root}/" + path})
+
+
+def bash(command: str) -> Call:
+    return Call("Bash", {"command": command, "description": "run"})
+
+
+TOOLS = Tools(write, edit, read, bash)

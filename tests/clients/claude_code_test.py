@@ -1,5 +1,6 @@
 """Claude Code itself, from npm, driven by a scripted model: what rewind records of what the
-real client does, prompt by prompt, resumed with ``--resume`` as a person continues a session."""
+real client does, prompt by prompt, resumed with ``--resume`` as a person continues a session.
+The scenarios every client runs are in scenarios_test.py; here, Claude Code's own."""
 
 from __future__ import annotations
 
@@ -11,119 +12,16 @@ from typing import Any
 
 import pytest
 
-from tests.clients.claude_code import ClaudeCode
+from tests.clients.claude_code import ClaudeCode, bash
 from tests.clients.clients import CLAUDE_CODE
 from tests.clients.conftest import MakeWorld
-from tests.clients.scenario import Call, Prompt, Script, calls, done
-from tests.clients.shared_scenarios import (
-    check_programs_rewind,
-    check_two_sessions_at_once,
-    edit_by_hand_then_change_the_config,
-    prepare_programs,
-    programs,
-    two_at_once,
-)
+from tests.clients.scenario import Prompt, Script, calls, done
+from tests.clients.shared_scenarios import prepare_programs
 
 
 @pytest.fixture(scope="module")
 def program() -> Any:
     return CLAUDE_CODE.program()
-
-
-def write(path: str, content: str) -> Call:
-    return Call("Write", {"file_path": "{root}/" + path, "content": content})
-
-
-def edit(path: str, old: str, new: str) -> Call:
-    return Call("Edit", {"file_path": "{root}/" + path, "old_string": old, "new_string": new})
-
-
-def bash(command: str) -> Call:
-    return Call("Bash", {"command": command, "description": "run"})
-
-
-WORKING = Script(
-    [
-        Prompt(  # a new file, and two tool calls in one model message
-            "Start the notes",
-            (calls(write("notes.txt", "one\ntwo\n"), write("draft.txt", "draft\n")), done()),
-        ),
-        Prompt(  # read, then edit
-            "Polish the notes",
-            (
-                calls(Call("Read", {"file_path": "{root}/notes.txt"})),
-                calls(edit("notes.txt", "two", "TWO")),
-                done(),
-            ),
-        ),
-        Prompt(
-            "Tidy up with the shell",
-            (
-                calls(
-                    bash(
-                        "rm draft.txt && mv notes.txt NOTES.txt && sed -i 's/one/ONE/' NOTES.txt"
-                        " && echo new > made.txt && echo more >> NOTES.txt"
-                        " && printf '#!/bin/sh\\n' > run.sh && chmod +x run.sh"
-                    )
-                ),
-                done(),
-            ),
-        ),
-    ]
-)
-
-
-def test_files_written_edited_and_changed_by_the_shell_rewind(
-    make_world: MakeWorld, program: Any
-) -> None:
-    world = make_world(ClaudeCode(program), WORKING)
-    session = world.prompt("Start the notes")
-    world.prompt("Polish the notes", session)
-    world.prompt("Tidy up with the shell", session)
-    assert (world.root / "NOTES.txt").read_text() == "ONE\nTWO\nmore\n"
-    assert not (world.root / "draft.txt").exists()
-    world.check_every_turn_rewinds(
-        session, ["Start the notes", "Polish the notes", "Tidy up with the shell"]
-    )
-
-
-FAILING = Script(
-    [
-        Prompt("Write the config", (calls(write("config.ini", "a=1\n")), done())),
-        Prompt(
-            "Try what fails",
-            (
-                calls(edit("config.ini", "missing", "x")),  # the client refuses: no such text
-                calls(bash("echo half > half.txt; exit 3")),  # fails after writing a file
-                calls(write("secret.txt", "secret\n")),  # refused by the person's deny rule
-                done(),
-            ),
-        ),
-        Prompt("Change the config", (calls(edit("config.ini", "a=1", "a=100")), done())),
-    ]
-)
-
-
-def test_failing_and_refused_calls_and_a_hand_edit_rewind(
-    make_world: MakeWorld, program: Any
-) -> None:
-    world = make_world(ClaudeCode(program, deny=("Edit(**/secret.txt)",)), FAILING)
-    session = world.prompt("Write the config")
-    world.prompt("Try what fails", session)
-    results = tool_results(world.server.requests)
-    assert len(results) == 4 and all(result.get("is_error") for result in results[1:]), results
-    assert (world.root / "half.txt").read_text() == "half\n"
-    assert not (world.root / "secret.txt").exists()
-    edit_by_hand_then_change_the_config(world, session)
-    sources = [{file["source"] for file in entry["files"]} for entry in world.log(session)]
-    assert sources == [{"edit"}, {"shell"}, {"external"}, {"edit"}], sources
-    world.check_every_turn_rewinds(
-        session, ["Write the config", "Try what fails", "Change the config"], force=True
-    )
-
-
-def test_what_programs_change_rewinds_by_default(make_world: MakeWorld, program: Any) -> None:
-    check_programs_rewind(make_world(ClaudeCode(program), programs(bash)))
 
 
 # A server in a session of its own, as a dev server outlives the client's run.
@@ -178,23 +76,3 @@ def test_a_killed_watcher_and_a_server_left_running(make_world: MakeWorld, progr
         world.ok("restore", str(turn), "--yes", "--session", session, "--force")
         before = {k: v for k, v in world.before[text].items() if k != b"server.log"}
         assert {k: v for k, v in world.tree().items() if k != b"server.log"} == before
-
-
-TWO_AT_ONCE = two_at_once(write, edit)
-
-
-def test_two_sessions_at_once_in_one_project(make_world: MakeWorld, program: Any) -> None:
-    check_two_sessions_at_once(make_world(ClaudeCode(program), TWO_AT_ONCE))
-
-
-def tool_results(requests: list[Any]) -> list[dict[str, Any]]:
-    """The tool results the client sent back to the model, in order, once each."""
-    found: dict[str, dict[str, Any]] = {}
-    for request in requests:
-        body = request.body if isinstance(request.body, dict) else {}
-        for message in body.get("messages") or []:
-            content = message.get("content")
-            for block in content if isinstance(content, list) else []:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    found.setdefault(block["tool_use_id"], block)
-    return list(found.values())

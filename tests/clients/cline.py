@@ -26,7 +26,7 @@ from tests.clients.acp import AcpAgent
 from tests.clients.clients import CLINE
 from tests.clients.model_server import ModelServer
 from tests.clients.openai_chat import ChatServer
-from tests.clients.scenario import Script
+from tests.clients.scenario import Call, Script, Tools
 
 if TYPE_CHECKING:
     from tests.clients.world import World
@@ -185,3 +185,29 @@ class ClineSession:
 
 def _refuse_nothing(call: dict[str, Any]) -> bool:
     return False
+
+
+def held(world: World, session: str) -> ClineSession:
+    """The open session of Cline that runs ``session`` in ``world``."""
+    found = world.held[session]
+    assert isinstance(found, ClineSession)
+    return found
+
+
+def write(path: str, content: str) -> Call:
+    return Call("editor", {"path": "{root}/" + path, "new_text": content})
+
+
+def edit(path: str, old: str, new: str) -> Call:
+    return Call("editor", {"path": "{root}/" + path, "old_text": old, "new_text": new})
+
+
+def read(path: str) -> Call:
+    return Call("read_files", {"files": [{"path": "{root}/" + path}]})
+
+
+def shell(command: str) -> Call:
+    return Call("run_commands", {"commands": [command]})
+
+
+TOOLS = Tools(write, edit, read, shell)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from tests.clients.clients import CODEX
 from tests.clients.model_server import ModelServer
 from tests.clients.openai_responses import ResponsesServer
-from tests.clients.scenario import Script
+from tests.clients.scenario import Call, Script, Tools
 
 if TYPE_CHECKING:
     from tests.clients.world import World
@@ -82,3 +82,41 @@ class Codex:
                 session: str = event["thread_id"]
                 return session
         raise AssertionError(f"no thread.started event: {completed.stdout[-2000:]}")
+
+
+def shell(command: str) -> Call:
+    return Call("exec_command", {"cmd": command})
+
+
+def patch(*hunks: str) -> Call:
+    """The freeform ``apply_patch`` (a model Codex knows): the patch is the call's raw text."""
+    return Call("apply_patch", {"input": patch_text(*hunks)})
+
+
+def patch_text(*hunks: str) -> str:
+    return "*** Begin Patch\n" + "".join(hunks) + "*** End Patch\n"
+
+
+def add(path: str, content: str) -> str:
+    lines = "".join(f"+{line}\n" for line in content.splitlines())
+    return f"*** Add File: {path}\n{lines}"
+
+
+def update(path: str, old: str, new: str) -> str:
+    return f"*** Update File: {path}\n@@\n-{old}\n+{new}\n"
+
+
+# A model Codex knows: files made and changed by patches, read through the shell.
+TOOLS = Tools(
+    write=lambda path, content: patch(add(path, content)),
+    edit=lambda path, old, new: patch(update(path, old, new)),
+    read=lambda path: shell(f"cat {path}"),
+    shell=shell,
+)
+# Everything through the shell (a model it does not know, whose patches go through the shell).
+SHELL_TOOLS = Tools(
+    write=lambda path, content: shell(f"echo {content.strip()} > {path}"),
+    edit=lambda path, old, new: shell(f"sed -i 's/{old}/{new}/' {path}"),
+    read=lambda path: shell(f"cat {path}"),
+    shell=shell,
+)

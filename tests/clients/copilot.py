@@ -20,7 +20,7 @@ from tests.clients.anthropic import AnthropicServer
 from tests.clients.clients import COPILOT
 from tests.clients.model_server import ModelServer
 from tests.clients.npm_install import cache_dir, with_node
-from tests.clients.scenario import Script
+from tests.clients.scenario import Call, Script, Tools
 
 if TYPE_CHECKING:
     from tests.clients.world import World
@@ -110,3 +110,22 @@ class Copilot:
         assert last.get("type") == "result", completed.stdout[-2000:]
         session: str = last["sessionId"]
         return session
+
+
+def create(path: str, content: str) -> Call:
+    return Call("create", {"path": "{root}/" + path, "file_text": content})
+
+
+def edit(path: str, old: str, new: str) -> Call:
+    return Call("edit", {"path": "{root}/" + path, "old_str": old, "new_str": new})
+
+
+def view(path: str) -> Call:
+    return Call("view", {"path": "{root}/" + path})
+
+
+def bash(command: str) -> Call:
+    return Call("bash", {"command": command, "description": "run"})
+
+
+TOOLS = Tools(create, edit, view, bash)

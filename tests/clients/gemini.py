@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from tests.clients.clients import GEMINI
 from tests.clients.gemini_api import GeminiServer
 from tests.clients.model_server import ModelServer
-from tests.clients.scenario import Script
+from tests.clients.scenario import Call, Script, Tools
 
 if TYPE_CHECKING:
     from tests.clients.world import World
@@ -88,3 +88,30 @@ def _rule(tool: str, arguments: str) -> str:
         "priority = 900\n"
         'denyMessage = "The person denies it."\n\n'
     )
+
+
+def write(path: str, content: str) -> Call:
+    return Call("write_file", {"file_path": "{root}/" + path, "content": content})
+
+
+def replace(path: str, old: str, new: str) -> Call:
+    return Call(
+        "replace",
+        {
+            "file_path": "{root}/" + path,
+            "instruction": f"Replace {old!r} with {new!r}.",
+            "old_string": old,
+            "new_string": new,
+        },
+    )
+
+
+def read(path: str) -> Call:
+    return Call("read_file", {"file_path": "{root}/" + path})
+
+
+def shell(command: str) -> Call:
+    return Call("run_shell_command", {"command": command, "description": "run"})
+
+
+TOOLS = Tools(write, replace, read, shell)

@@ -93,3 +93,29 @@ def _filled(schema: dict[str, Any]) -> Any:
     if kind == "boolean":
         return False
     return "scripted"
+
+
+def tool_results(requests: list[Request]) -> list[dict[str, Any]]:
+    """The tool results the client sent back to the model in its turns, in order, once each
+    (a resumed session's history holds each result twice, under the same id; the router's
+    requests rename the ids): ``{"name", "response", "error"}``, ``error`` the client's error
+    text or None."""
+    found: dict[str, dict[str, Any]] = {}
+    for request in requests:
+        body = request.body if isinstance(request.body, dict) else {}
+        if not body.get("tools"):
+            continue
+        for content in body.get("contents") or []:
+            for part in content.get("parts") or []:
+                result = part.get("functionResponse") if isinstance(part, dict) else None
+                if isinstance(result, dict):
+                    response = result.get("response") or {}
+                    found.setdefault(
+                        str(result.get("id")),
+                        {
+                            "name": result.get("name"),
+                            "response": response,
+                            "error": response.get("error"),
+                        },
+                    )
+    return list(found.values())

@@ -200,3 +200,20 @@ def _events(items: list[dict[str, Any]], model: str, tag: str) -> list[tuple[str
     whole = dict(response, status="completed", output=items, usage=usage)
     events.append(("response.completed", {"type": "response.completed", "response": whole}))
     return events
+
+
+def tools_offered(request: Request) -> dict[str, str]:
+    """The tools the client offered the model in one request: each name and its type."""
+    tools = request.body.get("tools") or []
+    return {str(tool.get("name")): str(tool.get("type")) for tool in tools if tool.get("name")}
+
+
+def tool_outputs(requests: list[Request]) -> list[str]:
+    """The output of each tool call the client sent back to the model, in order, once each."""
+    found: dict[str, str] = {}
+    for request in requests:
+        body = request.body if isinstance(request.body, dict) else {}
+        for item in body.get("input") or []:
+            if item.get("type") in ("function_call_output", "custom_tool_call_output"):
+                found.setdefault(item["call_id"], str(item.get("output")))
+    return list(found.values())

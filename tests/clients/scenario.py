@@ -9,6 +9,7 @@ prompt), so a resumed session, a retry or a second client process find their pla
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,19 @@ class Call:
 
     tool: str
     arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Tools:
+    """One client's tool calls, as its model makes them (each client's module has its own):
+    ``write(path, content)`` makes a file, ``edit(path, old, new)`` replaces a text in one,
+    ``read(path)`` reads one, ``shell(command)`` runs a command line. Paths are the project's,
+    relative."""
+
+    write: Callable[[str, str], Call]
+    edit: Callable[[str, str, str], Call]
+    read: Callable[[str], Call]
+    shell: Callable[[str], Call]
 
 
 @dataclass(frozen=True)

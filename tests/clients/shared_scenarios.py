@@ -1,14 +1,84 @@
-"""What every client's scenarios share: the person's hand edit between two prompts, and two
-sessions at once in one project, each writing then changing a file of its own (a restore of one
-leaves the other's work alone)."""
+"""The scenarios every client runs (tests/clients/scenarios_test.py), each written once over
+the client's own tool calls (:class:`~tests.clients.scenario.Tools`): a working session; calls
+that fail or that the person's rules refuse, then a hand edit between two prompts; what programs
+change; and two sessions at once in one project, each writing then changing a file of its own
+(a restore of one leaves the other's work alone)."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
 
-from tests.clients.scenario import Call, Prompt, Script, calls, done
+from tests.clients.scenario import Call, Prompt, Script, Tools, calls, done
 from tests.clients.world import World
+
+# A working session: a new file and a second one in one model message, a read then an edit,
+# then the shell removes, moves, edits in place, redirects and changes a mode.
+WORKING_PROMPTS = ["Start the notes", "Polish the notes", "Tidy up with the shell"]
+TIDY = (
+    "rm draft.txt && mv notes.txt NOTES.txt && sed -i 's/one/ONE/' NOTES.txt"
+    " && echo new > made.txt && echo more >> NOTES.txt"
+)
+MAKE_A_SCRIPT = "printf '#!/bin/sh\\n' > run.sh && chmod +x run.sh"
+
+
+def working(tools: Tools, shells_at_once: bool = False) -> Script:
+    """The working session, with the client's own calls; ``shells_at_once``: its shell part
+    is two calls in one model message (a client that may run them at once), else one."""
+    if shells_at_once:
+        tidy = calls(tools.shell(TIDY), tools.shell(MAKE_A_SCRIPT))
+    else:
+        tidy = calls(tools.shell(f"{TIDY} && {MAKE_A_SCRIPT}"))
+    notes = tools.write("notes.txt", "one\ntwo\n")
+    return Script(
+        [
+            Prompt(WORKING_PROMPTS[0], (calls(notes, tools.write("draft.txt", "draft\n")), done())),
+            Prompt(
+                WORKING_PROMPTS[1],
+                (
+                    calls(tools.read("notes.txt")),
+                    calls(tools.edit("notes.txt", "two", "TWO")),
+                    done(),
+                ),
+            ),
+            Prompt(WORKING_PROMPTS[2], (tidy, done())),
+        ]
+    )
+
+
+def check_working(world: World) -> None:
+    """Runs the working session; then each turn rewinds."""
+    session = world.prompt(WORKING_PROMPTS[0])
+    for text in WORKING_PROMPTS[1:]:
+        world.prompt(text, session)
+    assert (world.root / "NOTES.txt").read_text() == "ONE\nTWO\nmore\n"
+    assert not (world.root / "draft.txt").exists()
+    world.check_every_turn_rewinds(session, WORKING_PROMPTS)
+
+
+# Calls that fail, and calls the person's rules refuse.
+FAILING_PROMPTS = ["Write the config", "Try what fails", "Change the config"]
+
+
+def failing(tools: Tools, refused: tuple[Call, ...]) -> Script:
+    """The failing session, with the client's own calls; ``refused``, the calls the person's
+    rules refuse (each in a model message of its own)."""
+    return Script(
+        [
+            Prompt(FAILING_PROMPTS[0], (calls(tools.write("config.ini", "a=1\n")), done())),
+            Prompt(
+                FAILING_PROMPTS[1],
+                (
+                    calls(tools.edit("config.ini", "missing", "x")),  # refused: no such text
+                    calls(tools.shell("echo half > half.txt; exit 3")),  # fails after a write
+                    *(calls(call) for call in refused),
+                    done(),
+                ),
+            ),
+            Prompt(FAILING_PROMPTS[2], (calls(tools.edit("config.ini", "a=1", "a=100")), done())),
+        ]
+    )
+
 
 SIDES = ("Left", "Right")
 

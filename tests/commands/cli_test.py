@@ -357,7 +357,7 @@ def test_version_is_printed_without_loading_commands(tmp_path: Path) -> None:
 
 def test_the_parser_offers_every_install_target_without_importing_them() -> None:
     from rewind.commands.parsing.setup_commands import INSTALL_TARGETS
-    from rewind.installers import targets
+    from rewind.installers.registry import targets
 
     assert list(INSTALL_TARGETS) == list(targets())
     probe = (

@@ -234,6 +234,27 @@ def test_the_hook_calls_log_stays_bounded(tmp_path: Path) -> None:
     assert window.p50_ms == window.p95_ms == pytest.approx(12.34)
 
 
+LOADED_LONG_BEFORE = 2.0  # seconds between loading rewind and running a hook's command
+
+
+def test_a_hook_calls_latency_is_its_own_in_a_process_that_loaded_rewind_long_before(
+    project: Path,
+) -> None:
+    """The latency runs from when the command began, not from when its process loaded rewind:
+    a process forked from one that loaded it (the tests' server) is a call of its own."""
+    later = (
+        "import sys, time, rewind.cli; "
+        f"time.sleep({LOADED_LONG_BEFORE}); sys.exit(rewind.cli.main(['hook', 'claude-code']))"
+    )
+    payload = json.dumps(ClaudeCode(project).prompt("Edit a.txt"))
+    done = subprocess.run(
+        [sys.executable, "-c", later], input=payload, capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    [line] = (store_dir(project) / "rewind" / "stats" / "hook-calls.log").read_text().splitlines()
+    assert 0 < float(line.split(" ms=")[1].split()[0]) < LOADED_LONG_BEFORE * 1000 / 2, line
+
+
 def test_a_log_that_cannot_be_written_is_skipped_quietly(tmp_path: Path) -> None:
     blocker = tmp_path / "stats"
     blocker.write_text("a file where the folder should be\n")

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from rewind.history.entry import DRIFT_PROMPT
-from rewind.installers import Context, get_target
+from rewind.installers import Context
+from rewind.installers.registry import get_target
 from tests.conftest import hook, log_json, ok, run_rewind, snapshot
 from tests.installers.exact_install_test import everything_under, rewind_commands
 from tests.support.agent_payloads import Cline, ClineExtension, Payload, Windsurf

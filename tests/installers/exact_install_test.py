@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from rewind.errors import UserError
-from rewind.installers import Context, get_target
+from rewind.installers import Context
 from rewind.installers.jsonc import JsoncError, parse
+from rewind.installers.registry import get_target
 from rewind.installers.rewind_hooks import is_rewind_hook
 from rewind.installers.text_edits import Document
 from tests.conftest import ok

@@ -13,16 +13,9 @@ from typing import Any
 import pytest
 
 from rewind._version import __version__
-from rewind.installers import (
-    Change,
-    Context,
-    Target,
-    get_target,
-    register,
-    rewind_executable,
-    targets,
-)
-from rewind.installers import _registry as registry
+from rewind.installers import Change, Context, Target, rewind_executable
+from rewind.installers.registry import _registry as registry
+from rewind.installers.registry import get_target, register, targets
 from rewind.installers.rewind_hooks import is_rewind_hook
 from tests.conftest import error_line, ok, run_rewind
 from tests.support.paths import HOOKS, ROOT

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from rewind.installers import Context, jsonc, mcp_probe, targets
+from rewind.installers import Context, jsonc, mcp_probe
+from rewind.installers.registry import targets
 from rewind.mcp.names import CHANGE_TOOLS, READ_TOOLS
 from tests.conftest import ok, run_rewind
 

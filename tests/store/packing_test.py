@@ -6,6 +6,7 @@ processes; git itself says which objects a store holds.
 
 from __future__ import annotations
 
+import fcntl
 import itertools
 import os
 import subprocess
@@ -21,6 +22,7 @@ from rewind.store.auto_gc import needs_packing
 from rewind.store.pack_index import PackIndex
 from rewind.store.packing import GRACE_SECONDS
 from rewind.store.packs import to_roll_up
+from rewind.store.repository import Store
 from tests.conftest import ok, run_rewind
 from tests.support.git import git, git_outcome
 
@@ -308,6 +310,36 @@ def test_a_retention_cut_makes_the_next_gc_take_the_dropped_turns_out_of_the_pac
     assert [oid for oid in gone if stored(path, oid)] == []
     assert len(pack_files(store_path())) == 1
     assert "0 problem(s)" in ok("check").stdout
+
+
+def test_a_begin_on_a_store_due_for_a_gc_starts_one_in_the_background(project: Path) -> None:
+    """The automatic gc, end to end: the store says a gc is due, and the history starts
+    ``rewind gc --quiet`` detached (rewind.history.background), which packs the store."""
+    record_versions(project, 2)
+    path = store_path()
+    assert loose_objects(path) and not pack_files(path)
+    store = open_store(os.path.realpath(os.fsencode(project)))
+    day_ago = time.time() - 25 * 3600
+    os.utime(store.state_path("project.json"), (day_ago, day_ago))
+    assert run_rewind("begin", "--session", "s").returncode == 0
+    assert os.path.exists(store.state_path("gc.started"))
+    deadline = time.monotonic() + 60
+    while (loose_objects(path) or gc_running(store)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert loose_objects(path) == [] and pack_files(path)
+    assert not needs_packing(store)
+
+
+def gc_running(store: Store) -> bool:
+    """Whether a gc holds the store's gc lock (rewind.store.packing)."""
+    fd = os.open(store.state_path("gc.lock"), os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 def test_a_store_in_use_is_collected_daily_whatever_its_loose_objects(project: Path) -> None:

@@ -10,7 +10,12 @@ included). Nothing a command does can reach the next one: each starts from the s
 state, in which nothing has run but imports.
 
 The server is single-threaded and holds no repository, database or file open when it forks.
-``REWIND_TEST_FRESH=1`` runs every command in a fresh interpreter instead, as before.
+What its imports read of the environment, the child reads again from its own: the time zone,
+and libgit2's paths of the person's git configuration (read when pygit2 is imported;
+``tests/fresh_lane_test.py`` runs a forked command in each of two homes). rewind's modules keep
+no state of their own from when they were imported (a hook's latency runs from its command's
+start, not from its process's). ``REWIND_TEST_FRESH=1`` runs every command in a fresh
+interpreter instead, as the fresh lane's tests do (tests/support/fresh_lane.py).
 
 Hooks (``tests.conftest.hook``) always run as fresh interpreters: their start-up cost and what
 they import are part of what is tested.
@@ -144,6 +149,7 @@ def _child(request: dict[str, Any]) -> None:
         os.environ.clear()
         os.environ.update(request["env"])
         time.tzset()
+        _libgit2_reads_the_environment()
         argv = [str(word) for word in request["argv"]]
         sys.argv = [os.path.join(os.path.dirname(_rewind_file()), "__main__.py"), *argv]
         from rewind.cli import main
@@ -164,6 +170,20 @@ def _child(request: dict[str, Any]) -> None:
                 pass
     finally:
         os._exit(code)
+
+
+def _libgit2_reads_the_environment() -> None:
+    """What libgit2 read of the environment when the server imported pygit2, read again from
+    the command's, as a fresh interpreter's import reads it: where the person's git
+    configuration is (global, XDG, system) and the home ``~`` means in it (core.excludesFile,
+    the ignore and attributes files). The one setting of the environment it keeps is where
+    the TLS certificates are: rewind's libgit2 never goes to the network (git does)."""
+    from pygit2.enums import ConfigLevel, Option
+    from pygit2.options import option
+
+    for level in (ConfigLevel.GLOBAL, ConfigLevel.XDG, ConfigLevel.SYSTEM, ConfigLevel.PROGRAMDATA):
+        option(Option.SET_SEARCH_PATH, level, None)  # None: found again, as at the start
+    option(Option.SET_HOMEDIR, None)
 
 
 def _stream(fd: int, mode: str, errors: str = "strict") -> TextIO:

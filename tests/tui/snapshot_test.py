@@ -153,7 +153,7 @@ def test_screens_at_80x24(frozen_project: Path, snap_compare: SnapCompare, scree
 
 
 def test_empty_state_at_80x24(snap_compare: SnapCompare) -> None:
-    from rewind.installers import targets
+    from rewind.installers.registry import targets
     from rewind.tui.empty_state import NothingRecorded
 
     agents = [name for name, target in targets().items() if target.hook_agent]

@@ -145,6 +145,39 @@ def test_a_hand_edit_between_turns_is_still_a_conflict(repository: Path) -> None
     assert (repository / "src" / "calc.py").read_text() == "edited by hand\n"
 
 
+def test_a_hand_edit_before_a_prompt_a_slow_watcher_had_not_recorded_is_not_the_turns(
+    repository: Path,
+) -> None:
+    # A loaded machine, made certain: the watcher is stopped between the hand edit and the
+    # prompt for longer than a shell call's start waits; the prompt's start waits for it.
+    agent = Agent(repository)
+    agent.prompt("regenerate")
+    pid = watching(repository)
+    agent.run(f"{sys.executable} gen.py")
+    agent.stop()
+    (repository / "src" / "calc.py").write_text("edited by hand\n")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        prompt = subprocess.Popen(
+            [sys.executable, "-m", "rewind", "hook", "claude-code"],
+            stdin=subprocess.PIPE,
+            cwd=repository,
+        )
+        assert prompt.stdin is not None
+        prompt.stdin.write(json.dumps(agent.payloads.prompt("next")).encode())
+        prompt.stdin.close()
+        time.sleep(1.5)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert prompt.wait(timeout=30) == 0
+    agent.run("true")
+    agent.stop()
+    entries = log_json("--session", SESSION)
+    assert [entry["agent"] for entry in entries] == ["claude-code", "watch", "claude-code"]
+    assert sources(entries[1]) == {"src/calc.py": "external"}
+    assert "src/calc.py" not in sources(entries[2])
+
+
 def test_each_session_gets_its_own_calls_changes(repository: Path) -> None:
     first, second = Agent(repository, "one"), Agent(repository, "two")
     first.prompt("first")

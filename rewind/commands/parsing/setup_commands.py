@@ -12,9 +12,9 @@ from rewind.commands.parsing.shared import (
     session_option,
 )
 
-# What 'rewind install' takes, in the order rewind.installers.targets() gives them: named here so
-# that building the parser, which every command but the hooks does, does not import every
-# installer (tests/commands/cli_test.py keeps the two equal).
+# What 'rewind install' takes, in the order of rewind.installers.registry.TARGETS: named here so
+# that building the parser, which every command but the hooks does, imports no installer
+# (tests/commands/cli_test.py keeps the two equal).
 INSTALL_TARGETS = (
     "claude-code",
     "codex",
@@ -142,7 +142,7 @@ def _add_mcp(commands: Commands) -> None:
 
 def _install_target(parser: argparse.ArgumentParser, verb: str) -> None:
     # No argparse choices: a target another module registers is accepted too; the command
-    # names the known ones when given another (rewind.installers.get_target).
+    # names the known ones when given another (rewind.installers.registry.get_target).
     parser.add_argument("agent", metavar="AGENT", help=", ".join(INSTALL_TARGETS))
     where = parser.add_mutually_exclusive_group()
     where.add_argument(

@@ -10,6 +10,7 @@ import time
 
 from rewind.errors import UserError
 from rewind.history import journal
+from rewind.history.background import start_gc, start_push
 from rewind.history.entry import (
     DRIFT_PROMPT,
     EDIT,
@@ -106,9 +107,9 @@ def begin_with_drift(
             f"recorded them ({', '.join(shown[:10])}{more}); kept as entry {drift.number}"
         )
     if needs_packing(store):
-        pack_in_background(store)
+        pack_in_background(store, start_gc)
     if head.parent is not None or drift is not None:  # an entry closed: back it up
-        request_backup(store)
+        request_backup(store, start_push)
     return entry, drift
 
 
@@ -236,6 +237,7 @@ def track(
 
     The records are appended to the open turn's journal: the cost does not grow with the turn.
     """
+    store.refuse_if_read_only()  # before any content is stored
     limit = store.config.max_file_size
     states = {}
     for path in dict.fromkeys(paths):
@@ -267,6 +269,7 @@ def record_after_states(
     is used only for a path the turn has no earlier record of. Appended to the journal, like
     :func:`track`. False when no turn is open (nothing is recorded then).
     """
+    store.refuse_if_read_only()  # before any content is stored
     limit = store.config.max_file_size
     after = {path: capture(store.root.absolute(path), limit, store.writer) for path in paths}
     record: dict[str, object] = {"after": journal.after_record(after)}
@@ -349,7 +352,7 @@ def record_after(
             entry.ended = time.time()
         save_entry(store, head, entry, replace_tip=True)
     if close:
-        request_backup(store)
+        request_backup(store, start_push)
     return entry
 
 

@@ -28,6 +28,7 @@ import sys
 import time
 
 from rewind.errors import ConflictError, UserError
+from rewind.history.background import start_push
 from rewind.history.entry import RESTORE, Entry, FileChange
 from rewind.history.filestate import ABSENT, LINK, FileState, capture
 from rewind.history.recording.turns import close_open_turn
@@ -76,7 +77,7 @@ def apply_plan(store: Store, plan: RestorePlan, force: bool = False) -> RestoreR
         raise
     if result.entry is not None:
         note_restore(store, plan.kind, DONE, len(result.entry.files))
-        request_backup(store)
+        request_backup(store, start_push)
     return result
 
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import (
     RewindResult,
@@ -45,26 +48,226 @@ def mode_of(path: Path) -> int:
     return stat.S_IMODE(os.lstat(path).st_mode)
 
 
-# content and existence -------------------------------------------------------------------------
+# one turn, then a restore to before it ----------------------------------------------------------
 
 
-def test_modified_file_gets_its_content_back(project: Path) -> None:
-    (project / "a.txt").write_bytes(b"one\ntwo\n")
-    begin("edit a")
-    track("a.txt")
-    (project / "a.txt").write_bytes(b"one\nTWO\nthree\n")
+@dataclass(frozen=True)
+class File:
+    """A regular file of a tree: its content and permission bits."""
+
+    content: bytes
+    mode: int = 0o644
+
+
+@dataclass(frozen=True)
+class Link:
+    """A symbolic link of a tree: what it points at."""
+
+    target: str
+
+
+@dataclass(frozen=True)
+class Directory:
+    """An empty directory of a tree (one that holds something is implied by what it holds)."""
+
+
+# What a work tree holds besides .git: each path ("/" between its parts) and what is there.
+Tree = dict[str, File | Link | Directory]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn, and what a restore to before it must leave: the tree before the turn, the
+    paths it tracked (before changing anything), the tree after it, and the tree restored
+    (None: the one before); ``says`` is a line the restore must print."""
+
+    before: Tree
+    tracked: tuple[str, ...]
+    after: Tree
+    restored: Tree | None = None
+    says: str = ""
+
+
+def tree_of(root: Path) -> Tree:
+    """What the work tree at ``root`` holds besides .git, as a :data:`Tree`."""
+    found: Tree = {}
+    for folder, directories, names in os.walk(root):
+        if folder == str(root):
+            directories[:] = [name for name in directories if name != ".git"]
+        for name in directories + names:
+            path = os.path.join(folder, name)
+            relative = os.path.relpath(path, root)
+            if os.path.islink(path):
+                found[relative] = Link(os.readlink(path))
+            elif os.path.isdir(path):
+                if not os.listdir(path):
+                    found[relative] = Directory()
+            else:
+                found[relative] = File(Path(path).read_bytes(), mode_of(Path(path)))
+    return found
+
+
+def lay_out(root: Path, tree: Tree) -> None:
+    """Makes the work tree at ``root`` hold ``tree``: what is there and not in it is removed,
+    what differs is written (a file's content only when it changed)."""
+    wanted = {**tree}
+    for path in list(tree):  # the directories that hold something
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            wanted.setdefault("/".join(parts[:depth]), Directory())
+    for path, there in sorted(tree_of_everything(root).items(), reverse=True):  # deepest first
+        kept = wanted.get(path)
+        if type(kept) is not type(there) or (isinstance(there, Link) and kept != there):
+            if isinstance(there, Directory):
+                os.rmdir(root / path)
+            else:
+                os.unlink(root / path)
+    for path, item in sorted(wanted.items()):
+        target = root / path
+        if isinstance(item, Directory):
+            target.mkdir(exist_ok=True)
+        elif isinstance(item, Link):
+            if not os.path.islink(target):
+                os.symlink(item.target, target)
+        else:
+            if not target.exists() or target.read_bytes() != item.content:
+                target.write_bytes(item.content)
+            target.chmod(item.mode)
+
+
+def tree_of_everything(root: Path) -> Tree:
+    """Like :func:`tree_of`, with every directory (those that hold something too)."""
+    found = tree_of(root)
+    for path in list(found):
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            found.setdefault("/".join(parts[:depth]), Directory())
+    return found
+
+
+NON_UTF8 = b"caf\xe9-\xff.txt"
+BINARY = bytes(range(256)) * 64 + b"\0\r\n\x00\xff"
+TURNS = {
+    "a_modified_file_gets_its_content_back": Turn(
+        before={"a.txt": File(b"one\ntwo\n")},
+        tracked=("a.txt",),
+        after={"a.txt": File(b"one\nTWO\nthree\n")},
+    ),
+    "a_file_the_turn_created_is_deleted": Turn(
+        before={}, tracked=("new.txt",), after={"new.txt": File(b"new\n")}
+    ),
+    "a_created_directory_holding_other_files_is_kept": Turn(
+        before={},
+        tracked=("pkg/a.py",),
+        after={"pkg/a.py": File(b"a\n"), "pkg/notes.txt": File(b"not tracked\n")},
+        restored={"pkg/notes.txt": File(b"not tracked\n")},
+    ),
+    "a_directory_that_existed_before_the_turn_is_kept_even_when_empty": Turn(
+        before={"empty": Directory()},
+        tracked=("empty/new.txt",),
+        after={"empty/new.txt": File(b"new\n")},
+    ),
+    "a_deleted_file_is_brought_back_with_its_directory": Turn(
+        before={"docs/guide.md": File(b"# Guide\n")}, tracked=("docs/guide.md",), after={}
+    ),
+    "binary_content_round_trips_byte_for_byte": Turn(
+        before={"blob.bin": File(BINARY)},
+        tracked=("blob.bin",),
+        after={"blob.bin": File(b"\x89PNG\r\n\x1a\n" + bytes(reversed(BINARY)))},
+    ),
+    "an_empty_file_is_restored_empty": Turn(
+        before={"empty": File(b"")}, tracked=("empty",), after={"empty": File(b"content\n")}
+    ),
+    "files_no_turn_touched_are_never_changed": Turn(
+        before={"a.txt": File(b"a\n"), "bystander.txt": File(b"before\n")},
+        tracked=("a.txt",),
+        after={
+            "a.txt": File(b"A\n"),
+            "bystander.txt": File(b"changed without rewind\n"),
+            "stray.txt": File(b"created without rewind\n"),
+        },
+        restored={
+            "a.txt": File(b"a\n"),
+            "bystander.txt": File(b"changed without rewind\n"),
+            "stray.txt": File(b"created without rewind\n"),
+        },
+    ),
+    # permission bits
+    "an_exec_bit_removed_by_a_turn_comes_back": Turn(
+        before={"run.sh": File(b"#!/bin/sh\necho hi\n", 0o755)},
+        tracked=("run.sh",),
+        after={"run.sh": File(b"#!/bin/sh\necho hi\n", 0o644)},
+    ),
+    "an_exec_bit_added_by_a_turn_is_removed": Turn(
+        before={"tool.py": File(b"print(1)\n", 0o644)},
+        tracked=("tool.py",),
+        after={"tool.py": File(b"#!/usr/bin/env python3\nprint(1)\n", 0o755)},
+    ),
+    "a_private_mode_0600_is_restored": Turn(
+        before={"secret.env": File(b"TOKEN=1\n", 0o600)},
+        tracked=("secret.env",),
+        after={"secret.env": File(b"TOKEN=1\n", 0o664)},
+    ),
+    "deleted_files_come_back_with_their_modes": Turn(
+        before={"key": File(b"k\n", 0o600), "bin.sh": File(b"#!/bin/sh\n", 0o750)},
+        tracked=("key", "bin.sh"),
+        after={},
+    ),
+    # symlinks
+    "a_symlinks_target_is_restored_and_the_link_is_not_followed": Turn(
+        before={"a.txt": File(b"a\n"), "b.txt": File(b"b\n"), "current": Link("a.txt")},
+        tracked=("current",),
+        after={
+            "a.txt": File(b"a edited, not tracked\n"),
+            "b.txt": File(b"b\n"),
+            "current": Link("b.txt"),
+        },
+        restored={
+            "a.txt": File(b"a edited, not tracked\n"),
+            "b.txt": File(b"b\n"),
+            "current": Link("a.txt"),
+        },
+    ),
+    "writing_through_a_tracked_symlink_does_not_make_rewind_write_its_target": Turn(
+        before={"real.txt": File(b"real\n"), "alias": Link("real.txt")},
+        tracked=("alias",),
+        after={"real.txt": File(b"written through alias\n"), "alias": Link("real.txt")},
+        restored={"real.txt": File(b"written through alias\n"), "alias": Link("real.txt")},
+        says="nothing to change",
+    ),
+    "a_dangling_symlink_is_recreated": Turn(
+        before={"dangling": Link("does/not/exist")}, tracked=("dangling",), after={}
+    ),
+    "a_file_replaced_by_a_symlink_becomes_a_file_again": Turn(
+        before={"config.yml": File(b"debug: true\n", 0o640), "shared.yml": File(b"shared\n")},
+        tracked=("config.yml",),
+        after={"config.yml": Link("shared.yml"), "shared.yml": File(b"shared\n")},
+    ),
+    # names
+    "non_utf8_file_names_round_trip": Turn(
+        before={os.fsdecode(NON_UTF8): File(b"before\n")},
+        tracked=(os.fsdecode(NON_UTF8), os.fsdecode(b"new-\xfe.txt")),
+        after={
+            os.fsdecode(NON_UTF8): File(b"after\n"),
+            os.fsdecode(b"new-\xfe.txt"): File(b"created\n"),
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("turn", list(TURNS.values()), ids=list(TURNS))
+def test_a_restore_to_before_a_turn_gives_back_its_tree(project: Path, turn: Turn) -> None:
+    lay_out(project, turn.before)
+    assert tree_of(project) == turn.before  # what the layout made is what the case says
+    begin("the turn")
+    track(*turn.tracked)
+    lay_out(project, turn.after)
+    assert tree_of(project) == turn.after
     end()
-    assert restore("1").returncode == 0
-    assert (project / "a.txt").read_bytes() == b"one\ntwo\n"
-
-
-def test_file_the_turn_created_is_deleted(project: Path) -> None:
-    begin("create")
-    track("new.txt")
-    (project / "new.txt").write_bytes(b"new\n")
-    end()
-    assert restore("1").returncode == 0
-    assert not os.path.lexists(project / "new.txt")
+    result = restore("1")
+    assert result.returncode == 0, result
+    assert turn.says in result.stdout
+    assert tree_of(project) == (turn.before if turn.restored is None else turn.restored)
 
 
 def test_directories_created_for_new_files_are_removed(project: Path) -> None:
@@ -79,28 +282,6 @@ def test_directories_created_for_new_files_are_removed(project: Path) -> None:
     end()
     assert restore("1").returncode == 0
     assert sorted(os.listdir(project)) == [".git"]
-
-
-def test_created_directory_holding_other_files_is_kept(project: Path) -> None:
-    begin("create")
-    track("pkg/a.py")
-    (project / "pkg").mkdir()
-    (project / "pkg" / "a.py").write_bytes(b"a\n")
-    (project / "pkg" / "notes.txt").write_bytes(b"not tracked\n")
-    end()
-    assert restore("1").returncode == 0
-    assert not os.path.lexists(project / "pkg" / "a.py")
-    assert (project / "pkg" / "notes.txt").read_bytes() == b"not tracked\n"
-
-
-def test_directory_that_existed_before_the_turn_is_kept_even_when_empty(project: Path) -> None:
-    (project / "empty").mkdir()
-    begin("create in an existing directory")
-    track("empty/new.txt")
-    (project / "empty" / "new.txt").write_bytes(b"new\n")
-    end()
-    assert restore("1").returncode == 0
-    assert os.listdir(project / "empty") == []
 
 
 def test_path_that_is_now_a_directory_is_skipped_and_kept(project: Path) -> None:
@@ -121,158 +302,6 @@ def test_path_that_is_now_a_directory_is_skipped_and_kept(project: Path) -> None
     assert (project / "b.txt").read_bytes() == b"b\n"
 
 
-def test_deleted_file_is_brought_back_with_its_directory(project: Path) -> None:
-    (project / "docs").mkdir()
-    (project / "docs" / "guide.md").write_bytes(b"# Guide\n")
-    begin("delete docs")
-    track("docs/guide.md")
-    (project / "docs" / "guide.md").unlink()
-    (project / "docs").rmdir()
-    end()
-    assert restore("1").returncode == 0
-    assert (project / "docs" / "guide.md").read_bytes() == b"# Guide\n"
-
-
-def test_binary_content_round_trips_byte_for_byte(project: Path) -> None:
-    original = bytes(range(256)) * 64 + b"\0\r\n\x00\xff"
-    (project / "blob.bin").write_bytes(original)
-    begin("rewrite binary")
-    track("blob.bin")
-    (project / "blob.bin").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(reversed(original)))
-    end()
-    assert restore("1").returncode == 0
-    assert (project / "blob.bin").read_bytes() == original
-
-
-def test_empty_file_is_restored_empty(project: Path) -> None:
-    (project / "empty").write_bytes(b"")
-    begin("fill")
-    track("empty")
-    (project / "empty").write_bytes(b"content\n")
-    end()
-    assert restore("1").returncode == 0
-    assert (project / "empty").read_bytes() == b""
-
-
-def test_files_no_turn_touched_are_never_changed(project: Path) -> None:
-    (project / "a.txt").write_bytes(b"a\n")
-    (project / "bystander.txt").write_bytes(b"before\n")
-    begin("edit a")
-    track("a.txt")
-    (project / "a.txt").write_bytes(b"A\n")
-    (project / "bystander.txt").write_bytes(b"changed without rewind\n")
-    (project / "stray.txt").write_bytes(b"created without rewind\n")
-    end()
-    assert restore("1").returncode == 0
-    assert (project / "a.txt").read_bytes() == b"a\n"
-    assert (project / "bystander.txt").read_bytes() == b"changed without rewind\n"
-    assert (project / "stray.txt").read_bytes() == b"created without rewind\n"
-
-
-# permission bits -----------------------------------------------------------------------------
-
-
-def test_exec_bit_removed_by_a_turn_comes_back(project: Path) -> None:
-    script = project / "run.sh"
-    script.write_bytes(b"#!/bin/sh\necho hi\n")
-    script.chmod(0o755)
-    begin("make it a plain file")
-    track("run.sh")
-    script.chmod(0o644)
-    end()
-    assert restore("1").returncode == 0
-    assert mode_of(script) == 0o755
-    assert script.read_bytes() == b"#!/bin/sh\necho hi\n"
-
-
-def test_exec_bit_added_by_a_turn_is_removed(project: Path) -> None:
-    script = project / "tool.py"
-    script.write_bytes(b"print(1)\n")
-    script.chmod(0o644)
-    begin("make executable")
-    track("tool.py")
-    script.write_bytes(b"#!/usr/bin/env python3\nprint(1)\n")
-    script.chmod(0o755)
-    end()
-    assert restore("1").returncode == 0
-    assert mode_of(script) == 0o644
-    assert script.read_bytes() == b"print(1)\n"
-
-
-def test_private_mode_0600_is_restored(project: Path) -> None:
-    secret = project / "secret.env"
-    secret.write_bytes(b"TOKEN=1\n")
-    secret.chmod(0o600)
-    begin("loosen")
-    track("secret.env")
-    secret.chmod(0o664)
-    end()
-    assert restore("1").returncode == 0
-    assert mode_of(secret) == 0o600
-
-
-def test_deleted_files_come_back_with_their_modes(project: Path) -> None:
-    (project / "key").write_bytes(b"k\n")
-    (project / "key").chmod(0o600)
-    (project / "bin.sh").write_bytes(b"#!/bin/sh\n")
-    (project / "bin.sh").chmod(0o750)
-    begin("delete both")
-    track("key", "bin.sh")
-    (project / "key").unlink()
-    (project / "bin.sh").unlink()
-    end()
-    assert restore("1").returncode == 0
-    assert mode_of(project / "key") == 0o600
-    assert mode_of(project / "bin.sh") == 0o750
-    assert (project / "key").read_bytes() == b"k\n"
-
-
-# symlinks ------------------------------------------------------------------------------------
-
-
-def test_symlink_target_is_restored_and_the_link_is_not_followed(project: Path) -> None:
-    (project / "a.txt").write_bytes(b"a\n")
-    (project / "b.txt").write_bytes(b"b\n")
-    os.symlink("a.txt", project / "current")
-    begin("repoint")
-    track("current")
-    os.unlink(project / "current")
-    os.symlink("b.txt", project / "current")
-    (project / "a.txt").write_bytes(b"a edited, not tracked\n")
-    end()
-    assert restore("1").returncode == 0
-    assert os.readlink(project / "current") == "a.txt"
-    assert (project / "a.txt").read_bytes() == b"a edited, not tracked\n"
-    assert (project / "b.txt").read_bytes() == b"b\n"
-
-
-def test_writing_through_a_tracked_symlink_does_not_make_rewind_write_its_target(
-    project: Path,
-) -> None:
-    (project / "real.txt").write_bytes(b"real\n")
-    os.symlink("real.txt", project / "alias")
-    begin("write through the link")
-    track("alias")
-    (project / "alias").write_bytes(b"written through alias\n")
-    end()
-    result = restore("1")
-    assert result.returncode == 0, result
-    assert "nothing to change" in result.stdout
-    assert os.readlink(project / "alias") == "real.txt"
-    assert (project / "real.txt").read_bytes() == b"written through alias\n"
-
-
-def test_dangling_symlink_is_recreated(project: Path) -> None:
-    os.symlink("does/not/exist", project / "dangling")
-    begin("remove link")
-    track("dangling")
-    os.unlink(project / "dangling")
-    end()
-    assert restore("1").returncode == 0
-    assert os.readlink(project / "dangling") == "does/not/exist"
-    assert not os.path.exists(project / "does")
-
-
 def test_symlink_replaced_by_a_file_becomes_a_symlink_again(project: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -287,45 +316,6 @@ def test_symlink_replaced_by_a_file_becomes_a_symlink_again(project: Path, tmp_p
     assert os.readlink(project / "data") == str(outside)
     assert os.listdir(outside) == ["data.txt"]
     assert (outside / "data.txt").read_bytes() == b"outside\n"
-
-
-def test_file_replaced_by_a_symlink_becomes_a_file_again(project: Path) -> None:
-    (project / "config.yml").write_bytes(b"debug: true\n")
-    (project / "config.yml").chmod(0o640)
-    (project / "shared.yml").write_bytes(b"shared\n")
-    begin("link the config")
-    track("config.yml")
-    (project / "config.yml").unlink()
-    os.symlink("shared.yml", project / "config.yml")
-    end()
-    assert restore("1").returncode == 0
-    assert not os.path.islink(project / "config.yml")
-    assert (project / "config.yml").read_bytes() == b"debug: true\n"
-    assert mode_of(project / "config.yml") == 0o640
-    assert (project / "shared.yml").read_bytes() == b"shared\n"
-
-
-# names ---------------------------------------------------------------------------------------
-
-NON_UTF8 = b"caf\xe9-\xff.txt"
-
-
-def test_non_utf8_file_names_round_trip(project: Path) -> None:
-    root = os.fsencode(project)
-    with open(os.path.join(root, NON_UTF8), "wb") as handle:
-        handle.write(b"before\n")
-    begin("edit and create oddly named files")
-    track(os.fsdecode(NON_UTF8), os.fsdecode(b"new-\xfe.txt"))
-    with open(os.path.join(root, NON_UTF8), "wb") as handle:
-        handle.write(b"after\n")
-    with open(os.path.join(root, b"new-\xfe.txt"), "wb") as handle:
-        handle.write(b"created\n")
-    end()
-    result = restore("1")
-    assert result.returncode == 0, result
-    assert sorted(os.listdir(root)) == [b".git", NON_UTF8]
-    with open(os.path.join(root, NON_UTF8), "rb") as handle:
-        assert handle.read() == b"before\n"
 
 
 def test_non_utf8_names_print_under_a_strict_utf8_locale(project: Path) -> None:
@@ -539,32 +529,48 @@ def test_undo_refuses_when_a_restored_file_changed_since(project: Path) -> None:
 # conflicts -------------------------------------------------------------------------------------
 
 
-def test_conflict_refuses_and_changes_nothing(project: Path) -> None:
-    (project / "a.txt").write_bytes(b"a0\n")
-    (project / "b.txt").write_bytes(b"b0\n")
-    begin("edit both")
-    track("a.txt", "b.txt")
-    (project / "a.txt").write_bytes(b"a1\n")
-    (project / "b.txt").write_bytes(b"b1\n")
-    end()
-    (project / "b.txt").write_bytes(b"edited by a person\n")
-    before = snapshot(project)
-    line = error_line(restore("1"))
-    assert "b.txt" in line and "--force" in line
-    assert snapshot(project) == before
-    assert len(log_json("--session", SESSION)) == 1
+@dataclass(frozen=True)
+class ChangedByHand:
+    """A turn (its restored tree unused), then a person's change to one of its files: the
+    path they changed and the tree they left."""
+
+    turn: Turn
+    path: str
+    left: Tree
 
 
-def test_mode_change_outside_rewind_is_a_conflict(project: Path) -> None:
-    (project / "a.sh").write_bytes(b"a0\n")
+BY_HAND = {
+    "content": ChangedByHand(
+        Turn(
+            before={"a.txt": File(b"a0\n"), "b.txt": File(b"b0\n")},
+            tracked=("a.txt", "b.txt"),
+            after={"a.txt": File(b"a1\n"), "b.txt": File(b"b1\n")},
+        ),
+        "b.txt",
+        {"a.txt": File(b"a1\n"), "b.txt": File(b"edited by a person\n")},
+    ),
+    "mode": ChangedByHand(
+        Turn(before={"a.sh": File(b"a0\n")}, tracked=("a.sh",), after={"a.sh": File(b"a1\n")}),
+        "a.sh",
+        {"a.sh": File(b"a1\n", 0o755)},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BY_HAND.values()), ids=list(BY_HAND))
+def test_a_change_made_by_hand_since_the_turn_refuses_and_changes_nothing(
+    project: Path, case: ChangedByHand
+) -> None:
+    lay_out(project, case.turn.before)
     begin("edit")
-    track("a.sh")
-    (project / "a.sh").write_bytes(b"a1\n")
+    track(*case.turn.tracked)
+    lay_out(project, case.turn.after)
     end()
-    (project / "a.sh").chmod(0o755)
-    error_line(restore("1"))
-    assert (project / "a.sh").read_bytes() == b"a1\n"
-    assert mode_of(project / "a.sh") == 0o755
+    lay_out(project, case.left)
+    line = error_line(restore("1"))
+    assert case.path in line and "--force" in line, line
+    assert tree_of(project) == case.left
+    assert len(log_json("--session", SESSION)) == 1
 
 
 def test_force_overwrites_and_undo_brings_the_outside_edit_back(project: Path) -> None:
@@ -585,20 +591,28 @@ def test_force_overwrites_and_undo_brings_the_outside_edit_back(project: Path) -
     assert snapshot(project) == edited
 
 
-def test_another_sessions_later_change_is_never_overwritten_silently(project: Path) -> None:
+@pytest.mark.parametrize("ended", [True, False], ids=["ended", "still-open"])
+def test_another_sessions_later_change_is_never_overwritten_silently(
+    project: Path, ended: bool
+) -> None:
+    """Whether session one's turn ended before session two changed the file, or is still
+    open: the restore is refused, then forced, then undone."""
     (project / "shared.txt").write_bytes(b"v0\n")
     begin("first agent", session="one")
     track("shared.txt", session="one")
     (project / "shared.txt").write_bytes(b"v1\n")
-    end(session="one")
+    if ended:
+        end(session="one")
     begin("second agent", session="two")
     track("shared.txt", session="two")
     (project / "shared.txt").write_bytes(b"v2\n")
     end(session="two")
-    line = error_line(restore("1", session="one"))
-    assert "shared.txt" in line
+    result = restore("1", session="one")
+    assert "shared.txt" in error_line(result)
+    assert "changed by session two" in result.stdout
     assert (project / "shared.txt").read_bytes() == b"v2\n"
-    assert restore("1", "--force", session="one").returncode == 0
+    forced = restore("1", "--force", session="one")
+    assert forced.returncode == 0, forced
     assert (project / "shared.txt").read_bytes() == b"v0\n"
     assert undo(session="one").returncode == 0
     assert (project / "shared.txt").read_bytes() == b"v2\n"
@@ -673,28 +687,6 @@ def test_unreadable_file_is_never_replaced_even_with_force(project: Path) -> Non
     assert "skip      a.txt  (it cannot be read now" in result.stdout
     assert (project / "a.txt").read_bytes() == b"locked away\n"
     assert (project / "b.txt").read_bytes() == b"b0\n"
-
-
-def test_another_sessions_change_during_an_open_turn_is_not_overwritten_silently(
-    project: Path,
-) -> None:
-    (project / "shared.txt").write_bytes(b"v0\n")
-    begin("first agent, still working", session="one")
-    track("shared.txt", session="one")
-    (project / "shared.txt").write_bytes(b"v1\n")
-    begin("second agent", session="two")
-    track("shared.txt", session="two")
-    (project / "shared.txt").write_bytes(b"v2\n")
-    end(session="two")
-    result = restore("1", session="one")
-    assert result.returncode == 1, result
-    assert "changed by session two" in result.stdout
-    assert (project / "shared.txt").read_bytes() == b"v2\n"
-    forced = restore("1", "--force", session="one")
-    assert forced.returncode == 0, forced
-    assert (project / "shared.txt").read_bytes() == b"v0\n"
-    assert undo(session="one").returncode == 0
-    assert (project / "shared.txt").read_bytes() == b"v2\n"
 
 
 def test_a_later_turn_that_saw_the_other_sessions_change_owns_it(project: Path) -> None:
