@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from rewind.actions.reading import project_root
+from rewind.actions.projects import project_root
 from rewind.errors import UserError
 from rewind.history.entry import Entry
 from rewind.history.restoring.opening import open_store

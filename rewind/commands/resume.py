@@ -7,7 +7,7 @@ import os
 import shlex
 import sys
 
-from rewind.actions.reading import local_session, store_to_read
+from rewind.actions.projects import local_session, store_to_read
 from rewind.actions.records import FORMAT
 from rewind.actions.stores import open_current_store
 from rewind.commands.output.json_output import print_json

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from rewind.actions.reading import recorded_store
+from rewind.actions.projects import recorded_store
 from rewind.actions.records import FORMAT, iso_time
 from rewind.commands.output.json_output import print_json
 from rewind.commands.output.render import local_time

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from rewind.actions.reading import store_to_read
+from rewind.actions.projects import store_to_read
 from rewind.errors import ExitCode, UserError
 from rewind.history.session import require_existing
 
@@ -43,7 +43,7 @@ def run(*, session: str | None, remote: str | None = None) -> int:
 
 def _nothing_recorded() -> bool:
     """Whether the project has no session of its own (nor fetched ones to point to)."""
-    from rewind.actions.reading import recorded_store
+    from rewind.actions.projects import recorded_store
     from rewind.history.remote.fetched import fetched_sessions
     from rewind.history.sessions import list_sessions
 

@@ -1,5 +1,5 @@
 """Printing what a reading command (log, show, diff, sessions) read from a session fetched from a
-remote (rewind.actions.reading.store_to_read opens it): harmless to the terminal."""
+remote (rewind.actions.projects.store_to_read opens it): harmless to the terminal."""
 
 from __future__ import annotations
 
