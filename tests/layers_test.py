@@ -199,18 +199,19 @@ def test_an_interface_imports_no_other_interface() -> None:
     assert not offending, "imports of another interface's modules: " + _listed(offending)
 
 
-# The restore engine (plans, the journal, undo and redo): the action layer alone carries it
-# out, with the rules every interface shares (the open turn's files, conflicts, the stats).
-RESTORING = "rewind.history.restoring"
+# The restore engine (plans, the journal, undo and redo) and the conversation's resume: the
+# action layer alone carries them out, with the rules every interface shares (the open turn's
+# files, conflicts, the stats).
+RESTORING = ("rewind.history.restoring", "rewind.history.conversation.resume")
 
 
 def restoring_imported(module: str) -> list[str]:
     """What ``module``, of an interface (the commands and the CLI included), imports of the
-    restore engine."""
+    restore engine or the resume."""
     return sorted(
         imported
         for imported in GRAPH[module]
-        if imported == RESTORING or imported.startswith(RESTORING + ".")
+        if imported in RESTORING or imported.startswith(tuple(f"{name}." for name in RESTORING))
     )
 
 
@@ -271,7 +272,7 @@ def test_each_rule_reports_every_offending_module_at_once(monkeypatch: pytest.Mo
         ("rewind.mcp.server", "rewind.commands.log"),
         ("rewind.actions.reading", "rewind.mcp.server"),
         ("rewind.commands.undo", "rewind.history.restoring.restore"),
-        ("rewind.api", "rewind.history.restoring.restore_plan"),
+        ("rewind.api", "rewind.history.conversation.resume"),
     ):
         monkeypatch.setitem(GRAPH, module, GRAPH[module] | {imported})
     rules = (

@@ -13,6 +13,7 @@ import os
 import time
 
 from rewind.actions.reading import Blamed, Diff, FileHistory, LoggedEntry, Shown, ShownHunks
+from rewind.actions.resuming import Resumed
 from rewind.actions.status import ProjectStatus
 from rewind.history.entry import Entry
 from rewind.history.insight.diffs import FileDiff
@@ -390,4 +391,17 @@ def backup_json(store: Store) -> dict[str, object] | None:
         "failures": state.failures if state else 0,
         "error": (state.error or None) if state else None,
         "pending_since": when(waiting),
+    }
+
+
+def resume_json(resumed: Resumed) -> dict[str, object]:
+    """``rewind resume --print --json``: the command that continues the conversation."""
+    return {
+        "format": FORMAT,
+        "turn": resumed.entry.number,
+        "agent": resumed.branch.agent,
+        "argv": resumed.argv,
+        "cwd": resumed.root,
+        "session": resumed.branch.session or None,
+        "notes": resumed.branch.notes,
     }

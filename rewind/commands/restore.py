@@ -15,12 +15,12 @@ from rewind.actions.changes import (
     carry_out as carried_out,
 )
 from rewind.actions.records import plan_json
+from rewind.actions.resuming import check as check_resume
 from rewind.commands.output.asking import asked_yes
 from rewind.commands.output.json_output import print_json, refuse_json_without_dry_run
 from rewind.commands.output.render import colour_diff, paint, plan_text, use_colour
 from rewind.commands.restore_hunks import partial_plan
 from rewind.errors import ExitCode, UserError
-from rewind.history.conversation.resume import check as check_resume
 from rewind.history.entry import REDO, UNDO, Entry
 from rewind.history.filestate import TOO_LARGE
 from rewind.store.repository import Store
