@@ -145,7 +145,7 @@ def _run_ends(context: HookContext, session: str) -> None:
         context.end_turn(session)
         return
     entry = load_head(context.store, session).current
-    if entry is not None and entry.is_open:
+    if entry is not None and entry.is_open and not entry.is_outside_agent:
         if not entry.prompt:
             began = _last_sent(prompts, entry.started) or prompts[-1]
             context.name_turn(session, entry.id, began[1])

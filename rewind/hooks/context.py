@@ -209,9 +209,12 @@ class HookContext:
         return states
 
     def has_open_turn(self, session: str) -> bool:
+        """Whether an agent's turn is open in ``session``. The entry the watcher opens for
+        changes made outside the agent (by hand, between two prompts) is none: the agent's
+        next turn closes it and begins."""
         assert self.store is not None
         entry = load_head(self.store, session).current
-        return entry is not None and entry.is_open
+        return entry is not None and entry.is_open and not entry.is_outside_agent
 
     def last_recorded(self, session: str, name: bytes) -> FileState | None:
         """The last state this session recorded for ``name``, in any turn."""

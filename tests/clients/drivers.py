@@ -59,7 +59,7 @@ def changes_are(expected: list[dict[str, tuple[str, str]]]) -> Callable[[World, 
 
     def check(world: World, session: str) -> None:
         changes = world.changes(session)
-        assert changes == expected, changes
+        assert changes == expected, (changes, world.ok("log", "--session", session))
 
     return check
 

@@ -21,6 +21,8 @@ from tests.conftest import hook, log_json, ok, run_rewind, snapshot
 from tests.installers.exact_install_test import everything_under, rewind_commands
 from tests.support.agent_payloads import Cline, ClineExtension, Payload, Windsurf
 from tests.support.paths import HOOKS
+from tests.watch.capture_programs_test import watcher_info
+from tests.watch.conftest import wait_for
 
 # The hook files Cline 3.0.65 runs that rewind needs (rewind.installers.cline is not imported
 # here: importing a target module registers it, and the agents' order of registration counts).
@@ -192,6 +194,50 @@ def test_the_clis_turns_are_named_from_clines_session_file(project: Path) -> Non
     ]
     ok("restore", "1", "--yes", "--force", "--session", agent.session)  # the hand edit too
     assert (project / "hello.txt").read_text() == "hi\n"
+
+
+@pytest.mark.usefixtures("capture_on")
+def test_a_hand_edit_the_watcher_recorded_before_the_runs_first_call_stays_its_own(
+    project: Path,
+) -> None:
+    """The watcher records a hand edit between two runs in an entry of its own, open until
+    the next turn; the next run's first tool call (which begins the CLI's turns) closes it
+    and begins the run's turn, whose edit stays the agent's (it was folded into the watcher's
+    entry, and the run's prompt lost, when the watcher was quicker than the model)."""
+    (project / "hello.txt").write_text("hi\n")
+    agent = Cline(project)
+    session_file = ClineSessionFile(agent.session)
+    session_file.send("Write hello")
+    before, after = agent.write("hello.txt", "hello\n")
+    hook("cline", before)
+    (project / "hello.txt").write_text("hello\n")
+    hook("cline", after)
+    hook("cline", sent_now(agent.end()))
+    wait_for(lambda: watcher_info(project).get("ready"), "the watcher to be ready")
+    (project / "hello.txt").write_text("hello by hand\n")
+    wait_for(
+        lambda: (
+            [entry["agent"] for entry in log_json("--session", agent.session)][-1:] == ["watch"]
+        ),
+        "the watcher to record the hand edit",
+    )
+    session_file.send("Shout")
+    before, after = agent.edit("hello.txt", "hello", "HELLO")
+    hook("cline", before)
+    (project / "hello.txt").write_text("HELLO by hand\n")
+    hook("cline", after)
+    hook("cline", sent_now(agent.end()))
+    log = log_json("--session", agent.session)
+    assert [(entry["agent"], entry["prompt"]) for entry in log] == [
+        ("cline", "Write hello"),
+        ("watch", "changes outside the agent"),
+        ("cline", "Shout"),
+    ]
+    assert [[f["source"] for f in entry["files"]] for entry in log] == [
+        ["edit"],
+        ["external"],
+        ["edit"],
+    ]
 
 
 def test_a_session_file_too_large_to_read_leaves_the_turn_unnamed(project: Path) -> None:
