@@ -28,25 +28,40 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from rewind.actions.changes import (
+    PERSON,
+    REDO_STEP,
+    UNDO_STEP,
+    Hunk,
+    Outcome,
+    PartialPlan,
+    PartialRefused,
+    Policy,
+    RestorePlan,
+    Selection,
+    VersionPlan,
+    carry_out,
+    hunks_of,
+    open_project,
+    parse_hunks,
+    plan_hunks,
+    plan_step,
+    plan_turn,
+    plan_version,
+    turn_of,
+)
 from rewind.errors import ConflictError, UserError
 from rewind.history.entry import Entry
 from rewind.history.filestate import FileState
-from rewind.history.lookup import entries_from, find, newest
+from rewind.history.lookup import newest
 from rewind.history.recording.turns import (
     NOT_TRACKABLE,
     TRACK_PROBLEMS,
     begin,
-    closed_head,
     record_after,
     track,
 )
-from rewind.history.restoring.hunks import Hunk, Selection, parse_ranges
-from rewind.history.restoring.opening import open_store
-from rewind.history.restoring.partial import PartialPlan, PartialRefused, plan_partial, turn_hunks
-from rewind.history.restoring.restore import RestoreResult, apply_plan
-from rewind.history.restoring.restore_plan import RestorePlan, plan_redo, plan_restore, plan_undo
-from rewind.history.restoring.versions import VersionPlan, find_version, plan_version
-from rewind.history.session import SessionHead, load_head, new_session_id
+from rewind.history.session import load_head, new_session_id
 from rewind.store.atomic import replace_file
 from rewind.store.failure_log import log_hook_problem
 from rewind.store.root import find_root
@@ -73,7 +88,7 @@ class Project:
         self, root: PathLike | None = None, session: str | None = None, agent: str = "python"
     ) -> None:
         start = os.fsencode(root) if root is not None else os.getcwdb()
-        self.store = open_store(find_root(start), create=True)
+        self.store = open_project(find_root(start), create=True)
         self.session = session or new_session_id()
         self.agent = agent
 
@@ -118,28 +133,24 @@ class Project:
         return newest(self.store, load_head(self.store, self.session), None)
 
     def plan_restore(self, turn: int | str, paths: list[PathLike] | None = None) -> RestorePlan:
-        chosen, entries = entries_from(self.store, self._settled_head(), str(turn))
         only = [self._name(path) for path in paths] if paths else None
-        return plan_restore(self.store, entries, chosen, only)
+        return plan_turn(self.store, self.session, str(turn), only)
 
     def restore(
         self, turn: int | str, paths: list[PathLike] | None = None, force: bool = False
-    ) -> RestoreResult:
+    ) -> Outcome:
         """Puts every file touched since ``turn`` began back as it was before it.
 
         Raises :class:`ConflictError`, changing nothing, when a file changed outside rewind since
         it last recorded it, unless ``force`` (the current content is then saved for :meth:`undo`).
         """
-        return apply_plan(self.store, self.plan_restore(turn, paths), force=force)
+        return carry_out(self.store, self.plan_restore(turn, paths), Policy(force=force))
 
     def plan_version(self, path: PathLike, version: str) -> VersionPlan:
         """What :meth:`restore_version` would do, without writing any file."""
-        name = self._name(path)
-        head = self._settled_head()
-        found = find_version(self.store, name, version)
-        return plan_version(self.store, head.session_id, found, name)
+        return plan_version(self.store, self.session, self._name(path), version)
 
-    def restore_version(self, path: PathLike, version: str, force: bool = False) -> RestoreResult:
+    def restore_version(self, path: PathLike, version: str, force: bool = False) -> Outcome:
         """Brings ``path`` back to one version, recorded as a restore of this session.
 
         ``version`` is ``"ID"`` (the file as entry ID left it) or ``"ID^"`` (as it was just
@@ -147,44 +158,37 @@ class Project:
         session of the project. Raises :class:`ConflictError`, changing nothing, when the file
         is not what rewind last recorded of it, unless ``force``.
         """
-        return apply_plan(self.store, self.plan_version(path, version), force=force)
+        return carry_out(self.store, self.plan_version(path, version), Policy(force=force))
 
     def hunks(self, turn: int | str, path: PathLike) -> list[Hunk]:
         """The numbered hunks of what ``turn`` did to the text file ``path``."""
-        entry = find(self.store, self._settled_head(), str(turn))
-        return turn_hunks(self.store, entry, self._name(path)).hunks
+        entry = turn_of(self.store, self.session, str(turn))
+        return hunks_of(self.store, entry, self._name(path)).hunks
 
     def plan_hunks(self, turn: int | str, path: PathLike, hunks: str | Selection) -> PartialPlan:
         """What :meth:`restore_hunks` would do, without writing any file."""
-        head = self._settled_head()
-        entry = find(self.store, head, str(turn))
-        choice = parse_ranges(hunks) if isinstance(hunks, str) else hunks
-        return plan_partial(self.store, head.session_id, entry, {self._name(path): choice})
+        choice = parse_hunks(hunks, turn, os.fsdecode(path)) if isinstance(hunks, str) else hunks
+        return plan_hunks(self.store, self.session, str(turn), {self._name(path): choice})
 
-    def restore_hunks(
-        self, turn: int | str, path: PathLike, hunks: str | Selection
-    ) -> RestoreResult:
+    def restore_hunks(self, turn: int | str, path: PathLike, hunks: str | Selection) -> Outcome:
         """Puts back some hunks (or lines) of what ``turn`` did to ``path``, into the file as
         it is now: later edits elsewhere in it stay. ``hunks`` is written as ``--hunks`` takes
         it (``"1,3"``, ``"2:1-3"``) or a {hunk number: None for all of it, or a set of its
         changed lines' numbers} dict. Raises :class:`PartialRefused` (a ConflictError), writing
         nothing, when a chosen hunk no longer applies, and ConflictError when the file changed
         while the merge was computed."""
-        return apply_plan(self.store, self.plan_hunks(turn, path, hunks))
+        return carry_out(self.store, self.plan_hunks(turn, path, hunks), PERSON)
 
-    def undo(self, force: bool = False) -> RestoreResult:
+    def undo(self, force: bool = False) -> Outcome:
         """Takes back the session's newest restore still in effect, exactly; each undo steps
         back one restore further (:meth:`redo` puts them back)."""
-        plan = plan_undo(self.store, self._settled_head())
-        return apply_plan(self.store, plan, force=force)
+        plan = plan_step(self.store, self.session, UNDO_STEP)
+        return carry_out(self.store, plan, Policy(force=force))
 
-    def redo(self, force: bool = False) -> RestoreResult:
+    def redo(self, force: bool = False) -> Outcome:
         """Puts back the restore the newest :meth:`undo` took back (none made since)."""
-        plan = plan_redo(self.store, self._settled_head())
-        return apply_plan(self.store, plan, force=force)
-
-    def _settled_head(self) -> SessionHead:
-        return closed_head(self.store, self.session)
+        plan = plan_step(self.store, self.session, REDO_STEP)
+        return carry_out(self.store, plan, Policy(force=force))
 
     def _name(self, path: PathLike) -> bytes:
         raw = os.fsencode(path)

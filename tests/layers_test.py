@@ -1,5 +1,6 @@
-"""The package's layers: rewind.store at the bottom, rewind.history on it, the interfaces on top;
-inside the history, its core below the parts that build on it.
+"""The package's layers: rewind.store at the bottom, rewind.history on it, the action layer
+(rewind.actions) on the history, the interfaces on top; inside the history, its core below the
+parts that build on it. The interfaces restore, undo and redo only through the action layer.
 
 Imports go only downward, and no module imports itself through others (an import inside a
 function counts: it is a dependency all the same; one under ``if TYPE_CHECKING:`` does not).
@@ -20,6 +21,8 @@ ALLOWED = {
     "rewind.errors": (),
     "rewind.store": ("rewind.errors",),
     "rewind.history": ("rewind.errors", "rewind.store"),
+    # Whether the watcher runs, for a project's status: its pid file, nothing else of it.
+    "rewind.actions": ("rewind.errors", "rewind.store", "rewind.history", "rewind.watch.pidfile"),
 }
 
 
@@ -196,6 +199,35 @@ def test_an_interface_imports_no_other_interface() -> None:
     assert not offending, "imports of another interface's modules: " + _listed(offending)
 
 
+# The restore engine (plans, the journal, undo and redo) and the conversation's resume: the
+# action layer alone carries them out, with the rules every interface shares (the open turn's
+# files, conflicts, the stats).
+RESTORING = ("rewind.history.restoring", "rewind.history.conversation.resume")
+
+
+def restoring_imported(module: str) -> list[str]:
+    """What ``module``, of an interface (the commands and the CLI included), imports of the
+    restore engine or the resume."""
+    return sorted(
+        imported
+        for imported in GRAPH[module]
+        if imported in RESTORING or imported.startswith(tuple(f"{name}." for name in RESTORING))
+    )
+
+
+def test_the_interfaces_restore_only_through_the_action_layer() -> None:
+    interface = (*INTERFACES, "rewind.commands", "rewind.cli")
+    offending = {
+        module: imported
+        for module in sorted(GRAPH)
+        if module.startswith(interface) and (imported := restoring_imported(module))
+    }
+    assert not offending, (
+        "imports of the restore engine outside the action layer; go through rewind.actions: "
+        + _listed(offending)
+    )
+
+
 def test_no_module_imports_itself_through_others() -> None:
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     cycles: list[list[str]] = []
@@ -225,6 +257,8 @@ def test_the_graph_is_read_at_all() -> None:
     assert _history_part("rewind.history.restoring.restore") == "rewind.history.restoring"
     assert _history_part("rewind.history.index") == HISTORY
     assert "rewind.watch.pidfile" in GRAPH["rewind.hooks.claude_code"]
+    assert "rewind.history.restoring.restore" in GRAPH["rewind.actions.changes"]
+    assert any(name.startswith("rewind.actions") for name in GRAPH["rewind.commands.restore"])
 
 
 def test_each_rule_reports_every_offending_module_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -236,6 +270,9 @@ def test_each_rule_reports_every_offending_module_at_once(monkeypatch: pytest.Mo
         ("rewind.history.insight.blame", "rewind.history.upkeep.retention"),
         ("rewind.tui.app", "rewind.hooks.claude_code"),
         ("rewind.mcp.server", "rewind.commands.log"),
+        ("rewind.actions.reading", "rewind.mcp.server"),
+        ("rewind.commands.undo", "rewind.history.restoring.restore"),
+        ("rewind.api", "rewind.history.conversation.resume"),
     ):
         monkeypatch.setitem(GRAPH, module, GRAPH[module] | {imported})
     rules = (
@@ -244,12 +281,18 @@ def test_each_rule_reports_every_offending_module_at_once(monkeypatch: pytest.Mo
             "rewind.store.objects",
             "rewind.store.atomic",
         ),
+        (test_a_lower_layer_imports_nothing_above_it, "rewind.store.atomic", "rewind.actions"),
         (
             test_a_part_of_the_history_imports_only_the_core_and_the_parts_below_it,
             "rewind.history.recording.drift",
             "rewind.history.insight.blame",
         ),
         (test_an_interface_imports_no_other_interface, "rewind.tui.app", "rewind.mcp.server"),
+        (
+            test_the_interfaces_restore_only_through_the_action_layer,
+            "rewind.commands.undo",
+            "rewind.api",
+        ),
     )
     for rule, first, second in rules:
         with pytest.raises(AssertionError) as failure:

@@ -6,30 +6,24 @@ from __future__ import annotations
 
 import sys
 
-from rewind.commands.output.asking import asked_yes
-from rewind.commands.output.json_output import FORMAT, print_json, refuse_json_without_dry_run
-from rewind.commands.output.records_json import entry_key_json, path_json
-from rewind.commands.output.render import paint, use_colour
-from rewind.errors import ConflictError, ExitCode, UserError
-from rewind.history.recording.turns import closed_head
-from rewind.history.remote.fetched import open_fetched
-from rewind.history.restoring.apply import (
+from rewind.actions.changes import (
     ALREADY,
     CONFLICT,
     DELETE,
     MERGE,
-    REFUSED,
+    NOT_APPLIED,
     WRITE,
     ApplyPlan,
-    Source,
-    fetched_name,
-    plan_apply,
-    turn_range,
+    Policy,
+    carry_out,
+    open_current_store,
+    plan_applying,
 )
-from rewind.history.restoring.opening import open_current_store
-from rewind.history.restoring.restore import apply_plan
-from rewind.history.session import load_head, require_existing
-from rewind.history.sessions import resolve_session
+from rewind.actions.records import apply_plan_json
+from rewind.commands.output.asking import asked_yes
+from rewind.commands.output.json_output import print_json, refuse_json_without_dry_run
+from rewind.commands.output.render import paint, use_colour
+from rewind.errors import ConflictError, ExitCode, UserError
 from rewind.store.repository import Store
 
 _WORDS = {
@@ -38,7 +32,7 @@ _WORDS = {
     MERGE: "merge   ",
     ALREADY: "already ",
     CONFLICT: "conflict",
-    REFUSED: "refused ",
+    NOT_APPLIED: "refused ",
 }
 
 
@@ -58,17 +52,13 @@ def run(
 ) -> int:
     refuse_json_without_dry_run(as_json, dry_run, "apply SESSION TURN")
     store = open_current_store()
-    source = _source(store, remote, source_session)
-    entries = turn_range(source.store, source.head, turns)
-    session = resolve_session(store, into, create=True)
-    if load_head(store, session).current is not None:
-        closed_head(store, session)  # its last changes recorded, for the check against them
     only = [store.root.stored_name(path) for path in paths] if paths else None
     on = f"--remote {remote} " if remote is not None else ""
     hint = f"rewind apply {on}{source_session} {turns} --dry-run"
-    plan = plan_apply(store, session, source, entries, only, hint)
+    plan = plan_applying(store, into, source_session, turns, remote, only, hint)
+    session = plan.session
     if as_json:
-        print_json(_plan_json(store, plan))
+        print_json(apply_plan_json(plan))
     elif dry_run or list_all or plan.not_applied:
         print(_plan_text(store, plan, use_colour()))
     left_out = plan.not_applied
@@ -89,7 +79,7 @@ def run(
     ):
         print("Nothing was changed.")
         return ExitCode.USER_ERROR
-    result = apply_plan(store, plan, force=force)
+    result = carry_out(store, plan, Policy(force=force))
     for path, error in result.failed:
         print(f"rewind: could not write {store.root.display(path)}: {error}", file=sys.stderr)
     if result.entry is not None:
@@ -110,16 +100,6 @@ def run(
             "'rewind status' for the log)."
         )
     return _left_out(store, plan)
-
-
-def _source(store: Store, remote: str | None, requested: str) -> Source:
-    if remote is None:
-        head = require_existing(store, requested)
-        return Source(store, head, f"session {head.session_id}")
-    view, session = open_fetched(store, remote, requested)
-    return Source(
-        view, require_existing(view, session), fetched_name(remote, view, session), remote
-    )
 
 
 def _refusal(store: Store, plan: ApplyPlan) -> str:
@@ -165,42 +145,9 @@ def _plan_text(store: Store, plan: ApplyPlan, colour: bool) -> str:
         line = f"  {_WORDS[item.outcome]}  {store.root.display(item.path)}"
         if reason:
             line += f"  ({reason})"
-        if item.outcome in (CONFLICT, REFUSED) or item.path in changed:
+        if item.outcome in (CONFLICT, NOT_APPLIED) or item.path in changed:
             line = paint(line, "yellow", colour)
         lines.append(line)
     if not plan.applied:
         lines.append("  nothing to apply: the turns changed no file.")
     return "\n".join(lines)
-
-
-def _plan_json(store: Store, plan: ApplyPlan) -> dict[str, object]:
-    first, last = plan.entries[0], plan.entries[-1]
-    changed = {planned.path for planned in plan.conflicts}
-    files = []
-    for item in plan.applied:
-        data = path_json(item.path)
-        data.update(
-            outcome=item.outcome,
-            reason=item.reason or None,
-            changed_outside=item.path in changed,
-            base=item.base.to_json() if item.base else None,
-            theirs=item.theirs.to_json() if item.theirs else None,
-            now=item.planned.current.to_json() if item.planned else None,
-            result=item.planned.target.to_json() if item.planned else None,
-        )
-        files.append(data)
-    counts = {outcome: 0 for outcome in _WORDS}
-    for item in plan.applied:
-        counts[item.outcome] += 1
-    return {
-        "format": FORMAT,
-        "kind": "apply",
-        "from": plan.source.name,
-        "remote": plan.source.remote,
-        "session": plan.source.head.session_id,
-        "first": entry_key_json(first),
-        "last": entry_key_json(last),
-        "into": plan.session,
-        "counts": counts,
-        "files": files,
-    }

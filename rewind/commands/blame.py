@@ -5,44 +5,25 @@ from __future__ import annotations
 
 import sys
 
-from rewind.commands.output.json_output import FORMAT, print_json
-from rewind.commands.output.records_json import path_json, version_json
+from rewind.actions.reading import blame
+from rewind.actions.records import blame_json
+from rewind.commands.output.json_output import print_json
 from rewind.commands.output.render import local_time, paint, use_colour
 from rewind.history.entry import TURN, first_line
-from rewind.history.insight.blame import BEFORE_RECORD, Blame, Run, blame_file
+from rewind.history.insight.blame import BEFORE_RECORD, Blame, Run
 from rewind.history.insight.file_history import OUTSIDE, Version
-from rewind.history.restoring.opening import open_current_store
 
 AGENT_WIDTH = 12
 LABEL_WIDTH = 13 + 2 + 5 + 1 + AGENT_WIDTH + 16 + 1  # "ID (#N agent YYYY-MM-DD HH:MM)"
 
 
 def run(*, path: str, as_json: bool = False) -> int:
-    store = open_current_store()
-    blame = blame_file(store, store.root.stored_name(path))
+    blamed = blame(path)
     if as_json:
-        print_json(blame_json(blame))
+        print_json(blame_json(blamed))
     else:
-        _print_text(blame, store.root.display(blame.path))
+        _print_text(blamed.blame, blamed.store.root.display(blamed.blame.path))
     return 0
-
-
-def blame_json(blame: Blame) -> dict[str, object]:
-    """The shape of ``rewind blame --json`` (documented in docs/cli.md)."""
-    return {
-        "format": FORMAT,
-        **path_json(blame.path),
-        "lines": len(blame.lines),
-        "runs": [
-            {
-                "start": run.start,
-                "count": run.count,
-                "status": run.status,
-                "origin": version_json(run.version) if run.version is not None else None,
-            }
-            for run in blame.runs
-        ],
-    }
 
 
 def _label(run: Run) -> str:

@@ -2,13 +2,14 @@ from __future__ import annotations
 
 import sys
 
-from rewind.commands.output.json_output import FORMAT, print_json
+from rewind.actions.records import FORMAT
+from rewind.actions.stores import open_current_store
+from rewind.commands.output.json_output import print_json
 from rewind.errors import UserError
 from rewind.history import commits
 from rewind.history.entry import Entry
 from rewind.history.index.queries import EntryIndex
 from rewind.history.remote.fetched import machine_views
-from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import SessionHead, damaged_ref_hint
 from rewind.history.sessions import list_sessions, read_entries_with_commits
 from rewind.history.upkeep import drill as recovery_drill

@@ -16,8 +16,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from rewind.commands.output.json_output import FORMAT, print_json
-from rewind.commands.output.render import human_size
+from rewind.actions.records import FORMAT
+from rewind.commands.output.json_output import print_json
 from rewind.errors import UserError
 from rewind.installers import (
     Context,
@@ -33,7 +33,7 @@ from rewind.mcp.names import CHANGE_TOOLS, READ_TOOLS
 from rewind.store.config import CONFIG_NAME, load_config
 from rewind.store.failure_log import problem_logs, recent_problems
 from rewind.store.home import rewind_home, store_dir_for
-from rewind.store.storage_check import check_store_directory
+from rewind.store.storage_check import check_store_directory, human_size
 
 RECENT_SHOWN = 3  # lines of each log
 
@@ -305,7 +305,7 @@ def _check_config(project: str, store_dir: str, report: Report) -> None:
 def _check_capture(project: str, report: Report) -> None:
     """Whether what the programs an agent runs change is recorded here (capture_programs):
     off, refused by the kernel's limit, watched now, or waiting for the next prompt."""
-    from rewind.history.restoring.opening import open_store
+    from rewind.actions.stores import open_store
     from rewind.watch.capture import enabled
     from rewind.watch.limits import recent_refusal
     from rewind.watch.pidfile import running_info
@@ -352,9 +352,9 @@ def _check_backup(project: str, store_dir: str, report: Report) -> None:
         return  # the config check says why
     if not remote:
         return
+    from rewind.actions.stores import open_store
     from rewind.history.remote.backup import backup_state
     from rewind.history.remote.remote_setup import check_reachable
-    from rewind.history.restoring.opening import open_store
     from rewind.store.remotes import remote_url
 
     try:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 
+from rewind.actions.reading import extract
+from rewind.actions.stores import open_current_store
 from rewind.errors import ExitCode
 from rewind.history.filestate import LINK
 from rewind.history.lookup import find
 from rewind.history.remote.fetched import open_fetched
-from rewind.history.restoring.extract import extract
-from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import require_existing
 from rewind.history.sessions import resolve_session
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import sys
 
-from rewind.commands.output.json_output import FORMAT, print_json
+from rewind.actions.records import FORMAT
+from rewind.actions.stores import open_current_store
+from rewind.commands.output.json_output import print_json
 from rewind.errors import UserError
 from rewind.history.remote.fetched import FetchReport, fetch
-from rewind.history.restoring.opening import open_current_store
 from rewind.store.remotes import list_remotes
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import sys
 
-from rewind.history.restoring.opening import open_current_store
+from rewind.actions.stores import open_current_store
 from rewind.history.session import forget_session, label_ref_prefix, require_existing
 from rewind.history.sessions import list_sessions
 

@@ -3,11 +3,10 @@ from __future__ import annotations
 import sys
 import time
 
-from rewind.commands.output.json_output import FORMAT, print_json
-from rewind.commands.output.records_json import iso_time
-from rewind.commands.output.render import human_size
+from rewind.actions.records import FORMAT, iso_time
+from rewind.actions.stores import open_current_store
+from rewind.commands.output.json_output import print_json
 from rewind.errors import UserError
-from rewind.history.restoring.opening import open_current_store
 from rewind.history.upkeep import retention
 from rewind.history.upkeep.collection import collect
 from rewind.history.upkeep.drill import drill
@@ -16,6 +15,7 @@ from rewind.store.gc_record import GC_RECORD, GcRecord, write_gc_record
 from rewind.store.mirrors import MirrorsCollected
 from rewind.store.packing import GcBusy, PackReport
 from rewind.store.repository import Store
+from rewind.store.storage_check import human_size
 
 # How many kept entries, drawn at random across sessions, gc rebuilds and verifies once it has
 # packed (a full drill is 'rewind check --drill').

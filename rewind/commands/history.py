@@ -7,44 +7,28 @@ from the version before (docs/history.md).
 
 from __future__ import annotations
 
-import os
-
-from rewind.commands.output.json_output import FORMAT, print_json, recorded_store
-from rewind.commands.output.records_json import path_json, version_json
+from rewind.actions.reading import file_history
+from rewind.actions.records import history_json
+from rewind.commands.output.json_output import print_json
 from rewind.commands.output.render import local_time, paint, use_colour
 from rewind.history.entry import TURN, Entry, first_line
 from rewind.history.filestate import ABSENT, FILE, LINK, TOO_LARGE
-from rewind.history.insight.file_history import OUTSIDE, Version, file_versions
-from rewind.history.restoring.opening import open_current_store
+from rewind.history.insight.file_history import OUTSIDE, Version
 from rewind.store.repository import Store
 
 
 def run(*, path: str, as_json: bool = False, max_count: int | None = None) -> int:
+    # with --json, nothing recorded yet is an empty history, not an error
+    found = file_history(path, max_count, missing_ok=as_json)
     if as_json:
-        store = recorded_store()
-        if store is None:  # nothing recorded yet: an empty history, not an error
-            print_json({"format": FORMAT, **path_json(os.fsencode(path)), "versions": []})
-            return 0
-    else:
-        store = open_current_store()
-    name = store.root.stored_name(path)
-    versions = file_versions(store, name)
-    if max_count is not None:
-        versions = versions[:max_count]
-    if as_json:
-        print_json(
-            {
-                "format": FORMAT,
-                **path_json(name),
-                "versions": [version_json(version) for version in versions],
-            }
-        )
+        print_json(history_json(found))
         return 0
-    shown = store.root.display(name)
-    if not versions:
-        print(f"rewind has recorded nothing for {shown}.")
+    store = found.store
+    assert store is not None
+    if not found.versions:
+        print(f"rewind has recorded nothing for {store.root.display(found.path)}.")
         return 0
-    _print_text(store, name, versions)
+    _print_text(store, found.path, found.versions)
     return 0
 
 

@@ -1,10 +1,10 @@
 from __future__ import annotations
 
-from rewind.commands.output.json_output import FORMAT, print_json
-from rewind.commands.output.records_json import entry_json
+from rewind.actions.records import FORMAT, entry_json
+from rewind.actions.stores import open_current_store
+from rewind.commands.output.json_output import print_json
 from rewind.history.insight.diffs import entry_diffs
 from rewind.history.insight.labels import add_label, remove_label
-from rewind.history.restoring.opening import open_current_store
 from rewind.history.sessions import all_labels, labels_of, resolve_session
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import sys
 
+from rewind.actions.records import FORMAT, entry_key_json
+from rewind.actions.stores import open_current_store
 from rewind.commands.output.asking import asked_yes
-from rewind.commands.output.json_output import FORMAT, print_json
-from rewind.commands.output.records_json import entry_key_json
+from rewind.commands.output.json_output import print_json
 from rewind.errors import UserError
 from rewind.history.entry import first_line
 from rewind.history.remote.backup import note_backup, run_backup
@@ -21,7 +22,6 @@ from rewind.history.remote.push import (
 from rewind.history.remote.redaction import Found
 from rewind.history.remote.remote_setup import confirm, needs_confirmation
 from rewind.history.remote.shared_conversation import redactions
-from rewind.history.restoring.opening import open_current_store
 from rewind.history.sessions import resolve_session
 from rewind.store.remotes import list_remotes
 from rewind.store.repository import Store

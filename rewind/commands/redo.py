@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from rewind.actions.changes import REDO_STEP
 from rewind.commands.undo import step
-from rewind.history.restoring.restore_plan import plan_redo
 
 
 def run(
@@ -15,4 +15,4 @@ def run(
     as_json: bool = False,
     list_all: bool = False,
 ) -> int:
-    return step("redo", plan_redo, session, dry_run, force, yes, as_json, list_all)
+    return step(REDO_STEP, session, dry_run, force, yes, as_json, list_all)

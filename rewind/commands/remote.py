@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from rewind.commands.output.json_output import FORMAT, print_json
+from rewind.actions.records import FORMAT
+from rewind.actions.stores import open_current_store
+from rewind.commands.output.json_output import print_json
 from rewind.history.remote.remote_setup import add_remote, project_remote_named
-from rewind.history.restoring.opening import open_current_store
 from rewind.store.config import CONFIG_NAME
 from rewind.store.remotes import list_remotes, remove_remote
 

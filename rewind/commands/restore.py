@@ -2,23 +2,27 @@ from __future__ import annotations
 
 import sys
 
+from rewind.actions.changes import (
+    PartialPlan,
+    Policy,
+    RestorePlan,
+    open_current_store,
+    plan_turn,
+    plan_version,
+    refuse_conflicts,
+)
+from rewind.actions.changes import (
+    carry_out as carried_out,
+)
+from rewind.actions.records import plan_json
+from rewind.actions.resuming import check as check_resume
 from rewind.commands.output.asking import asked_yes
 from rewind.commands.output.json_output import print_json, refuse_json_without_dry_run
-from rewind.commands.output.plan_json import plan_json
 from rewind.commands.output.render import colour_diff, paint, plan_text, use_colour
 from rewind.commands.restore_hunks import partial_plan
-from rewind.errors import ConflictError, ExitCode, UserError
-from rewind.history.conversation.resume import check as check_resume
+from rewind.errors import ExitCode, UserError
 from rewind.history.entry import REDO, UNDO, Entry
 from rewind.history.filestate import TOO_LARGE
-from rewind.history.lookup import entries_from
-from rewind.history.recording.turns import settled_head
-from rewind.history.restoring.opening import open_current_store
-from rewind.history.restoring.partial import PartialPlan
-from rewind.history.restoring.restore import apply_plan, conflict_message
-from rewind.history.restoring.restore_events import REFUSED, note_restore
-from rewind.history.restoring.restore_plan import RestorePlan, plan_restore
-from rewind.history.restoring.versions import find_version, plan_version
 from rewind.store.repository import Store
 
 
@@ -45,29 +49,27 @@ def run(
             "without --path, --version, --patch or --hunks ('rewind restore TURN --conversation')."
         )
     store = open_current_store()
-    head = settled_head(store, session)
     options = {"dry_run": dry_run, "force": force, "yes": yes, "as_json": as_json}
     if version is not None:
         assert paths is not None
         path = store.root.stored_name(paths[0])
-        found = find_version(store, path, version)
-        plan: RestorePlan = plan_version(store, head.session_id, found, path)
+        plan: RestorePlan = plan_version(store, session, path, version)
         return carry_out(store, plan, list_all=list_all, **options)
     assert turn is not None
     if patch or hunks:
         assert paths is not None
         names = [store.root.stored_name(path) for path in paths]
-        partial = partial_plan(store, head, turn, names, hunks)
+        partial = partial_plan(store, session, turn, names, hunks)
         if partial is None:
             print("No hunk was chosen; nothing was changed.")
             return ExitCode.USER_ERROR
         # With --patch, the answers were the confirmation.
         return carry_out(store, partial, list_all=list_all, **{**options, "yes": yes or patch})
-    chosen, entries = entries_from(store, head, turn)
+    only = [store.root.stored_name(path) for path in paths] if paths else None
+    plan = plan_turn(store, session, turn, only)
+    chosen = plan.subject
     if conversation:  # refused before any file changes when it cannot be resumed
         check_resume(store, chosen, check_client=not dry_run)
-    only = [store.root.stored_name(path) for path in paths] if paths else None
-    plan = plan_restore(store, entries, chosen, only)
     code = carry_out(store, plan, list_all=list_all, **options)
     if conversation and code == ExitCode.OK and not dry_run:
         from rewind.commands.resume import resume_from
@@ -142,10 +144,8 @@ def carry_out(
         if isinstance(plan, PartialPlan):
             for planned in plan.changes:
                 print(colour_diff(plan.resulting_diff(planned), colour), end="")
-    if plan.conflicts and not force:
-        if not dry_run:
-            note_restore(store, plan.kind, REFUSED, len(plan.conflicts))
-        raise ConflictError(conflict_message(store, plan))
+    policy = Policy(force=force)
+    refuse_conflicts(store, plan, policy, counted=not dry_run)
     if dry_run:
         return 0
     if not plan.changes:
@@ -157,16 +157,15 @@ def carry_out(
     ):
         print("Nothing was changed.")
         return 1
-    result = apply_plan(store, plan, force=force)
-    for path, error in result.failed:
+    outcome = carried_out(store, plan, policy)
+    for path, error in outcome.failed:
         print(f"rewind: could not write {store.root.display(path)}: {error}", file=sys.stderr)
-    if result.entry is None:
+    if outcome.entry is None:
         return _incomplete(store, plan)
-    done = len(result.entry.files) - len(result.failed)
-    print(paint(done_message(plan, result.entry, done), "green", colour))
-    if result.failed:
+    print(paint(done_message(plan, outcome.entry, outcome.written), "green", colour))
+    if outcome.failed:
         raise UserError(
-            f"{len(result.failed)} file(s) could not be written; the restore will be finished "
+            f"{len(outcome.failed)} file(s) could not be written; the restore will be finished "
             "by the next rewind command once the cause is fixed, or 'rewind undo' takes it back "
             "(see 'rewind status' for the log)."
         )

@@ -6,19 +6,20 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 
+from rewind.actions.changes import (
+    Choice,
+    PartialPlan,
+    PartialRefused,
+    Selection,
+    hunks_of,
+    parse_hunks,
+    plan_hunks,
+    still_apply,
+    turn_of,
+)
 from rewind.commands.output.hunk_text import hunk_text
 from rewind.commands.output.render import use_colour
 from rewind.history.entry import Entry
-from rewind.history.lookup import find
-from rewind.history.restoring.hunks import Choice, Selection, parse_ranges
-from rewind.history.restoring.partial import (
-    PartialPlan,
-    PartialRefused,
-    applicable,
-    plan_partial,
-    turn_hunks,
-)
-from rewind.history.session import SessionHead
 from rewind.store.repository import Store
 
 HELP = """\
@@ -31,28 +32,28 @@ d - do not put back this hunk or any of the later hunks in the file
 
 
 def partial_plan(
-    store: Store, head: SessionHead, turn: str, paths: list[bytes], hunks: list[str] | None
+    store: Store, session: str | None, turn: str, paths: list[bytes], hunks: list[str] | None
 ) -> PartialPlan | None:
     """The plan for ``--hunks`` (the hunks given, of the one path) or ``--patch`` (the hunks
     chosen by answering for each, file by file); None when no hunk was chosen. Hunks that no
     longer apply are shown, then PartialRefused is raised."""
-    entry = find(store, head, turn)
+    entry = turn_of(store, session, turn)
     chosen: Mapping[bytes, Choice]
     if hunks:
         shown = store.root.display(paths[0])
         chosen = {
-            paths[0]: [item for text in hunks for item in parse_ranges(text, entry.number, shown)]
+            paths[0]: [item for text in hunks for item in parse_hunks(text, entry.number, shown)]
         }
     else:
         chosen = _ask(store, entry, paths)
         if not chosen:
             return None
     try:
-        return plan_partial(store, head.session_id, entry, chosen)
+        return plan_hunks(store, session, entry.id, dict(chosen))
     except PartialRefused as refused:
         colour = use_colour()
         for path, refusal in refused.refused:
-            count = len(turn_hunks(store, entry, path).hunks)
+            count = len(hunks_of(store, entry, path).hunks)
             print(hunk_text(refusal.hunk, count, store.root.display(path), colour))
             print(f"  (no longer applies: {refusal.reason})")
         raise
@@ -64,8 +65,8 @@ def _ask(store: Store, entry: Entry, paths: list[bytes]) -> dict[bytes, Selectio
     colour = use_colour()
     chosen: dict[bytes, Selection] = {}
     for path in paths:
-        found = turn_hunks(store, entry, path)
-        blocked = applicable(store, found)
+        found = hunks_of(store, entry, path)
+        blocked = still_apply(store, found)
         name = store.root.display(path)
         selection: Selection = {}
         rest: bool | None = None  # a / d: the answer for the file's later hunks

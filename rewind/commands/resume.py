@@ -7,16 +7,11 @@ import os
 import shlex
 import sys
 
-from rewind.commands.output.json_output import FORMAT, print_json
-from rewind.commands.parsing.reading import local_session, session_to_read
+from rewind.actions.records import resume_json
+from rewind.actions.resuming import Resumed, ResumeRequest, plan_resume, resume_entry
+from rewind.commands.output.json_output import print_json
 from rewind.errors import UserError
-from rewind.history.conversation.branch import Branch
-from rewind.history.conversation.resume import Fetched, plan
 from rewind.history.entry import Entry
-from rewind.history.lookup import find
-from rewind.history.remote.shared_conversation import fetched_redactor
-from rewind.history.restoring.opening import open_current_store
-from rewind.history.session import require_existing
 from rewind.store.repository import Store
 
 
@@ -39,18 +34,8 @@ def run(
             "a --prompt that begins with '-' would be read by the client as one of its options; "
             "begin it with another character."
         )
-    store = open_current_store()
-    fetched: Fetched = None
-    if remote is not None:
-        view, session_id = session_to_read(session, remote)
-        head = require_existing(view, session_id)
-        entry = find(view, head, turn)
-        fetched = (remote, view)
-    else:
-        head = require_existing(store, local_session(store, session))
-        entry = find(store, head, turn)
-    extra = client_args or []
-    return resume_from(store, entry, prompt or "", print_only, as_json, extra, fetched)
+    request = ResumeRequest(turn, session, prompt or "", not print_only, remote)
+    return _answer(plan_resume(request, client_args or []), print_only, as_json)
 
 
 def resume_from(
@@ -60,36 +45,26 @@ def resume_from(
     print_only: bool,
     as_json: bool,
     extra: list[str],
-    fetched: Fetched = None,
 ) -> int:
-    """Starts (or prints) the branch of the conversation from just before ``entry`` (of the
-    session ``fetched`` from a remote, when given)."""
-    redact = fetched_redactor(store) if fetched is not None else None
-    branch = plan(store, entry, prompt, not print_only, fetched, redact)
-    argv = branch.argv(extra)
-    root = os.fsdecode(store.root.path)
+    """Starts (or prints) the branch of the conversation from just before ``entry``."""
+    return _answer(
+        resume_entry(store, entry, prompt, not print_only, None, extra), print_only, as_json
+    )
+
+
+def _answer(resumed: Resumed, print_only: bool, as_json: bool) -> int:
     if as_json:
-        print_json(
-            {
-                "format": FORMAT,
-                "turn": entry.number,
-                "agent": branch.agent,
-                "argv": argv,
-                "cwd": root,
-                "session": branch.session or None,
-                "notes": branch.notes,
-            }
-        )
+        print_json(resume_json(resumed))
         return 0
-    for note in branch.notes:
+    for note in resumed.branch.notes:
         print(f"rewind: {note}", file=sys.stderr)
     if print_only:
-        print(f"cd {shlex.quote(root)} && {shlex.join(argv)}")
+        print(f"cd {shlex.quote(resumed.root)} && {shlex.join(resumed.argv)}")
         return 0
-    return _start(branch, argv, root)
+    return _start(resumed.argv, resumed.root)
 
 
-def _start(branch: Branch, argv: list[str], root: str) -> int:
+def _start(argv: list[str], root: str) -> int:
     """Replaces this process with the client's, in the project's root."""
     sys.stdout.flush()
     sys.stderr.flush()

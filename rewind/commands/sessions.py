@@ -1,9 +1,10 @@
 from __future__ import annotations
 
-from rewind.commands.output.json_output import FORMAT, print_json, recorded_store
-from rewind.commands.output.records_json import iso_time
+from rewind.actions.projects import recorded_store
+from rewind.actions.records import FORMAT, iso_time
+from rewind.commands.output.json_output import print_json
 from rewind.commands.output.render import local_time
-from rewind.commands.parsing.reading import print_fetched_safely
+from rewind.commands.output.terminal_safe import print_fetched_safely
 from rewind.history.index.queries import EntryIndex
 from rewind.history.remote.fetched import FetchedSession, fetched_sessions
 from rewind.history.sessions import SessionSummary, list_sessions

@@ -8,15 +8,14 @@ from __future__ import annotations
 import json
 import time
 
-from rewind.commands.output.backup_text import backup_json, backup_line
-from rewind.commands.output.json_output import FORMAT
-from rewind.commands.output.records_json import iso_time
+from rewind.actions.changes import RestoreCounts, restore_counts
+from rewind.actions.records import FORMAT, backup_json, iso_time
+from rewind.actions.stores import open_current_store, open_store
+from rewind.commands.output.backup_text import backup_line
 from rewind.commands.output.stats_text import print_projects
 from rewind.commands.stats_figures import ProjectFigures
 from rewind.errors import UserError
 from rewind.history.insight.tally import Tally, tally
-from rewind.history.restoring.opening import open_current_store, open_store
-from rewind.history.restoring.restore_events import RestoreCounts, restore_counts
 from rewind.store.event_log import STATS_DIR, read_events
 from rewind.store.gc_record import GC_RECORD, GcRecord, read_gc_record
 from rewind.store.hook_calls import HOOK_CALLS, HookWindow

@@ -3,8 +3,8 @@ forms read it."""
 
 from __future__ import annotations
 
+from rewind.actions.changes import RestoreCounts
 from rewind.history.insight.tally import Tally
-from rewind.history.restoring.restore_events import RestoreCounts
 from rewind.store.gc_record import GcRecord
 from rewind.store.hook_calls import HookWindow
 

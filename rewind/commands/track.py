@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import sys
 
+from rewind.actions.stores import open_current_store
 from rewind.history.recording.turns import TRACK_PROBLEMS, track
-from rewind.history.restoring.opening import open_current_store
 from rewind.history.sessions import resolve_session
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from rewind.commands.parsing.reading import session_to_read
+from rewind.actions.projects import store_to_read
 from rewind.errors import ExitCode, UserError
 from rewind.history.session import require_existing
 
@@ -18,7 +18,7 @@ def run(*, session: str | None, remote: str | None = None) -> int:
     on_a_terminal = sys.stdin.isatty() and sys.stderr.isatty()
     if session is None and remote is None and on_a_terminal and _nothing_recorded():
         return _how_to_start()
-    store, session_id = session_to_read(session, remote)
+    store, session_id = store_to_read(session, remote)
     require_existing(store, session_id)
     if not on_a_terminal:
         raise UserError(
@@ -43,7 +43,7 @@ def run(*, session: str | None, remote: str | None = None) -> int:
 
 def _nothing_recorded() -> bool:
     """Whether the project has no session of its own (nor fetched ones to point to)."""
-    from rewind.commands.output.json_output import recorded_store
+    from rewind.actions.projects import recorded_store
     from rewind.history.remote.fetched import fetched_sessions
     from rewind.history.sessions import list_sessions
 

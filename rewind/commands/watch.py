@@ -7,8 +7,8 @@ import signal
 import sys
 import time
 
+from rewind.actions.stores import open_current_store
 from rewind.errors import UserError
-from rewind.history.restoring.opening import open_current_store
 from rewind.store.repository import Store
 from rewind.watch.limits import clear_refusal, kernel_limit_reached
 from rewind.watch.pidfile import OUTPUT_NAME, WatchLock, note_gap, running_info, spawn, stop

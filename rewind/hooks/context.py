@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from rewind.actions.stores import open_store
 from rewind.errors import UserError
 from rewind.history.entry import EDIT, SHELL, TURN, valid_text
 from rewind.history.kept_conversation import SLICED_AGENTS, keep_reply, keep_slice
@@ -19,7 +20,6 @@ from rewind.history.recording.turns import (
     record_after_states,
     track,
 )
-from rewind.history.restoring.opening import open_store
 from rewind.history.session import load_head
 from rewind.history.sessions import resolve_session
 from rewind.hooks import pending_shell_calls

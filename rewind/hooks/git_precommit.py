@@ -20,10 +20,10 @@ from __future__ import annotations
 import os
 import time
 
+from rewind.actions.stores import open_store
 from rewind.errors import UserError
 from rewind.history.filestate import DIRECTORY
 from rewind.history.recording.turns import TRACK_PROBLEMS, begin, track
-from rewind.history.restoring.opening import open_store
 from rewind.history.session import recent_session
 from rewind.store.atomic import write_text_atomically
 from rewind.store.git_status import changed_paths

@@ -1,94 +1,40 @@
-"""The tools that read: each runs the command line's own command with ``--json`` in the
-project (a process of its own, so every call sees the store as it is then, through the same
-history layer as ``rewind log``), and answers with the JSON as structured content and a
-short text the model can use, bounded (what is cut says how to get the rest).
+"""The tools that read: each asks the action layer (rewind.actions.reading) what the command
+line's ``rewind log``, ``show``, ``diff``, ``history``, ``blame`` and ``status`` read, in this
+process (the store opened afresh for every call, so each sees it as it is then), and answers
+with the command's ``--json`` record (rewind.actions.records) as structured content and a short
+text the model can use, bounded (what is cut says how to get the rest).
 
-Every argument is checked first (rewind.mcp.arguments) and reaches the command as data: an
-option's value joined to it (``--grep=VALUE``), the other values after ``--``, so that no
-value, whatever it starts with, is read as an option."""
+Every argument is checked first (rewind.mcp.arguments); a path is relative to the project."""
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from dataclasses import dataclass
 
+from rewind.actions import reading, records
+from rewind.actions.status import project_status
+from rewind.history.entry import TURN, Entry
+from rewind.history.insight.diffs import FileDiff
 from rewind.mcp.arguments import count as checked_count
 from rewind.mcp.arguments import optional_text
 from rewind.mcp.arguments import path as checked_path
 from rewind.mcp.arguments import session as checked_session
 from rewind.mcp.arguments import turn as checked_turn
+from rewind.store.repository import Store
 
 # The most characters of text one answer holds (a large diff is cut, with a note).
 TEXT_LIMIT = 20_000
 # The most entries one log answer lists.
 LOG_LIMIT = 200
-COMMAND_TIMEOUT = 120.0
-
-
-class CommandFailed(Exception):
-    """The command refused or failed; its message is the command's one sentence."""
 
 
 @dataclass(frozen=True)
 class Answer:
-    """What a tool answers: text for the model, and the command's JSON."""
+    """What a tool answers: text for the model, and the record the command's --json gives."""
 
     text: str
     data: dict[str, object]
-
-
-def run_json(
-    root: str,
-    command: str,
-    options: dict[str, str | None] | None = None,
-    values: tuple[str, ...] = (),
-) -> object:
-    """``rewind -C ROOT COMMAND --OPTION=VALUE... --json -- VALUES...``'s JSON (an option
-    whose value is None is left out); CommandFailed with the command's sentence otherwise."""
-    given = [f"--{name}={value}" for name, value in (options or {}).items() if value is not None]
-    after = ["--", *values] if values else []
-    words = [sys.executable, "-m", "rewind", "-C", root, command, *given, "--json", *after]
-    try:
-        done = subprocess.run(
-            words,
-            capture_output=True,
-            timeout=COMMAND_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, "NO_COLOR": "1"},
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise CommandFailed(
-            f"rewind {command} took longer than {COMMAND_TIMEOUT:.0f} s and was stopped; ask "
-            "for less (fewer entries, one file)."
-        ) from None
-    except (OSError, ValueError) as error:  # arguments the system cannot pass to a program
-        raise CommandFailed(
-            f"rewind {command} could not be started with these arguments ({error}); make them "
-            "shorter."
-        ) from None
-    try:
-        return json.loads(done.stdout)
-    except ValueError:
-        raise CommandFailed(_sentence(done.stderr, done.returncode)) from None
-
-
-def _sentence(stderr: bytes, returncode: int) -> str:
-    """The command's refusal: what it said from its first ``rewind: `` on, on one line (a
-    name it quotes may hold a newline)."""
-    said = stderr.decode("utf-8", "replace")
-    start = said.find("rewind: ")
-    if start < 0:
-        return f"the command failed (exit code {returncode})"
-    return " ".join(said[start + len("rewind: ") :].split())
-
-
-def dicts(value: object) -> list[dict[str, object]]:
-    """The objects of a JSON list (nothing for anything else)."""
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
 def bounded(text: str, how_to_see_more: str) -> str:
@@ -99,12 +45,19 @@ def bounded(text: str, how_to_see_more: str) -> str:
     return f"{cut}\n[cut: {len(text) - TEXT_LIMIT} more characters; {how_to_see_more}]"
 
 
-def _files(entry: dict[str, object]) -> str:
-    shown = []
-    for item in dicts(entry.get("files")):
-        counts = f" +{item.get('added', 0)} -{item.get('removed', 0)}"
-        shown.append(f"{item.get('status', '?')} {item.get('path')}{counts}")
-    return "; ".join(shown)
+def _first_line(entry: Entry) -> str:
+    lines = entry.prompt.splitlines()
+    return lines[0] if lines else ""
+
+
+def _counted(store: Store, diff: FileDiff) -> str:
+    return f"{diff.status} {store.root.display(diff.path)} +{diff.added} -{diff.removed}"
+
+
+def _diff_text(store: Store, diff: FileDiff) -> str:
+    """The file's unified diff, or its name and what happened to it (a binary file, a mode)."""
+    text = diff.text or f"{store.root.display(diff.path)}: {diff.status}"
+    return text if text.endswith("\n") else text + "\n"
 
 
 def log(
@@ -115,131 +68,117 @@ def log(
     path: str | None = None,
     session: str | None = None,
 ) -> Answer:
-    options = {
-        "max-count": str(checked_count(count, "count", LOG_LIMIT)),
-        "since": optional_text(since, "since"),
-        "grep": optional_text(grep, "grep"),
-        "path": None if path is None else checked_path(path),
-        "session": checked_session(session),
-    }
-    entries = run_json(root, "log", options)
-    if not isinstance(entries, list):
-        raise CommandFailed("rewind log gave no list of entries")
+    request = reading.LogRequest(
+        session=checked_session(session),
+        since=optional_text(since, "since"),
+        grep=optional_text(grep, "grep"),
+        path=None if path is None else checked_path(path),
+        max_count=checked_count(count, "count", LOG_LIMIT),
+        cwd=os.fsencode(root),
+        missing_ok=True,
+    )
+    entries: list[dict[str, object]] = []
     lines = []
-    for entry in dicts(entries):
-        kind = "" if entry.get("kind") == "turn" else f"[{entry.get('kind')}] "
-        undone = " (undone)" if entry.get("undone") else ""
-        prompt = str(entry.get("prompt") or "").splitlines()[0:1]
-        lines.append(
-            f"turn {entry.get('turn')} ({entry.get('id')}, {entry.get('time')}): {kind}"
-            f"{prompt[0] if prompt else ''}{undone}\n    {_files(entry)}"
-        )
+    with reading.read_log(request) as found:
+        for row in found.entries:
+            entries.append(records.logged_json(row))
+            entry = row.entry
+            assert found.store is not None
+            kind = "" if entry.kind == TURN else f"[{entry.kind}] "
+            undone = " (undone)" if row.undone else ""
+            files = "; ".join(_counted(found.store, diff) for diff in row.diffs())
+            started = records.iso_time(entry.started)
+            lines.append(
+                f"turn {entry.number} ({entry.id}, {started}): {kind}{_first_line(entry)}"
+                f"{undone}\n    {files}"
+            )
     text = "\n".join(lines) or "nothing recorded matches."
     more = "ask for fewer entries (count) or filter them (since, grep, path)"
     return Answer(bounded(text, more), {"entries": entries})
 
 
 def show(root: str, turn: str, path: str | None = None, session: str | None = None) -> Answer:
-    options = {
-        "path": None if path is None else checked_path(path),
-        "session": checked_session(session),
-    }
-    shown = run_json(root, "show", options, (checked_turn(turn),))
-    if not isinstance(shown, dict):
-        raise CommandFailed("rewind show gave no object")
-    if path:
-        hunks = dicts(shown.get("hunks"))
+    request = reading.ShowRequest(
+        turn=checked_turn(turn),
+        session=checked_session(session),
+        path=None if path is None else checked_path(path),
+        cwd=os.fsencode(root),
+    )
+    shown = reading.show(request)
+    if isinstance(shown, reading.ShownHunks):
+        hunks = shown.hunks.hunks
         parts = [f"{path} in turn {turn}: {len(hunks)} hunk(s)"]
         for hunk in hunks:
-            body = "".join(
-                f"{line.get('origin')}{line.get('text')}" for line in dicts(hunk.get("lines"))
-            )
-            parts.append(f"hunk {hunk.get('number')} {hunk.get('header')}\n{body}")
-        text = "\n".join(parts)
+            record = records.hunk_json(hunk)
+            lines = record["lines"]
+            assert isinstance(lines, list)
+            body = "".join(f"{line['origin']}{line['text']}" for line in lines)
+            parts.append(f"hunk {hunk.number} {hunk.header()}\n{body}")
+        text, data = "\n".join(parts), records.shown_hunks_json(shown)
     else:
-        diffs = [
-            str(item.get("diff") or f"{item.get('path')}: {item.get('status')}")
-            for item in dicts(shown.get("files"))
-        ]
-        text = f"turn {turn}: {shown.get('prompt')}\n" + "".join(
-            diff if diff.endswith("\n") else diff + "\n" for diff in diffs
-        )
-    more = "call rewind_show with path set to one file"
-    return Answer(bounded(text, more), shown)
+        diffs = "".join(_diff_text(shown.store, diff) for diff in shown.diffs)
+        text, data = f"turn {turn}: {shown.entry.prompt}\n{diffs}", records.shown_json(shown)
+    return Answer(bounded(text, "call rewind_show with path set to one file"), data)
 
 
 def diff(
     root: str, turn: str | None = None, turn2: str | None = None, session: str | None = None
 ) -> Answer:
-    turns = tuple(
-        checked_turn(value, name) for value, name in ((turn, "turn"), (turn2, "turn2")) if value
+    found = reading.diff(
+        reading.DiffRequest(
+            turn=None if turn is None else checked_turn(turn, "turn"),
+            turn2=None if turn2 is None else checked_turn(turn2, "turn2"),
+            session=checked_session(session),
+            cwd=os.fsencode(root),
+        )
     )
-    found = run_json(root, "diff", {"session": checked_session(session)}, turns)
-    if not isinstance(found, dict):
-        raise CommandFailed("rewind diff gave no object")
     text = "".join(
-        str(item.get("diff") or f"{item.get('path')}: {item.get('status')}\n")
-        for item in dicts(found.get("files"))
+        _diff_text(found.store, file_diff)
+        for file_diff in found.files
+        if file_diff.status not in ("unchanged", "pending") or file_diff.text
     )
     more = "diff fewer turns (turn and turn2 closer together)"
-    return Answer(bounded(text or "no difference.", more), found)
+    return Answer(bounded(text or "no difference.", more), records.diff_between_json(found))
 
 
 def history(root: str, path: str, count: int = 20) -> Answer:
-    found = run_json(
-        root,
-        "history",
-        {"max-count": str(checked_count(count, "count", LOG_LIMIT))},
-        (checked_path(path),),
+    found = reading.file_history(
+        checked_path(path),
+        checked_count(count, "count", LOG_LIMIT),
+        cwd=os.fsencode(root),
+        missing_ok=True,
     )
-    if not isinstance(found, dict):
-        raise CommandFailed("rewind history gave no object")
     lines = []
-    for version in dicts(found.get("versions")):
-        if version:
-            counts = ""
-            if version.get("added") is not None:
-                counts = f" +{version.get('added')} -{version.get('removed')}"
-            back = f" (back to {version.get('same_as')})" if version.get("same_as") else ""
-            prompt = str(version.get("prompt") or "").splitlines()[0:1]
-            lines.append(
-                f"{version.get('version')}: turn {version.get('turn')} of session "
-                f"{version.get('session')}, {version.get('source')}{counts}{back}: "
-                f"{prompt[0] if prompt else ''}"
-            )
+    for version in found.versions:
+        entry = version.entry
+        counts = f" +{version.added} -{version.removed}" if version.compared else ""
+        back = f" (back to {version.same_as.id})" if version.same_as is not None else ""
+        lines.append(
+            f"{version.id}: turn {entry.number} of session {entry.session}, {version.source}"
+            f"{counts}{back}: {_first_line(entry)}"
+        )
     text = "\n".join(lines) or f"rewind has recorded no version of {path}."
-    return Answer(bounded(text, "ask for fewer versions (count)"), found)
+    return Answer(bounded(text, "ask for fewer versions (count)"), records.history_json(found))
 
 
 def blame(root: str, path: str, start_line: int = 1, end_line: int | None = None) -> Answer:
-    found = run_json(root, "blame", values=(checked_path(path),))
-    if not isinstance(found, dict):
-        raise CommandFailed("rewind blame gave no object")
-    try:
-        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
-    except OSError as error:
-        raise CommandFailed(f"{path} cannot be read ({error.strerror or error}).") from None
+    blamed = reading.blame(checked_path(path), cwd=os.fsencode(root))
+    lines = blamed.blame.lines
     last = end_line if end_line is not None else len(lines)
     shown = []
-    for run in dicts(found.get("runs")):
-        start, count = int(str(run.get("start", 1))), int(str(run.get("count", 0)))
-        origin = run.get("origin")
-        if isinstance(origin, dict):
-            prompt = str(origin.get("prompt") or "").splitlines()[0:1]
-            first = prompt[0] if prompt else ""
-            who = f"turn {origin.get('turn')} ({origin.get('version')}): {first}"
+    for run in blamed.blame.runs:
+        version = run.version
+        if version is not None:
+            who = f"turn {version.entry.number} ({version.id}): {_first_line(version.entry)}"
         else:
-            who = str(run.get("status"))
-        for number in range(start, start + count):
-            if start_line <= number <= last and number <= len(lines):
-                shown.append(f"{number}: [{who}] {lines[number - 1]}")
+            who = run.status
+        for number in range(max(run.start, start_line), min(run.start + run.count - 1, last) + 1):
+            text = lines[number - 1].rstrip(b"\n").decode("utf-8", "replace")
+            shown.append(f"{number}: [{who}] {text}")
     more = "ask for a smaller line range (start_line, end_line)"
-    return Answer(bounded("\n".join(shown), more), found)
+    return Answer(bounded("\n".join(shown), more), records.blame_json(blamed))
 
 
 def status(root: str) -> Answer:
-    found = run_json(root, "status")
-    if not isinstance(found, dict):
-        raise CommandFailed("rewind status gave no object")
+    found = records.status_json(project_status(os.fsencode(root)))
     return Answer(json.dumps(found, indent=1), found)

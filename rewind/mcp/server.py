@@ -20,10 +20,10 @@ from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import Field, ValidationError
 
 from rewind._version import __version__
-from rewind.errors import UserError
+from rewind.errors import UserError, environment_problem
 from rewind.mcp import changing, reading
 from rewind.mcp.names import CHANGE_TOOLS, READ_TOOLS
-from rewind.mcp.reading import LOG_LIMIT, Answer, CommandFailed
+from rewind.mcp.reading import LOG_LIMIT, Answer
 from rewind.mcp.stdio import stdio_streams
 from rewind.store.failure_log import log_hook_problem
 from rewind.store.repository import Store
@@ -58,9 +58,12 @@ def answered(root: str, tool: str, make: Callable[[], Answer]) -> CallToolResult
     standard error) and answered in one sentence too."""
     try:
         answer = make()
-    except (UserError, CommandFailed) as refused:
+    except UserError as refused:
         return _error(str(refused))
     except Exception as error:
+        problem = environment_problem(error) if isinstance(error, OSError) else None
+        if problem is not None:  # a full disk, a permission: the person can fix it
+            return _error(problem)
         where = _log_crash(root, tool, error)
         return _error(
             f"{tool} failed unexpectedly ({type(error).__name__}); nothing was changed by this "

@@ -81,3 +81,12 @@ def _write_and_remove(directory: str) -> None:
             os.unlink(path)
         except OSError:
             pass
+
+
+def human_size(size: float) -> str:
+    """A size in bytes as people read it: ``512 B``, ``1.5 KiB``, ... up to GiB."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GiB"

@@ -12,8 +12,8 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.timer import Timer
 
+from rewind.actions import stores
 from rewind.history.entry import Entry
-from rewind.history.restoring import opening
 from rewind.history.sessions import resolve_session
 from rewind.store.repository import Store
 from rewind.store.root import find_root
@@ -29,8 +29,8 @@ REFRESH_DELAY = 0.15  # coalesces the burst of writes one hook call makes
 
 
 def open_store(directory: str) -> Store:
-    """The store of the project holding ``directory`` (as ``opening.open_current_store``)."""
-    return opening.open_store(find_root(os.fsencode(os.path.abspath(directory))))
+    """The store of the project holding ``directory`` (as ``open_current_store``)."""
+    return stores.open_store(find_root(os.fsencode(os.path.abspath(directory))))
 
 
 class RewindApp(App[None]):
@@ -175,7 +175,7 @@ class RewindApp(App[None]):
 
     def _stepped(self, outcome: Any) -> None:
         """After 'u' or 'U': where the session now stands among its restores."""
-        from rewind.history.restoring.undo_stack import undo_stack
+        from rewind.actions.reading import undo_stack
         from rewind.history.session import load_head
 
         stack = undo_stack(self.local_store, load_head(self.local_store, self.undo_session))

@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Label
 
-from rewind.history.restoring.partial import PartialPlan
+from rewind.actions.changes import PartialPlan
 from rewind.tui.dialog import Dialog
 from rewind.tui.diff_view import DiffView
 from rewind.tui.timeline_data import DiffText

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Label, Static
 from textual.widgets.selection_list import Selection
 
-from rewind.history.restoring.restore_plan import (
+from rewind.actions.changes import (
     CANNOT,
     DELETE,
     RECREATE,

@@ -15,7 +15,7 @@ from textual.widgets._toggle_button import ToggleButton
 from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
-from rewind.history.restoring.restore_plan import CANNOT, UNCHANGED, PlannedFile, RestorePlan
+from rewind.actions.changes import CANNOT, UNCHANGED, PlannedFile, RestorePlan
 from rewind.tui.dialog import Dialog
 from rewind.tui.keys import Selections
 

@@ -21,9 +21,14 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from rewind.actions.changes import (
+    ADDED,
+    Hunk,
+    PartialRefused,
+    Selection,
+    describe_selection,
+)
 from rewind.errors import UserError
-from rewind.history.restoring.hunks import ADDED, Hunk, Selection, describe_selection
-from rewind.history.restoring.partial import PartialRefused
 from rewind.tui.file_choice import CHECKED, UNCHECKED
 from rewind.tui.highlight import TAB_SIZE
 from rewind.tui.keys import Options

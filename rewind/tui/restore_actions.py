@@ -1,33 +1,39 @@
-"""The TUI's bridge to the restore engine: the same functions ``rewind restore`` and ``rewind
-undo`` use, with every refusal turned into an outcome the interface can show.
+"""The TUI's bridge to the action layer (rewind.actions.changes): the same plans and the same
+carrying out as ``rewind restore`` and ``rewind undo``, with every refusal turned into an
+outcome the interface can show.
 
-No Textual here: this module is plain engine calls, testable without a screen.
+No Textual here: this module is plain calls, testable without a screen.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from rewind.errors import UserError
-from rewind.history.entry import REDO, RESTORE, UNDO, Entry
-from rewind.history.insight.file_history import Version
-from rewind.history.lookup import entries_from
-from rewind.history.recording.turns import settled_head
-from rewind.history.restoring.hunks import Selection
-from rewind.history.restoring.partial import (
+from rewind.actions.changes import (
+    PERSON,
+    REDO_STEP,
+    UNDO_STEP,
     FileHunks,
     NoHunks,
+    Outcome,
     PartialPlan,
-    applicable,
-    file_hunks,
-    plan_partial,
-    turn_hunks,
+    Policy,
+    RestorePlan,
+    Selection,
+    Version,
+    VersionPlan,
+    carry_out,
+    hunks_between,
+    hunks_of,
+    plan_hunks,
+    plan_step,
+    plan_turn,
+    plan_version,
+    replan,
+    still_apply,
 )
-from rewind.history.restoring.restore import RestoreResult, apply_plan
-from rewind.history.restoring.restore_plan import RestorePlan, plan_redo, plan_restore, plan_undo
-from rewind.history.restoring.versions import VersionPlan, plan_version
-from rewind.history.session import SessionHead
+from rewind.errors import UserError
+from rewind.history.entry import REDO, RESTORE, UNDO, Entry
 from rewind.store.repository import Store
 
 
@@ -46,8 +52,7 @@ def plan_for(
 ) -> RestorePlan:
     """The plan for restoring ``paths`` (all by default) to before a turn, after closing the
     session's open turn as ``rewind restore`` does. Raises UserError as the CLI would."""
-    chosen, entries = entries_from(store, settled_head(store, session_id), str(entry_number_or_id))
-    return plan_restore(store, entries, chosen, paths)
+    return plan_turn(store, session_id, str(entry_number_or_id), paths)
 
 
 def restore(
@@ -66,14 +71,14 @@ def restore(
     if not kept:
         return RestoreOutcome(_nothing(plan, left_alone))
     try:
-        final = _replan(store, plan, kept)
+        final = replan(store, plan, kept)
         unforced = [f for f in final.conflicts if f.path not in force_paths]
         if unforced:
             return RestoreOutcome(
                 f"{store.root.display(unforced[0].path)} changed while the restore was being "
                 "prepared; nothing was written."
             )
-        result = apply_plan(store, final, force=bool(force_paths))
+        result = carry_out(store, final, Policy(force=bool(force_paths)))
     except UserError as error:
         return RestoreOutcome(_sentence(str(error)))
     return _outcome(store, final, result, left_alone)
@@ -82,21 +87,19 @@ def restore(
 def redo_last(store: Store, session_id: str) -> RestoreOutcome:
     """Puts back the restore the session's newest undo took back, as ``rewind redo --yes``
     does."""
-    return _step(store, session_id, plan_redo)
+    return _step(store, session_id, REDO_STEP)
 
 
 def undo_last(store: Store, session_id: str) -> RestoreOutcome:
     """Takes back the session's newest restore still in effect, as ``rewind undo --yes``
     does."""
-    return _step(store, session_id, plan_undo)
+    return _step(store, session_id, UNDO_STEP)
 
 
-def _step(
-    store: Store, session_id: str, planned: Callable[[Store, SessionHead], RestorePlan]
-) -> RestoreOutcome:
+def _step(store: Store, session_id: str, step: str) -> RestoreOutcome:
     try:
-        plan = planned(store, settled_head(store, session_id))
-        result = apply_plan(store, plan)
+        plan = plan_step(store, session_id, step)
+        result = carry_out(store, plan, PERSON)
     except UserError as error:
         return RestoreOutcome(_sentence(str(error)))
     return _outcome(store, plan, result, 0)
@@ -127,18 +130,21 @@ class HunkChoice:
         """The hunks that could not be put back into the file as it is now, and why. Raises
         UserError (in the TUI's words) when the file is gone or binary now."""
         try:
-            return applicable(self.store, self.found)
+            return still_apply(self.store, self.found)
         except NoHunks as error:
             raise UserError(_whole_file(error)) from None
 
     def plan(self, selection: Selection) -> PartialPlan:
         """The plan for the ``selection``, after closing the session's open turn as ``rewind
         restore`` does. Raises PartialRefused (hunks that no longer apply) or UserError."""
-        head = settled_head(self.store, self.session_id)
         path = self.found.path
         try:
-            return plan_partial(
-                self.store, head.session_id, self.subject, {path: selection}, {path: self.found}
+            return plan_hunks(
+                self.store,
+                self.session_id,
+                self.subject.id,
+                {path: selection},
+                sources={path: self.found},
             )
         except NoHunks as error:
             raise UserError(_whole_file(error)) from None
@@ -154,7 +160,7 @@ def turn_choice(store: Store, session_id: str, entry: Entry, path: bytes) -> Hun
             "recorded yet; its hunks can be put back once it ends."
         )
     try:
-        found = turn_hunks(store, entry, path)
+        found = hunks_of(store, entry, path)
     except NoHunks as error:
         raise UserError(_whole_file(error)) from None
     if not found.hunks:
@@ -167,7 +173,7 @@ def turn_choice(store: Store, session_id: str, entry: Entry, path: bytes) -> Hun
 def version_plan(store: Store, session_id: str, version: Version, path: bytes) -> VersionPlan:
     """The plan that writes ``version`` at ``path`` (the file's name now), after closing the
     session's open turn as ``rewind restore --version`` does."""
-    return plan_version(store, settled_head(store, session_id).session_id, version, path)
+    return plan_version(store, session_id, path, version)
 
 
 def restore_version(store: Store, plan: VersionPlan, force: bool) -> RestoreOutcome:
@@ -177,7 +183,7 @@ def restore_version(store: Store, plan: VersionPlan, force: bool) -> RestoreOutc
     now, so a change made while the person was reading the confirmation is refused too."""
     name = store.root.display(plan.path)
     try:
-        final = plan_version(store, plan.session, plan.version, plan.path)
+        final = plan_version(store, plan.session, plan.path, plan.version)
         if final.conflicts and not force:
             return RestoreOutcome(
                 f"{name} {final.conflicts[0].reason()}, so it was left alone: press r again "
@@ -185,7 +191,7 @@ def restore_version(store: Store, plan: VersionPlan, force: bool) -> RestoreOutc
             )
         if final.blocked:
             return RestoreOutcome(f"{name} cannot be restored: {final.blocked[0].reason()}.")
-        result = apply_plan(store, final, force=force)
+        result = carry_out(store, final, Policy(force=force))
     except UserError as error:
         return RestoreOutcome(_full_stop(str(error)))
     entry = result.entry
@@ -210,7 +216,7 @@ def step_choice(
     the file as it is now at ``path``. Raises UserError saying why there are none."""
     shown = store.root.display(path)
     try:
-        found = file_hunks(store, path, older.state, newer.state)
+        found = hunks_between(store, path, older.state, newer.state)
     except NoHunks as error:
         raise UserError(
             f"No hunks to choose: {error.why}; press r to restore a whole version instead."
@@ -233,7 +239,7 @@ def put_back(store: Store, plan: PartialPlan) -> RestoreOutcome:
     """Carries out a partial rewind: ``Put back 2 hunks of f.txt (restore 7); 'u' undoes it.``,
     or the sentence saying why nothing was written."""
     try:
-        result = apply_plan(store, plan)
+        result = carry_out(store, plan, PERSON)
     except UserError as error:
         return RestoreOutcome(_full_stop(str(error)))  # it may begin with a file's name
     entry = result.entry
@@ -261,22 +267,11 @@ def _chosen_words(selection: Selection) -> str:
     return " and ".join(words)
 
 
-def _replan(store: Store, plan: RestorePlan, kept: list[bytes]) -> RestorePlan:
-    """The plan again, for ``kept`` only, from what is on disk now."""
-    if plan.kind != RESTORE:
-        return plan  # an undo or redo plan is carried out whole (undo_last, redo_last make it)
-    chosen, entries = entries_from(store, settled_head(store, plan.session), plan.subject.id)
-    return plan_restore(store, entries, chosen, kept)
-
-
-def _outcome(
-    store: Store, plan: RestorePlan, result: RestoreResult, left_alone: int
-) -> RestoreOutcome:
+def _outcome(store: Store, plan: RestorePlan, result: Outcome, left_alone: int) -> RestoreOutcome:
     entry = result.entry
     if entry is None:
         return RestoreOutcome(_nothing(plan, left_alone))
-    done = len(entry.files) - len(result.failed)
-    files = _files(done)
+    files = _files(result.written)
     if plan.kind == UNDO:
         message = f"Took back {plan.restore.kind} {plan.restore.number}: {files} put back"
     elif plan.kind == REDO:

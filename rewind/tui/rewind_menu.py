@@ -15,12 +15,12 @@ from textual.containers import Vertical
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
+from rewind.actions.changes import RestorePlan
+from rewind.actions.resuming import check as check_resume
+from rewind.actions.resuming import cut_point_of
 from rewind.errors import UserError
-from rewind.history.conversation.resume import check as check_resume
-from rewind.history.conversation.resume import cut_point_of
 from rewind.history.entry import TURN, Entry, first_line
 from rewind.history.insight.diffs import ADDED, DELETED, MODIFIED, PENDING, entry_diffs
-from rewind.history.restoring.restore_plan import RestorePlan
 from rewind.history.session import load_head
 from rewind.history.sessions import read_entries
 from rewind.store.repository import Store

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rewind.actions.reading import UndoStack
 from rewind.history.checkpoint import checkpoint_states, states_between
 from rewind.history.entry import (
     EDIT,
@@ -34,7 +35,6 @@ from rewind.history.insight.diffs import (
     diff_to_disk,
 )
 from rewind.history.remote.fetched import fetched_sessions
-from rewind.history.restoring.undo_stack import UndoStack
 from rewind.history.session import SessionHead, load_head
 from rewind.history.sessions import all_labels, labels_of, list_sessions
 from rewind.store.repository import Store

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 import rewind
-from rewind.commands.output.render import human_size as size_text
 from rewind.errors import ConflictError
 from rewind.store.event_log import OLD_SUFFIX, ROTATE_AT, read_events
 from rewind.store.hook_calls import HookWindow, write_hook_call
+from rewind.store.storage_check import human_size as size_text
 from tests.conftest import error_line, ok, run_rewind, store_dir
 from tests.support.agent_payloads import ClaudeCode, Payload
 from tests.support.git import git

@@ -1,9 +1,9 @@
 """The automatic backup's state as ``rewind status`` and ``rewind stats`` show it
-(rewind.history.remote.backup): one line of text, or an object in their ``--json``."""
+(rewind.history.remote.backup), as one line of text (their ``--json`` gives
+rewind.actions.records.backup_json)."""
 
 from __future__ import annotations
 
-from rewind.commands.output.records_json import iso_time
 from rewind.commands.output.render import local_time
 from rewind.history.remote.backup import backup_state, pending_since
 from rewind.store.backup_trigger import pusher_running
@@ -31,24 +31,3 @@ def backup_line(store: Store) -> str | None:
         doing = "pushing now" if pusher_running(store) else "'rewind push --all' pushes it now"
         pushed += f"; entries closed since {local_time(waiting)} wait ({doing})"
     return f"to {remote}, {pushed}"
-
-
-def backup_json(store: Store) -> dict[str, object] | None:
-    """``{"remote", "last_success", "last_attempt", "failures", "error", "pending_since"}``."""
-    remote = store.config.remote.backup
-    if not remote:
-        return None
-    state = backup_state(store)
-    waiting = pending_since(store)
-
-    def when(stamp: float | None) -> str | None:
-        return iso_time(stamp) if stamp else None
-
-    return {
-        "remote": remote,
-        "last_success": when(state.last_success if state else None),
-        "last_attempt": when(state.last_attempt if state else None),
-        "failures": state.failures if state else 0,
-        "error": (state.error or None) if state else None,
-        "pending_since": when(waiting),
-    }

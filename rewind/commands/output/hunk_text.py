@@ -1,10 +1,11 @@
-"""Hunks as people read them (``rewind show TURN --path P``, ``rewind restore --patch``) and
-as JSON: each hunk numbered, its changed lines numbered in a gutter, for ``--hunks N:L``."""
+"""Hunks as people read them (``rewind show TURN --path P``, ``rewind restore --patch``):
+each hunk numbered, its changed lines numbered in a gutter, for ``--hunks N:L`` (as data:
+rewind.actions.records.hunk_json)."""
 
 from __future__ import annotations
 
+from rewind.actions.changes import ADDED, Hunk
 from rewind.commands.output.render import paint
-from rewind.history.restoring.hunks import ADDED, Hunk
 
 # Unchanged lines are indented past the numbers of the changed ones ("  1  -line").
 _CONTEXT = " " * 6
@@ -26,25 +27,3 @@ def hunk_text(hunk: Hunk, count: int, name: str, colour: bool) -> str:
 def _shown(line: bytes) -> str:
     """A line of the file for the terminal: UTF-8 where it is, its newline left out."""
     return line.rstrip(b"\n").decode("utf-8", "replace")
-
-
-def hunk_json(hunk: Hunk) -> dict[str, object]:
-    """A hunk of ``rewind show TURN --path P --json`` (format 1, docs/cli.md)."""
-    return {
-        "number": hunk.number,
-        "header": hunk.header(),
-        "old_start": hunk.old_start + 1,
-        "new_start": hunk.new_start + 1,
-        "removed": len(hunk.removed),
-        "added": len(hunk.added),
-        "lines": [_line_json(None, " ", line) for line in hunk.context_before]
-        + [
-            _line_json(number, origin, line)
-            for number, (origin, line) in enumerate(hunk.changed, 1)
-        ]
-        + [_line_json(None, " ", line) for line in hunk.context_after],
-    }
-
-
-def _line_json(number: int | None, origin: str, line: bytes) -> dict[str, object]:
-    return {"number": number, "origin": origin, "text": line.decode("utf-8", "replace")}

@@ -6,6 +6,14 @@ import os
 import sys
 import time
 
+from rewind.actions.changes import (
+    CANNOT,
+    DELETE,
+    RECREATE,
+    RESTORE_FILE,
+    PlannedFile,
+    RestorePlan,
+)
 from rewind.history.entry import EDIT, EXTERNAL, PROGRAM, SHELL
 from rewind.history.insight.diffs import (
     ADDED,
@@ -16,14 +24,6 @@ from rewind.history.insight.diffs import (
     NOT_SHARED_DIFF,
     PENDING,
     FileDiff,
-)
-from rewind.history.restoring.restore_plan import (
-    CANNOT,
-    DELETE,
-    RECREATE,
-    RESTORE_FILE,
-    PlannedFile,
-    RestorePlan,
 )
 from rewind.store.repository import Store
 
@@ -53,15 +53,6 @@ def paint(text: str, colour: str, enabled: bool) -> str:
 
 
 PROMPT_WIDTH = 72  # a prompt's first line in log and show
-
-
-def human_size(size: float) -> str:
-    """A size in bytes as people read it: ``512 B``, ``1.5 KiB``, ... up to GiB."""
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size:.1f} GiB"
 
 
 def local_time(stamp: float) -> str:

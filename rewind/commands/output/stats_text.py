@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rewind.commands.output.render import human_size, local_time
+from rewind.commands.output.render import local_time
 from rewind.commands.stats_figures import ProjectFigures
 from rewind.store.home import rewind_home
 from rewind.store.hook_calls import (
@@ -16,10 +16,11 @@ from rewind.store.hook_calls import (
     UNWATCHED,
     HookWindow,
 )
+from rewind.store.storage_check import human_size
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from rewind.history.restoring.restore_events import RestoreCounts
+    from rewind.actions.changes import RestoreCounts
     from rewind.store.gc_record import GcRecord
 
 LABEL = 14  # the width of the labels' column
