@@ -69,17 +69,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(FOLDER_TIERS[folder])
         elif not tiers_of(item):
             item.add_marker(pytest.mark.integration)
-        if _uses_a_module_fixture(item):  # one worker builds it (make test: --dist loadgroup)
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+        group = _module_fixture_group(item)
+        if group:  # one worker builds it (make test: --dist loadgroup)
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
-def _uses_a_module_fixture(item: pytest.Item) -> bool:
-    """Whether the test uses a fixture made once per module (a venv, a client installed):
-    its module's tests then run in one worker; the others go to whichever worker is free."""
+def _module_fixture_group(item: pytest.Item) -> str:
+    """The group of a test that uses a fixture made once per module (a venv, a client
+    installed): its module's tests that share one instance of it run in one worker (one
+    group per parameter of a parametrised one: each client's scenarios); the others go to
+    whichever worker is free. "" for a test that uses none."""
     info = getattr(item, "_fixtureinfo", None)
     if info is None:
-        return False
-    return any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs)
+        return ""
+    names = sorted(
+        name
+        for name, defs in info.name2fixturedefs.items()
+        if any(d.scope == "module" for d in defs)
+    )
+    if not names:
+        return ""
+    callspec = getattr(item, "callspec", None)
+    indices = callspec.indices if callspec is not None else {}
+    chosen = [f"{name}={indices[name]}" for name in names if name in indices]
+    return "::".join([item.nodeid.split("::")[0], *chosen])
 
 
 # Where the programs started now are noted (None: nowhere): see programs_started.
