@@ -14,8 +14,8 @@ Interleaved rounds, rotating order:
 
 Targets: median(log call) / median(rewind log) <= 1.5 (the tool reads through the action layer
 in the server's process, opening the store anew, and adds the protocol's round trip: no
-interpreter's start, so it is expected well below 1); median(start-up) / median(rewind log) <= 25 (information on
-what the SDK's imports cost: the server starts once per agent session).
+interpreter's start, so it is expected well below 1); median(start-up) / median(rewind log)
+<= 25 (information on what the SDK's imports cost: the server starts once per agent session).
 """
 
 from __future__ import annotations
