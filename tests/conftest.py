@@ -70,7 +70,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         elif not tiers_of(item):
             item.add_marker(pytest.mark.integration)
         group = _module_fixture_group(item)
-        if group:  # one worker builds it (make test: --dist loadgroup)
+        if group:  # one worker builds it (with --dist loadgroup; make test's loadscope keeps
+            # each module in one worker anyway)
             item.add_marker(pytest.mark.xdist_group(group))
 
 
