@@ -28,13 +28,13 @@ def stop_watchers(rewind_home: Path, wait: float = 10.0) -> None:
             pass
     deadline = time.monotonic() + wait
     for pid in pids:
-        while time.monotonic() < deadline and _alive(pid):
+        while time.monotonic() < deadline and alive(pid):
             time.sleep(0.05)
-        if _alive(pid):
+        if alive(pid):
             os.kill(pid, signal.SIGKILL)
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -42,5 +42,18 @@ def _alive(pid: int) -> bool:
     try:  # a zombie of ours (a Popen not waited for) is not alive
         finished, _ = os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:
-        return True
+        # Nor one that is another's: a watcher the hooks started belongs to init once the
+        # hook has exited, and an init that reaps late (as in some containers) left each
+        # test waiting about a second and a half for a process that had ended.
+        return not _zombie(pid)
     return finished == 0
+
+
+def _zombie(pid: int) -> bool:
+    """Whether ``pid`` has ended and waits to be reaped (Linux's /proc; elsewhere: no)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[-1].split()
+    except OSError:
+        return False
+    return bool(fields) and fields[0] == b"Z"

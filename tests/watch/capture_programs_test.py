@@ -21,6 +21,7 @@ import pytest
 
 from tests.conftest import files_by_path, hook, log_json, ok, run_rewind, snapshot, store_dir
 from tests.support.agent_payloads import ClaudeCode
+from tests.support.watchers import alive
 from tests.watch.conftest import wait_for
 
 SESSION = "s1"
@@ -196,7 +197,7 @@ def test_a_killed_watcher_is_noticed_restarted_and_its_gap_logged(repository: Pa
     agent.prompt("one")
     pid = watching(repository)
     os.kill(pid, signal.SIGKILL)
-    wait_for(lambda: not _alive(pid), "the watcher to die")
+    wait_for(lambda: not alive(pid), "the watcher to die")
     agent.prompt("two")  # the next hook notices, and starts another
     wait_for(
         lambda: watcher_info(repository).get("ready") and watcher_info(repository)["pid"] != pid,
@@ -239,14 +240,6 @@ def test_capture_is_turned_off_in_rewind_toml(repository: Path) -> None:
     agent.stop()
     assert watcher_info(repository) == {}
     assert files_by_path(log_json("--session", SESSION)[0]) == {}
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def test_the_kernels_watch_limit_is_said_once_and_not_retried_at_every_event(
@@ -335,4 +328,4 @@ def test_a_watcher_whose_project_is_gone_ends(repository: Path) -> None:
     Agent(repository).prompt("work")
     pid = watching(repository)
     shutil.rmtree(repository)
-    wait_for(lambda: not _alive(pid), "the watcher to end", timeout=30)
+    wait_for(lambda: not alive(pid), "the watcher to end", timeout=30)
