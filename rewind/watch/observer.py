@@ -203,8 +203,11 @@ class Watcher:
         return found
 
     def request_stop(self) -> None:
-        """From a signal handler: only set a flag (the loop wakes within IDLE_WAKE)."""
+        """From a signal handler: sets a flag and wakes the loop with a "stop" event (a
+        SimpleQueue's put may be called from a signal handler), so that the watcher ends at
+        once rather than at its next idle wake-up."""
         self.stopping = True
+        self.events.put(("stop", "", "", False, time.monotonic()))
 
     def run(self) -> None:
         """Drains events until asked to stop; then records everything still pending."""
