@@ -99,7 +99,7 @@ def entry_json(
         "labels": entry.labels if labels is None else labels,
         "target": {"turn": target.get("number"), "id": target.get("entry")} if target else None,
         "files": files,
-        "unrecorded": entry.unrecorded,
+        "unrecorded": [storm.to_json() for storm in entry.unrecorded],
     }
 
 

@@ -12,7 +12,6 @@ from rewind.actions.records import logged_json
 from rewind.commands.output.render import PROMPT_WIDTH, file_summary, local_time, paint, use_colour
 from rewind.commands.output.terminal_safe import print_fetched_safely
 from rewind.history.entry import TURN, first_line
-from rewind.watch.bursts import describe_unrecorded
 
 
 def run(
@@ -90,7 +89,7 @@ def _print_text(log: Log) -> None:
             if only is None or change.path == only:
                 print("        " + file_summary(store, row.diff(change), change.source))
         for storm in entry.unrecorded if only is None else ():
-            print("        " + paint(describe_unrecorded(storm), "yellow", colour))
+            print("        " + paint(storm.describe(), "yellow", colour))
     redo = log.redo()
     if redo is not None:
         restore, undo = redo

@@ -135,7 +135,7 @@ class Entry:
         labels: list[str] | None = None,
         target: dict[str, object] | None = None,
         files: list[FileChange] | None = None,
-        unrecorded: list[dict[str, object]] | None = None,
+        unrecorded: list[Unrecorded] | None = None,
         journal: dict[str, object] | None = None,
         conversation: dict[str, object] | None = None,
     ) -> None:
@@ -204,7 +204,7 @@ class Entry:
             "files": [change.to_json() for change in self.files],
         }
         if self.unrecorded:  # only watch mode writes it: older entries have none
-            data["unrecorded"] = self.unrecorded
+            data["unrecorded"] = [storm.to_json() for storm in self.unrecorded]
         if self.journal:  # only entries folded from a journal have it
             data["journal"] = self.journal
         if self.conversation:  # only turns of an agent with a transcript have it
@@ -235,7 +235,7 @@ class Entry:
             labels=[str(label) for label in labels] if isinstance(labels, list) else [],
             target=_checked(target, _TARGET_COUNTS) if isinstance(target, dict) else None,
             files=_files_from_json(files),
-            unrecorded=[_storm_from_json(item) for item in unrecorded if isinstance(item, dict)]
+            unrecorded=[Unrecorded.from_json(item) for item in unrecorded if isinstance(item, dict)]
             if isinstance(unrecorded, list)
             else None,
             journal=_checked(journal, _JOURNAL_COUNTS) if isinstance(journal, dict) else None,
@@ -276,7 +276,6 @@ def _files_from_json(files: object) -> list[FileChange]:
 # The counts a target (what a restore went back to) and a journal mark hold, and their ranges.
 _TARGET_COUNTS = {"number": (INT64_MIN, INT64_MAX)}  # a damaged entry's stand-in can be 0
 _JOURNAL_COUNTS = {"lines": (0, MAX_COUNT)}
-_STORM_COUNTS = {"files": (0, MAX_COUNT), "cap": (0, MAX_COUNT)}
 
 
 def _checked(data: dict[str, object], counts: dict[str, tuple[int, int]]) -> dict[str, object]:
@@ -286,15 +285,67 @@ def _checked(data: dict[str, object], counts: dict[str, tuple[int, int]]) -> dic
     return data
 
 
-def _storm_from_json(item: dict[str, object]) -> dict[str, object]:
-    """A storm record of watch mode (rewind.watch.bursts): its time, counts and the count of
-    each top-level folder checked."""
-    seconds(item, "at")
-    directories = item.get("directories")
-    if isinstance(directories, dict):
-        for count in directories.values():
-            integer({"directories": count}, "directories", 0, MAX_COUNT)
-    return _checked(item, _STORM_COUNTS)
+class Unrecorded:
+    """What watch mode counted but did not record in a storm of changes (rewind.watch.bursts):
+    when it began, how many files, the limit it passed (``watch_storm_files``), and how many of
+    them in each top-level folder (most first). None: a record that does not say. (A plain
+    class: the hook path reads entries and loads no dataclasses.)"""
+
+    __slots__ = ("at", "cap", "directories", "files")
+
+    def __init__(
+        self,
+        at: float | None,
+        files: int | None,
+        cap: int | None,
+        directories: dict[str, int] | None = None,
+    ) -> None:
+        self.at = at
+        self.files = files
+        self.cap = cap
+        self.directories = directories or {}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unrecorded) and self.to_json() == other.to_json()
+
+    def __repr__(self) -> str:
+        return f"Unrecorded({self.to_json()!r})"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "at": self.at,
+            "files": self.files,
+            "cap": self.cap,
+            "directories": self.directories,
+        }
+
+    @classmethod
+    def from_json(cls, item: dict[str, object]) -> Unrecorded:
+        """A ValueError when one of its numbers is not what it must be: the entry is then
+        damaged, as for any of its numbers."""
+        directories = item.get("directories")
+        counted = {
+            str(name): integer({"directories": count}, "directories", 0, MAX_COUNT)
+            for name, count in (directories.items() if isinstance(directories, dict) else ())
+        }
+        return cls(
+            seconds(item, "at"),
+            integer(item, "files", 0, MAX_COUNT) if item.get("files") is not None else None,
+            integer(item, "cap", 0, MAX_COUNT) if item.get("cap") is not None else None,
+            counted,
+        )
+
+    def describe(self) -> str:
+        """One line for people (``rewind log``, the store's log)."""
+        where = ""
+        if self.directories:
+            shown = list(self.directories.items())[:5]
+            where = ": " + ", ".join(f"{name} {count:,}" for name, count in shown)
+            if len(self.directories) > 5:
+                where += f" and {len(self.directories) - 5} more"
+        count = f"{self.files:,}" if self.files is not None else "?"
+        limit = f" (watch_storm_files is {self.cap})" if self.cap is not None else ""
+        return f"+ {count} more files changed outside the agent, not recorded{limit}{where}"
 
 
 def entry_from_record(record: bytes) -> Entry:

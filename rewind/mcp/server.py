@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import traceback
 from collections.abc import Callable
+from types import FrameType
 from typing import Annotated, Any
 
 import anyio
@@ -253,5 +255,33 @@ def _text(turn: str | int | None) -> str | None:
 
 
 def serve(root: str) -> None:
-    """Serves the project at ``root`` over stdio until the client closes it."""
-    anyio.run(build(root).run_stdio_async)
+    """Serves the project at ``root`` over stdio until the client closes it, or interrupts it
+    (SIGINT: KeyboardInterrupt, exit 130)."""
+    interrupted = False
+
+    def on_interrupt(signum: int, frame: FrameType | None) -> None:
+        nonlocal interrupted
+        interrupted = True
+        signal.default_int_handler(signum, frame)
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        anyio.run(build(root).run_stdio_async)
+    except BaseExceptionGroup as group:
+        # Stopping, the SDK's tasks and the transport's may find a stream already closed under
+        # them: that is the stop, not an error of the server.
+        if group.subgroup(lambda error: not isinstance(error, _STOPPING)) is not None:
+            raise
+        if interrupted:
+            raise KeyboardInterrupt from None
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+# What a task may meet while the server stops.
+_STOPPING = (
+    anyio.BrokenResourceError,
+    anyio.ClosedResourceError,
+    BrokenPipeError,
+    KeyboardInterrupt,
+)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rewind.history.entry import Unrecorded
+
 
 class Pending:
     __slots__ = ("created", "first", "last")
@@ -88,32 +90,13 @@ class StormSummary:
         name = top[0].decode("utf-8", "backslashreplace") + ("/" if len(top) > 1 else "")
         self.directories[name] = self.directories.get(name, 0) + 1
 
-    def to_json(self, cap: int) -> dict[str, object]:
-        return {
-            "at": self.wall_started,
-            "files": self.files,
-            "cap": cap,
-            "directories": dict(sorted(self.directories.items(), key=lambda item: -item[1])),
-        }
+    def unrecorded(self, cap: int) -> Unrecorded:
+        """The record kept in the entry (``cap``: the limit the burst passed)."""
+        ranked = dict(sorted(self.directories.items(), key=lambda item: -item[1]))
+        return Unrecorded(self.wall_started, self.files, cap, ranked)
 
     def describe(self, cap: int) -> str:
-        return describe_unrecorded(self.to_json(cap))
-
-
-def describe_unrecorded(record: dict[str, object]) -> str:
-    """One line for people about a storm record (``rewind log``, the store's log)."""
-    files = record.get("files")
-    cap = record.get("cap")
-    directories = record.get("directories")
-    where = ""
-    if isinstance(directories, dict) and directories:
-        shown = list(directories.items())[:5]
-        where = ": " + ", ".join(f"{name} {count:,}" for name, count in shown)
-        if len(directories) > 5:
-            where += f" and {len(directories) - 5} more"
-    count = f"{files:,}" if isinstance(files, int) else "?"
-    limit = f" (watch_storm_files is {cap})" if isinstance(cap, int) else ""
-    return f"+ {count} more files changed outside the agent, not recorded{limit}{where}"
+        return self.unrecorded(cap).describe()
 
 
 class Storms:

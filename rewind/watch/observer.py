@@ -39,6 +39,7 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
+from rewind.history.entry import Unrecorded
 from rewind.store.home import rewind_home
 from rewind.store.project_repository import ProjectRepository
 from rewind.store.repository import Store
@@ -389,7 +390,7 @@ class Watcher:
     def _record(
         self,
         changes: list[Change],
-        unrecorded: list[dict[str, object]] | None = None,
+        unrecorded: list[Unrecorded] | None = None,
         program_of: tuple[str, str] | None = None,
     ) -> None:
         done = self.recorder.record(changes, unrecorded, program_of)
@@ -409,7 +410,7 @@ class Watcher:
         message = summary.describe(cap)
         self._problem(f"storm: {message}")
         try:
-            self._record([], [summary.to_json(cap)])
+            self._record([], [summary.unrecorded(cap)])
         except Exception as error:
             self._problem(f"the storm's summary could not be recorded: {error!r}")
 

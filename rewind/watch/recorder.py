@@ -20,7 +20,15 @@ from __future__ import annotations
 
 import time
 
-from rewind.history.entry import EXTERNAL, PROGRAM, TURN, WATCH_AGENT, Entry, FileChange
+from rewind.history.entry import (
+    EXTERNAL,
+    PROGRAM,
+    TURN,
+    WATCH_AGENT,
+    Entry,
+    FileChange,
+    Unrecorded,
+)
 from rewind.history.filestate import (
     DIRECTORY,
     SPECIAL,
@@ -116,7 +124,7 @@ class Recorder:
     def record(
         self,
         changes: list[Change],
-        unrecorded: list[dict[str, object]] | None = None,
+        unrecorded: list[Unrecorded] | None = None,
         program_of: tuple[str, str] | None = None,
     ) -> Recorded:
         """Records ``changes`` (and storm summaries) in one commit of the session; with

@@ -59,9 +59,9 @@ def _burst_then_edit(committed: Path) -> None:
     assert turn.file(b"config.ini") is not None  # tracked during the storm
     recorded = [c for c in turn.files if c.path.startswith(b"vendor/")]
     assert len(recorded) == 1000  # watch_storm_files: the first ones, file by file
-    assert storm["files"] == FILES - 1000  # and every other one counted: no event was lost
-    assert storm["cap"] == 1000
-    assert storm["directories"] == {"vendor/": FILES - 1000}
+    assert storm.files == FILES - 1000  # and every other one counted: no event was lost
+    assert storm.cap == 1000
+    assert storm.directories == {"vendor/": FILES - 1000}
 
     log = ok("log").stdout
     assert (
@@ -99,6 +99,6 @@ def test_a_storm_does_not_hide_edits_to_files_rewind_knows(committed: Path) -> N
         assert b"notes.txt" in changes
         assert len([path for path in changes if path.startswith(b"out/")]) == 10
         [storm] = entries(committed)[-1].unrecorded
-        assert storm["files"] == 190
+        assert storm.files == 190
     finally:
         watch.stop()
