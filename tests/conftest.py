@@ -70,9 +70,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         elif not tiers_of(item):
             item.add_marker(pytest.mark.integration)
         group = _module_fixture_group(item)
-        if group:  # one worker builds it (with --dist loadgroup; make test's loadscope keeps
-            # each module in one worker anyway)
+        if group:  # one worker builds it (make test: --dist loadgroup)
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``make test`` (``--dist loadgroup``): each module's tests run in one worker, as with
+    loadscope (its module-wide state made once), but a module whose tests share one of several
+    instances of a module fixture is split by instance (each client's scenarios: the longest
+    module, about a sixth of the suite's time, no longer on one worker)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling  # type: ignore[import-untyped]
+
+    class ModulesOrGroups(LoadGroupScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            scope: str = super()._split_scope(nodeid)
+            return scope if scope != nodeid else nodeid.split("::")[0]
+
+    return ModulesOrGroups(config, log)
 
 
 def _module_fixture_group(item: pytest.Item) -> str:
