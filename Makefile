@@ -19,7 +19,7 @@ demo: $(VENV)/.installed
 	$(BIN)/rewind demo
 
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadscope
 	$(BIN)/ruff check rewind tests setup.py
 	$(BIN)/ruff format --check rewind tests setup.py
 	$(BIN)/mypy

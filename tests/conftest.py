@@ -61,17 +61,29 @@ def tiers_of(item: pytest.Item) -> set[str]:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     config.stash[COLLECTED] = list(items)
     for item in items:
-        try:
-            folder = item.path.resolve().relative_to(TESTS).parts[0]
-        except ValueError:  # a test file outside tests/ (given on the command line)
-            folder = ""
+        folder = _folder(item)
         if folder in FOLDER_TIERS:
             item.add_marker(FOLDER_TIERS[folder])
         elif not tiers_of(item):
             item.add_marker(pytest.mark.integration)
         group = _module_fixture_group(item)
-        if group:  # one worker builds it (make test: --dist loadgroup)
+        if group:  # one worker builds it (with --dist loadgroup)
             item.add_marker(pytest.mark.xdist_group(group))
+    # The longest modules first (the real clients, then the faults), so that the workers do
+    # not end on one of them while the others are idle; the order within a module is kept.
+    items.sort(key=lambda item: LONGEST_FIRST.get(_folder(item), len(LONGEST_FIRST)))
+
+
+# The folders whose modules take the longest, in the order they are run.
+LONGEST_FIRST = {"clients": 0, "faults": 1}
+
+
+def _folder(item: pytest.Item) -> str:
+    """The folder of tests/ the test is in ("" for a test file outside tests/)."""
+    try:
+        return item.path.resolve().relative_to(TESTS).parts[0]
+    except ValueError:
+        return ""
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
