@@ -69,13 +69,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         group = _module_fixture_group(item)
         if group:  # one worker builds it (with --dist loadgroup)
             item.add_marker(pytest.mark.xdist_group(group))
-    # The longest modules first (the real clients, then the faults), so that the workers do
-    # not end on one of them while the others are idle; the order within a module is kept.
-    items.sort(key=lambda item: LONGEST_FIRST.get(_folder(item), len(LONGEST_FIRST)))
-
-
-# The folders whose modules take the longest, in the order they are run.
-LONGEST_FIRST = {"clients": 0, "faults": 1}
 
 
 def _folder(item: pytest.Item) -> str:
@@ -84,23 +77,6 @@ def _folder(item: pytest.Item) -> str:
         return item.path.resolve().relative_to(TESTS).parts[0]
     except ValueError:
         return ""
-
-
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``make test`` (``--dist loadgroup``): each module's tests run in one worker, as with
-    loadscope (its module-wide state made once), but a module whose tests share one of several
-    instances of a module fixture is split by instance (each client's scenarios: the longest
-    module, about a sixth of the suite's time, no longer on one worker)."""
-    if config.getvalue("dist") != "loadgroup":
-        return None
-    from xdist.scheduler import LoadGroupScheduling  # type: ignore[import-untyped]
-
-    class ModulesOrGroups(LoadGroupScheduling):  # type: ignore[misc]
-        def _split_scope(self, nodeid: str) -> str:
-            scope: str = super()._split_scope(nodeid)
-            return scope if scope != nodeid else nodeid.split("::")[0]
-
-    return ModulesOrGroups(config, log)
 
 
 def _module_fixture_group(item: pytest.Item) -> str:
