@@ -306,18 +306,14 @@ def hook(
     """One event through ``rewind hook AGENT`` as a real process, the way an agent sends it (a
     None payload is an event the agent does not send): it must exit 0 and print nothing. ``cwd``
     is the directory the agent runs its hooks in (the current one by default); ``env`` is added
-    to the environment."""
+    to the environment. It runs as any command does (:func:`run_rewind`): forked from the
+    worker's server, or a fresh interpreter in the fresh lane, which runs ``rewind hook`` fresh
+    and checks that a forked one answers the same; what a fresh hook loads, and how fast it
+    starts, is tests/import_hygiene_test.py's and the benchmarks'."""
     if payload is None:
         return
-    completed = subprocess.run(
-        [sys.executable, "-m", "rewind", "hook", agent],
-        input=payload if isinstance(payload, str) else json.dumps(payload),
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        timeout=60,
-    )
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    completed = run_rewind("hook", agent, cwd=cwd, input=text, env=env)
     assert (completed.returncode, completed.stdout, completed.stderr) == (0, "", ""), completed
 
 
