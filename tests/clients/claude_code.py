@@ -46,6 +46,11 @@ class ClaudeCode:
             "DISABLE_AUTOUPDATER": "1",
             # --dangerously-skip-permissions as root asks for a sandbox to be declared.
             "IS_SANDBOX": "1",
+            # Claude Code connects MCP servers in the background and sends its first request
+            # without waiting for them (2.1.332: MCP_CONNECTION_NONBLOCKING, true unless 0): on
+            # a loaded machine rewind's server (0.6 s to start) lost that race and its tools
+            # were not offered. As Codex's is made required in its tests, this one is awaited.
+            "MCP_CONNECTION_NONBLOCKING": "0",
         }
 
     def argv(self, world: World, prompt: str, session: str | None) -> list[str]:
