@@ -50,10 +50,13 @@ def alive(pid: int) -> bool:
 
 
 def _zombie(pid: int) -> bool:
-    """Whether ``pid`` has ended and waits to be reaped (Linux's /proc; elsewhere: no)."""
+    """Whether ``pid`` has ended and waits to be reaped (Linux's /proc; elsewhere: no). Its
+    main thread alone is not enough: it is a zombie while the process's other threads are
+    still ending, and still holding its files (the watcher's lock)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat:
             fields = stat.read().rsplit(b")", 1)[-1].split()
+        threads = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return False
-    return bool(fields) and fields[0] == b"Z"
+    return bool(fields) and fields[0] == b"Z" and threads == [str(pid)]
