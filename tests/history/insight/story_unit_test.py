@@ -5,7 +5,6 @@ made outside rewind, renames, what restores put back), blame by prompt, line cou
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
@@ -37,14 +36,9 @@ from rewind.history.insight.file_history import (
 )
 from rewind.history.insight.line_counts import LineCounts
 from rewind.history.recording.turns import begin, begin_with_drift, track
-from tests.support.histories import SESSION, History, make_project
+from tests.support.histories import SESSION, History
 
 pytestmark = pytest.mark.unit
-
-
-@pytest.fixture
-def history(tmp_path: Path) -> History:
-    return History(make_project(tmp_path))
 
 
 def story(history: History, path: str = "a.txt") -> list[tuple[str, str, str]]:

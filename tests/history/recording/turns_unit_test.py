@@ -42,11 +42,6 @@ from tests.support.histories import SESSION, History, make_project
 pytestmark = pytest.mark.unit
 
 
-@pytest.fixture
-def history(tmp_path: Path) -> History:
-    return History(make_project(tmp_path))
-
-
 def blob_id(data: bytes) -> str:
     """The id git gives ``data`` as a blob: what rewind must have stored."""
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()

@@ -33,11 +33,6 @@ from tests.support.histories import SESSION, History, make_project
 pytestmark = pytest.mark.unit
 
 
-@pytest.fixture
-def history(tmp_path: Path) -> History:
-    return History(make_project(tmp_path))
-
-
 def actions(plan: RestorePlan) -> dict[str, str]:
     return {os.fsdecode(item.path): item.action for item in plan.files}
 
