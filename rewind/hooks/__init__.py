@@ -73,6 +73,12 @@ def _windsurf() -> Adapter:
     return windsurf
 
 
+def _pi() -> Adapter:
+    from rewind.hooks import pi
+
+    return pi
+
+
 def _git_precommit() -> Adapter:
     from rewind.hooks import git_precommit
 
@@ -88,6 +94,7 @@ ADAPTERS: dict[str, Callable[[], Adapter]] = {
     "copilot": _copilot,
     "cline": _cline,
     "windsurf": _windsurf,
+    "pi": _pi,
     "git": _git_precommit,
 }
 

@@ -14,6 +14,10 @@ What each agent gives (read from the clients in docs/conversation.md):
   ``timestamp`` finds the turn in ``~/.copilot/session-state/SESSION/events.jsonl`` at resume
   time; the version is in ``$COPILOT_CLI_BINARY_VERSION``.
 
+- Pi: rewind's extension sends ``session_file`` and ``leaf_id``, the entry of the session's
+  tree the prompt follows (Pi appends the prompt as its child); the file is append-only JSONL;
+  the version is in the ``package.json`` of the script its process runs, as for Gemini CLI.
+
 A cut point that cannot be taken is logged and the turn starts all the same.
 """
 
@@ -72,6 +76,17 @@ def codex(context: HookContext) -> CutPoint | None:
     root = os.environ.get("CODEX_MANAGED_PACKAGE_ROOT", "")
     version = _package_version(os.path.join(root, "package.json")) if root else ""
     return CutPoint("codex", session, transcript, offset, fingerprint(tail), turn, version)
+
+
+def pi(context: HookContext) -> CutPoint | None:
+    session = context.text("session_id")
+    transcript = _absolute(context, context.text("session_file"))
+    if not session or not transcript:
+        return None  # a session Pi keeps in memory alone (--no-session): nothing to resume
+    offset, tail = transcript_cut(transcript)
+    version = _parent_package_version(("pi-coding-agent",))
+    leaf = context.text("leaf_id")
+    return CutPoint("pi", session, transcript, offset, fingerprint(tail), leaf, version)
 
 
 def copilot(context: HookContext) -> CutPoint | None:

@@ -5,6 +5,7 @@ runs its hooks for before it checks it)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,12 +20,14 @@ from tests.clients import (
     gemini,
     gemini_api,
     openai_responses,
+    pi,
 )
 from tests.clients.claude_code import ClaudeCode
-from tests.clients.clients import CLAUDE_CODE, CLINE, CODEX, GEMINI
+from tests.clients.clients import CLAUDE_CODE, CLINE, CODEX, GEMINI, PI
 from tests.clients.cline import Cline, held
 from tests.clients.copilot import Copilot, unpacked_program
 from tests.clients.gemini import Gemini
+from tests.clients.pi import Pi
 from tests.clients.scenario import Call, Tools
 from tests.clients.shared_scenarios import HOOKED_BEFORE_THE_CHECK
 from tests.clients.world import AnyClient, World
@@ -224,10 +227,36 @@ CLINE_DRIVER = Driver(
 )
 
 
+# Pi ---------------------------------------------------------------------------------------------
+
+
+def pi_answers(world: World, session: str) -> None:
+    results = anthropic.tool_results(world.server.requests)
+    assert len(results) == 4 and all(result.get("is_error") for result in results[1:]), results
+    texts = [json.dumps(result.get("content")) for result in results]
+    assert "Could not find" in texts[1], texts[1]
+    assert "exited with code 3" in texts[2], texts[2]
+    assert "The person refuses anything on secret.txt" in texts[3], texts[3]
+
+
+PI_DRIVER = Driver(
+    program=PI.program,
+    client=Pi,
+    tools=pi.TOOLS,
+    refused=(pi.write("secret.txt", "secret\n"),),  # refused by the person's own extension
+    refusing=lambda program: Pi(program, gate=True),
+    answers=pi_answers,
+    # rewind's extension (the project's, loaded first) records a call before the person's
+    # extension refuses it, and before Pi finds an edit's text missing.
+    recorded=changes_are(HOOKED_BEFORE_THE_CHECK),
+)
+
+
 DRIVERS = {
     "claude-code": CLAUDE_CODE_DRIVER,
     "codex": CODEX_DRIVER,
     "gemini": GEMINI_DRIVER,
     "copilot": COPILOT_DRIVER,
     "cline": CLINE_DRIVER,
+    "pi": PI_DRIVER,
 }
