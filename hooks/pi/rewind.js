@@ -59,7 +59,9 @@ export default function rewind(pi) {
   });
   pi.on("before_agent_start", async (event, ctx) => {
     const leaf = ctx.sessionManager.getLeafId() ?? "";
-    await send("prompt", ctx, { prompt: String(event.prompt ?? ""), leaf_id: leaf });
+    // Pi's script (its process title hides it from /proc), whose package names its version.
+    const script = String(process.argv[1] ?? "");
+    await send("prompt", ctx, { prompt: String(event.prompt ?? ""), leaf_id: leaf, script });
   });
   pi.on("tool_call", async (event, ctx) => {
     if (!RECORDED_TOOLS.has(event.toolName)) return;

@@ -2,7 +2,7 @@
 docs/conversation.md, "Keeping the conversation").
 
 At each prompt of an agent whose transcript is append-only with an offset in its cut point
-(Claude Code, Gemini CLI, Codex), the hook keeps the transcript's bytes between the end of the
+(Claude Code, Gemini CLI, Codex, Pi), the hook keeps the transcript's bytes between the end of the
 last slice kept of the same transcript (0 when none) and this prompt's cut; at the end of the
 turn, the agent's final reply. Each is a commit of a chain per session,
 ``refs/rewind/conversations/<the session's ref name>`` (rewind.history.session.conversation_ref),
@@ -39,7 +39,7 @@ from rewind.store.objects import MODE_FILE
 from rewind.store.repository import Store
 
 # The agents whose cut point has an offset in an append-only transcript.
-SLICED_AGENTS = frozenset({"claude-code", "gemini", "codex"})
+SLICED_AGENTS = frozenset({"claude-code", "gemini", "codex", "pi"})
 # The most of a final reply kept, in bytes of UTF-8.
 REPLY_LIMIT = 65536
 # How many bytes before the end of the last slice its fingerprint covers.

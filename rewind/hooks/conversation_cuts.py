@@ -16,7 +16,8 @@ What each agent gives (read from the clients in docs/conversation.md):
 
 - Pi: rewind's extension sends ``session_file`` and ``leaf_id``, the entry of the session's
   tree the prompt follows (Pi appends the prompt as its child); the file is append-only JSONL;
-  the version is in the ``package.json`` of the script its process runs, as for Gemini CLI.
+  the version is in the ``package.json`` of the script its process runs, which the extension
+  sends as ``script`` (Pi sets its process's title, and ``/proc`` then shows no script).
 
 A cut point that cannot be taken is logged and the turn starts all the same.
 """
@@ -84,7 +85,9 @@ def pi(context: HookContext) -> CutPoint | None:
     if not session or not transcript:
         return None  # a session Pi keeps in memory alone (--no-session): nothing to resume
     offset, tail = transcript_cut(transcript)
-    version = _parent_package_version(("pi-coding-agent",))
+    script = context.text("script")  # Pi sets its process's title: /proc shows no script
+    package = _package_of(os.path.realpath(script), ("pi-coding-agent",)) if script else ""
+    version = _package_version(package) if package else ""
     leaf = context.text("leaf_id")
     return CutPoint("pi", session, transcript, offset, fingerprint(tail), leaf, version)
 

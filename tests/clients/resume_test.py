@@ -16,12 +16,15 @@ from pathlib import Path
 import pytest
 
 from tests.clients.claude_code import ClaudeCode
-from tests.clients.clients import CLAUDE_CODE, CODEX, COPILOT, GEMINI
+from tests.clients.clients import CLAUDE_CODE, CODEX, COPILOT, GEMINI, PI
 from tests.clients.codex import FLAGS as CODEX_FLAGS
 from tests.clients.codex import Codex
 from tests.clients.conftest import MakeWorld
 from tests.clients.copilot import Copilot, unpacked_program
 from tests.clients.gemini import Gemini
+from tests.clients.pi import MODEL as PI_MODEL
+from tests.clients.pi import PROVIDER as PI_PROVIDER
+from tests.clients.pi import Pi
 from tests.clients.scenario import Call, Prompt, Script, calls, done
 from tests.clients.world import Client, World
 
@@ -74,6 +77,14 @@ CASES = {
         ("--allow-all-tools", "--output-format", "json"),
         ".copilot/session-state/*/events.jsonl",
         COPILOT.version,
+    ),
+    "pi": Case(
+        Pi,
+        PI.program,
+        lambda path, text: Call("write", {"path": path, "content": text}),
+        ("--provider", PI_PROVIDER, "--model", PI_MODEL, "--mode", "json"),
+        ".pi/agent/sessions/*/*.jsonl",
+        PI.version,
     ),
 }
 

@@ -80,7 +80,7 @@ def from_copy(request: Request, data: bytes, flag: str, what: str) -> Branch:
     """The branch of a client that resumes from a copy of its ``what`` (``data``, empty when
     the turn began the conversation), given after ``flag``; in print mode with the prompt."""
     found = Branch(request.cut.agent, request.program)
-    if not request.cut.offset:
+    if not data:
         found.notes.append(began_the_conversation(request))
     else:
         copy = write_copy(request, data)

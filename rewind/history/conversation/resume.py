@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import TypeAlias
 
 from rewind.errors import UserError
-from rewind.history.conversation import claude_code, codex, copilot, gemini
+from rewind.history.conversation import claude_code, codex, copilot, gemini, pi
 from rewind.history.conversation.branch import Branch, Request
 from rewind.history.conversation.clients import client_of, files_only, installed
 from rewind.history.conversation.cut_point import CutPoint
@@ -25,6 +25,7 @@ BRANCHES = {
     "gemini": gemini.branch,
     "codex": codex.branch,
     "copilot": copilot.branch,
+    "pi": pi.branch,
 }
 
 
@@ -58,6 +59,7 @@ CHECKS: dict[str, Callable[[Request], object]] = {
     "gemini": gemini.check,
     "codex": codex.check,
     "copilot": copilot.check,
+    "pi": pi.check,
 }
 
 
