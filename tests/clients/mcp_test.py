@@ -1,4 +1,5 @@
-"""``rewind mcp`` through the real clients (issue 25, item 5): the server registered in each
+"""``rewind mcp`` through the real clients (issue 25, item 5; Pi, which has no MCP, through its
+extension's tools): the server registered in each
 client's own settings, the scripted model calls the read tools and a restore, plan then
 apply; the test checks what the client sent back to the model (the log, the plan and its id,
 the restore applied) and the work tree afterwards.
@@ -21,12 +22,13 @@ import pytest
 
 from rewind.mcp.names import CHANGE_TOOLS, READ_TOOLS
 from tests.clients.claude_code import ClaudeCode
-from tests.clients.clients import CLAUDE_CODE, CODEX, COPILOT, GEMINI
+from tests.clients.clients import CLAUDE_CODE, CODEX, COPILOT, GEMINI, PI
 from tests.clients.codex import Codex
 from tests.clients.conftest import MakeWorld
 from tests.clients.copilot import Copilot
 from tests.clients.gemini import Gemini
 from tests.clients.openai_responses import namespaced_tools
+from tests.clients.pi import Pi
 from tests.clients.scenario import Call, Prompt, Reply, Script, calls, done
 from tests.clients.world import Client, World
 
@@ -44,6 +46,11 @@ def gemini_settings(world: World) -> None:
 def copilot_settings(world: World) -> None:
     """The person's ~/.copilot/mcp-config.json."""
     world.ok("install", "copilot", "--mcp", "--user")
+
+
+def pi_extension(world: World) -> None:
+    """Nothing more: Pi has no MCP, and the extension 'rewind install pi' wrote gives the
+    agent the server's tools as its own (each answered by 'rewind mcp')."""
 
 
 def codex_settings(world: World) -> None:
@@ -105,6 +112,13 @@ CASES = {
         lambda path, text: Call("write_file", {"file_path": "{root}/" + path, "content": text}),
         gemini_settings,
         "mcp_rewind_",
+    ),
+    "pi": Case(
+        Pi,
+        PI.program,
+        lambda path, text: Call("write", {"path": path, "content": text}),
+        pi_extension,
+        "",
     ),
 }
 
