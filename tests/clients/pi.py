@@ -33,9 +33,12 @@ GATE = """export default function (pi) {
 class Pi:
     agent = PI.agent
 
-    def __init__(self, program: Path, gate: bool = False) -> None:
+    def __init__(self, program: Path, gate: bool = False, continued: bool = False) -> None:
         self.program = program
         self.gate = gate  # the person's extension that refuses calls on secret.txt
+        # True: a session's next prompt continues the folder's newest session (-c), as a
+        # person does, rather than the session named (--session ID)
+        self.continued = continued
 
     def server(self, script: Script) -> ModelServer:
         return AnthropicServer(script)
@@ -61,7 +64,7 @@ class Pi:
         return {"PI_OFFLINE": "1"}  # no version check, no network
 
     def argv(self, world: World, prompt: str, session: str | None) -> list[str]:
-        resume = ["--session", session] if session else []
+        resume = (["-c"] if self.continued else ["--session", session]) if session else []
         model = ["--provider", PROVIDER, "--model", MODEL]
         return [str(self.program), "-p", prompt, *resume, *model, "--mode", "json"]
 
