@@ -55,7 +55,16 @@ def command_of(text: str, agent: str) -> str | None:
 
 
 def install(path: str, wanted: str) -> Change:
-    return owned_file.install(path, wanted)
+    """Writes the module; one edited since rewind wrote it is kept, with a warning that says
+    what to do to get this rewind's."""
+    change = owned_file.install(path, wanted)
+    change.notes = [
+        f"warning: {note}; delete it, then install again, to have this rewind's"
+        if note.startswith("kept ")
+        else note
+        for note in change.notes
+    ]
+    return change
 
 
 def uninstall(path: str, wanted: str) -> Change:
@@ -85,3 +94,41 @@ def inspect(path: str, wanted: str, agent: str, what: str) -> Inspection:
     if text != wanted:
         found.different.append(what)
     return found
+
+
+# Seconds Node.js may take to load a module for doctor.
+LOAD_TIMEOUT = 20.0
+
+
+def loads(path: str, program: str, events: tuple[str, ...]) -> tuple[str, str]:
+    """Doctor's finding on whether the agent would load the module at ``path``: Node.js runs
+    ``program`` (JavaScript, the module's ``file:`` URL its first argument), which loads it
+    with a stand-in of the agent and prints the JSON list of what it subscribed to; each of
+    ``events`` must be there."""
+    import json
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    node = shutil.which("node")
+    if node is None:
+        return "info", "Node.js is not on PATH: whether the agent loads it was not checked"
+    try:
+        done = subprocess.run(
+            [node, "--input-type=module", "-e", program, Path(path).resolve().as_uri()],
+            capture_output=True,
+            text=True,
+            timeout=LOAD_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        found = json.loads(done.stdout) if done.returncode == 0 else None
+    except (OSError, ValueError, subprocess.TimeoutExpired) as error:
+        return "fail", f"Node.js could not load {path} ({error}); reinstall it"
+    if not isinstance(found, list):
+        reason = (done.stderr.strip().splitlines() or ["no output"])[-1][:200]
+        return "fail", f"Node.js could not load {path} ({reason}); reinstall it"
+    missing = [event for event in events if event not in found]
+    if missing:
+        return "fail", f"{path} does not subscribe to {', '.join(missing)}; reinstall it"
+    return "ok", f"Node.js loads {os.path.basename(path)}: it subscribes to {', '.join(events)}"

@@ -15,6 +15,15 @@ from rewind.installers import Change, Context, Inspection, Probe, ProbeStep, Tar
 AGENT = "pi"
 NAME = "rewind.js"
 WHAT = "extension"
+# The events of Pi's the extension must subscribe to.
+EVENTS = ("session_start", "before_agent_start", "tool_call", "tool_result", "agent_end")
+# Loads the extension with a stand-in of Pi's API; prints what it subscribed to.
+LOAD_PROGRAM = """
+const module = await import(process.argv[1]);
+const seen = [];
+module.default({ on: (name) => seen.push(name), registerTool: () => {} });
+process.stdout.write(JSON.stringify(seen));
+"""
 SUBFOLDER_NOTE = (
     "Pi loads a project's extensions only when it starts in the project's root folder; "
     "'rewind install pi --user' records Pi started anywhere."
@@ -70,6 +79,16 @@ class PiExtension(Target):
         if found.installed and scope == "project":
             found.notes.append(("info", SUBFOLDER_NOTE))
         return found
+
+    def trust(self, context: Context) -> list[tuple[str, str]]:
+        """Whether the extension loads: Node.js loads each installed copy with a stand-in of
+        Pi's extension API, as Pi does (Pi also reads TypeScript; rewind's is JavaScript)."""
+        findings = []
+        for scope in self.scopes:
+            path = self.location(scope, context)
+            if os.path.exists(path):
+                findings.append(code_file.loads(path, LOAD_PROGRAM, EVENTS))
+        return findings
 
     def probe(self, project: str, path: str) -> Probe:
         """What the extension sends for a prompt, an edit of ``path`` (before and after it is

@@ -676,4 +676,51 @@ class Copilot:
         return {**self._common(), "reason": "complete"}
 
 
-AGENTS = (ClaudeCode, Codex, Gemini, Cursor, Copilot, Cline, ClineExtension, Windsurf)
+class Pi:
+    """rewind's Pi extension (hooks/pi/rewind.js) on Pi 0.73.1: rewind's own small events,
+    each with Pi's session id, session file and cwd; paths as the model gives them, relative
+    to the cwd."""
+
+    name = "pi"
+
+    def __init__(self, root: Path, session: str = "019ae0f1-5c2d-7a8e-9b1f-3c4d5e6f7a8b") -> None:
+        self.root = root
+        self.session = session
+        self.calls = 0
+
+    def _common(self, event: str) -> Payload:
+        return {
+            "event": event,
+            "session_id": self.session,
+            "session_file": "/home/u/.pi/agent/sessions/--project--/s.jsonl",
+            "cwd": str(self.root),
+        }
+
+    def session_start(self) -> Payload:
+        return {**self._common("session_start"), "reason": "startup"}
+
+    def prompt(self, text: str) -> Payload:
+        return {**self._common("prompt"), "prompt": text, "leaf_id": "", "script": ""}
+
+    def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
+        return self._tool("edit", {"path": path, "edits": [{"oldText": old, "newText": new}]})
+
+    def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
+        return self._tool("write", {"path": f"@{path}", "content": content})
+
+    def shell(self, command: str) -> tuple[Payload | None, Payload]:
+        return self._tool("bash", {"command": command})
+
+    def _tool(self, tool: str, tool_input: Payload) -> tuple[Payload, Payload]:
+        self.calls += 1
+        call = {"tool_name": tool, "tool_call_id": f"toolu_pi{self.calls:04d}"}
+        return (
+            {**self._common("tool_call"), **call, "tool_input": tool_input},
+            {**self._common("tool_result"), **call, "tool_input": tool_input, "is_error": False},
+        )
+
+    def end(self) -> Payload:
+        return self._common("agent_end")
+
+
+AGENTS = (ClaudeCode, Codex, Gemini, Cursor, Copilot, Cline, ClineExtension, Windsurf, Pi)
