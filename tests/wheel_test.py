@@ -44,6 +44,7 @@ PACKAGE_DATA = (
     "rewind/agent_configs/cursor/hooks.json",
     "rewind/agent_configs/cline/hooks/PreToolUse",
     "rewind/agent_configs/windsurf/hooks.json",
+    "rewind/agent_configs/pi/rewind.js",
     "rewind/agent_configs/gemini/settings.json",
     "rewind/docs/cli.md",
     "rewind/docs/restore.md",
