@@ -95,7 +95,7 @@ HOOK_COMMANDS = {
             Positional(
                 "agent",
                 "AGENT",
-                help="claude-code, codex, gemini, cursor, copilot, cline, windsurf or git",
+                help="claude-code, codex, gemini, cursor, copilot, cline, windsurf, qwen or git",
             ),
             Positional(
                 "argument",
