@@ -235,7 +235,14 @@ def open_world(
 
 def _agent_owned(path: bytes) -> bool:
     """The client's own folder in the project (settings rewind's installer wrote): not work."""
-    return path.split(b"/", 1)[0] in (b".claude", b".codex", b".gemini", b".github", b".clinerules")
+    return path.split(b"/", 1)[0] in (
+        b".claude",
+        b".codex",
+        b".gemini",
+        b".github",
+        b".clinerules",
+        b".qwen",
+    )
 
 
 def _difference(expected: Tree, found: Tree) -> dict[str, str]:

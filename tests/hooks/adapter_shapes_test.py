@@ -213,7 +213,10 @@ def test_qwen_tool_results_continue_the_turn_and_a_failed_command_is_recorded(
         (1, "Subtract, then clean the subdirectory")
     ]
     recorded = files_by_path(entries[0])
-    assert {p: f["source"] for p, f in recorded.items()} == {"a.py": "edit", "sub/victim.txt": "shell"}
+    assert {p: f["source"] for p, f in recorded.items()} == {
+        "a.py": "edit",
+        "sub/victim.txt": "shell",
+    }
     assert recorded["sub/victim.txt"]["after"] is not None  # the failure's after-state
     assert entries[0]["ended"] is not None
     rewinds_to_every_turn(agent.session, workspace, snapshots)
