@@ -79,6 +79,12 @@ def _pi() -> Adapter:
     return pi
 
 
+def _qwen() -> Adapter:
+    from rewind.hooks import qwen
+
+    return qwen
+
+
 def _git_precommit() -> Adapter:
     from rewind.hooks import git_precommit
 
@@ -95,6 +101,7 @@ ADAPTERS: dict[str, Callable[[], Adapter]] = {
     "cline": _cline,
     "windsurf": _windsurf,
     "pi": _pi,
+    "qwen": _qwen,
     "git": _git_precommit,
 }
 

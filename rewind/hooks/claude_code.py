@@ -38,11 +38,11 @@ def handle(context: HookContext) -> None:
     context.open_store(directory, [project], ["session_id"])
     session = context.session_id("session_id")
     if event == "SessionStart":
-        _start_watcher(context, session)
+        start_watcher(context, session)
     elif event == "UserPromptSubmit":
         context.start_turn(session, context.text("prompt"), conversation_cuts.claude_code)
         if not capture_on(context):  # a turn's start already keeps the watcher running
-            _start_watcher(context, session)
+            start_watcher(context, session)
     elif event == "PreToolUse":
         _before_tool(context, session, directory)
     elif event in ("PostToolUse", "PostToolUseFailure"):
@@ -50,7 +50,7 @@ def handle(context: HookContext) -> None:
     elif event == "Stop":
         context.end_turn(session, context.text("last_assistant_message"))
     elif event == "SessionEnd":
-        _stop_watcher(context, session)
+        stop_watcher(context, session)
         context.end_turn(session)
 
 
@@ -61,7 +61,7 @@ def capture_on(context: HookContext) -> bool:
     return capture.enabled(context.store)
 
 
-def _start_watcher(context: HookContext, session: str) -> None:
+def start_watcher(context: HookContext, session: str) -> None:
     """The project's watcher (rewind.watch.capture); with capture off but
     ``watch_on_session_start = true`` in rewind.toml, ``rewind watch`` for this session alone
     (spawned, not waited for; one watcher per project)."""
@@ -79,7 +79,7 @@ def _start_watcher(context: HookContext, session: str) -> None:
         spawn(context.store, session)
 
 
-def _stop_watcher(context: HookContext, session: str) -> None:
+def stop_watcher(context: HookContext, session: str) -> None:
     """Stops the watcher this session started (its last changes are recorded first)."""
     assert context.store is not None
     from rewind.watch.pidfile import running_info, stop

@@ -67,6 +67,12 @@ def _pi() -> Target:
     return TARGET
 
 
+def _qwen() -> Target:
+    from rewind.installers.qwen import TARGET
+
+    return TARGET
+
+
 # This package's targets, by name, in the order help texts and doctor's report list them.
 TARGETS: dict[str, Callable[[], Target]] = {
     "claude-code": _claude_code,
@@ -78,6 +84,7 @@ TARGETS: dict[str, Callable[[], Target]] = {
     "git-hook": _git_hook,
     "windsurf": _windsurf,
     "pi": _pi,
+    "qwen": _qwen,
 }
 # Targets defined outside this package (register).
 _registry: dict[str, Target] = {}

@@ -21,9 +21,10 @@ from tests.clients import (
     gemini_api,
     openai_responses,
     pi,
+    qwen,
 )
 from tests.clients.claude_code import ClaudeCode
-from tests.clients.clients import CLAUDE_CODE, CLINE, CODEX, GEMINI, PI
+from tests.clients.clients import CLAUDE_CODE, CLINE, CODEX, GEMINI, PI, QWEN
 from tests.clients.cline import Cline, held
 from tests.clients.copilot import Copilot, unpacked_program
 from tests.clients.gemini import Gemini
@@ -252,6 +253,37 @@ PI_DRIVER = Driver(
 )
 
 
+# Qwen Code --------------------------------------------------------------------------------------
+
+
+def qwen_answers(world: World, session: str) -> None:
+    results = qwen.tool_results(world.server)
+    assert len(results) == 5, results  # the write, the read before the edit, then the three
+    assert "0 occurrences found for old_string" in results[2], results[2]
+    assert "Exit Code: 3" in results[3], results[3]
+    assert 'denied by permission rules. Matching deny rule: \\"Write(secret.txt)' in results[4]
+
+
+QWEN_DRIVER = Driver(
+    program=QWEN.program,
+    client=qwen.Qwen,
+    tools=qwen.TOOLS,
+    refused=(qwen.write("secret.txt", "secret\n"),),
+    refusing=lambda program: qwen.Qwen(program, deny=("Write(secret.txt)",)),
+    answers=qwen_answers,
+    # Qwen checks its permission rules before PreToolUse (the refused write leaves nothing in
+    # the turn), and runs it before the edit fails (config.ini is there, unchanged).
+    recorded=changes_are(
+        [
+            {"config.ini": ("edit", "added")},
+            {"config.ini": ("edit", "unchanged"), "half.txt": ("shell", "added")},
+            {"config.ini": ("external", "modified")},
+            {"config.ini": ("edit", "modified")},
+        ]
+    ),
+)
+
+
 DRIVERS = {
     "claude-code": CLAUDE_CODE_DRIVER,
     "codex": CODEX_DRIVER,
@@ -259,4 +291,5 @@ DRIVERS = {
     "copilot": COPILOT_DRIVER,
     "cline": CLINE_DRIVER,
     "pi": PI_DRIVER,
+    "qwen": QWEN_DRIVER,
 }

@@ -34,6 +34,14 @@ class Tools:
     edit: Callable[[str, str, str], Call]
     read: Callable[[str], Call]
     shell: Callable[[str], Call]
+    # The client edits a file only once this process has read it (Qwen Code): each edit's
+    # message reads the file first.
+    read_first: bool = False
+
+    def editing(self, path: str, old: str, new: str) -> tuple[Call, ...]:
+        """The calls of one edit's message: the edit, after a read where the client wants one."""
+        edit = self.edit(path, old, new)
+        return (self.read(path), edit) if self.read_first else (edit,)
 
 
 @dataclass(frozen=True)

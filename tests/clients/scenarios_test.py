@@ -69,4 +69,4 @@ def test_two_sessions_at_once_in_one_project(
     make_world: MakeWorld, driver: Driver, program: Path
 ) -> None:
     client, tools = driver.two_at_once or (driver.client, driver.tools)
-    check_two_sessions_at_once(make_world(client(program), two_at_once(tools.write, tools.edit)))
+    check_two_sessions_at_once(make_world(client(program), two_at_once(tools)))

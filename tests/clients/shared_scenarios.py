@@ -69,13 +69,15 @@ def failing(tools: Tools, refused: tuple[Call, ...]) -> Script:
             Prompt(
                 FAILING_PROMPTS[1],
                 (
-                    calls(tools.edit("config.ini", "missing", "x")),  # refused: no such text
+                    calls(*tools.editing("config.ini", "missing", "x")),  # refused: no such text
                     calls(tools.shell("echo half > half.txt; exit 3")),  # fails after a write
                     *(calls(call) for call in refused),
                     done(),
                 ),
             ),
-            Prompt(FAILING_PROMPTS[2], (calls(tools.edit("config.ini", "a=1", "a=100")), done())),
+            Prompt(
+                FAILING_PROMPTS[2], (calls(*tools.editing("config.ini", "a=1", "a=100")), done())
+            ),
         ]
     )
 
@@ -83,21 +85,19 @@ def failing(tools: Tools, refused: tuple[Call, ...]) -> Script:
 SIDES = ("Left", "Right")
 
 
-def two_at_once(
-    write: Callable[[str, str], Call], change: Callable[[str, str, str], Call]
-) -> Script:
-    """The script, with the client's own calls: ``write(path, content)`` makes a file and
-    ``change(path, old, new)`` replaces text in it."""
+def two_at_once(tools: Tools) -> Script:
+    """The script, with the client's own calls: ``tools.write`` makes a file and
+    ``tools.editing`` replaces text in it."""
     prompts = []
     for step in ("write", "more"):
         for side in SIDES:
             name = f"{side.lower()}.txt"
             if step == "write":
-                call = write(name, f"{side.lower()}\n")
+                call = tools.write(name, f"{side.lower()}\n")
                 prompts.append(Prompt(f"{side}: write {name}", (calls(call), done())))
             else:
-                call = change(name, side.lower(), side.upper())
-                prompts.append(Prompt(f"{side}: more", (calls(call), done())))
+                change = tools.editing(name, side.lower(), side.upper())
+                prompts.append(Prompt(f"{side}: more", (calls(*change), done())))
     return Script(prompts)
 
 

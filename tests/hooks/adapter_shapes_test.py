@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import files_by_path, hook, log_json, run_rewind, snapshot
 from tests.hooks.hooks_replay_test import hooks_in_parallel, replace_in
-from tests.support.agent_payloads import ClaudeCode, Codex, Gemini, Payload
+from tests.support.agent_payloads import ClaudeCode, Codex, Gemini, Payload, Qwen
 
 
 @pytest.fixture
@@ -180,6 +180,64 @@ def test_gemini_hook_prints_nothing_on_either_stream_even_with_a_problem(
         assert (completed.returncode, completed.stdout, completed.stderr) == (0, "", "")
     status = run_rewind("status")
     assert status.returncode == 0
+
+
+# Qwen Code --------------------------------------------------------------------------------------
+
+
+def test_qwen_tool_results_continue_the_turn_and_a_failed_command_is_recorded(
+    workspace: Path,
+) -> None:
+    """Qwen sends UserPromptSubmit again before each request that sends a tool's results back:
+    the turn goes on. A command that exits non-zero comes back as PostToolUseFailure; a shell
+    call runs in its ``directory``."""
+    agent = Qwen(workspace)
+    snapshots = [snapshot(workspace)]
+    hook("qwen", agent.session_start())
+    hook("qwen", agent.prompt("Subtract, then clean the subdirectory"))
+    before, after = agent.edit("a.py", "return a + b", "return a - b")
+    hook("qwen", before)
+    replace_in(workspace / "a.py", "return a + b", "return a - b")
+    hook("qwen", after)
+    hook("qwen", agent.tool_results_sent())
+    before, after = agent.shell("rm victim.txt; exit 3", directory=str(workspace / "sub"))
+    hook("qwen", before)
+    run("rm victim.txt", workspace / "sub")
+    hook("qwen", agent.failed(after, "Exit Code: 3"))
+    hook("qwen", agent.tool_results_sent())
+    hook("qwen", agent.end())
+    snapshots.append(snapshot(workspace))
+
+    entries = log_json("--session", agent.session)
+    assert [(e["turn"], e["prompt"]) for e in entries] == [
+        (1, "Subtract, then clean the subdirectory")
+    ]
+    recorded = files_by_path(entries[0])
+    assert {p: f["source"] for p, f in recorded.items()} == {
+        "a.py": "edit",
+        "sub/victim.txt": "shell",
+    }
+    assert recorded["sub/victim.txt"]["after"] is not None  # the failure's after-state
+    assert entries[0]["ended"] is not None
+    rewinds_to_every_turn(agent.session, workspace, snapshots)
+
+
+def test_qwen_prompt_without_its_provenance_starts_a_turn_only_between_turns(
+    workspace: Path,
+) -> None:
+    """A prompt Qwen sends without ``submitted_prompt`` (typed in its Vim mode) begins a turn
+    when none is open, and continues the open one otherwise."""
+    agent = Qwen(workspace)
+    typed = {key: value for key, value in agent.prompt("Typed in Vim mode").items()}
+    del typed["submitted_prompt"]
+    hook("qwen", typed)
+    before, after = agent.write("one.txt", "ONE\n")
+    hook("qwen", before)
+    (workspace / "one.txt").write_text("ONE\n")
+    hook("qwen", after)
+    hook("qwen", {**typed, "prompt": "a hook's text sent with the results"})
+    hook("qwen", agent.end())
+    assert [e["prompt"] for e in log_json("--session", agent.session)] == ["Typed in Vim mode"]
 
 
 # Claude Code ------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from rewind.installers.rewind_hooks import is_rewind_hook
 from rewind.installers.text_edits import Document
 from tests.conftest import ok
 
-AGENTS = ("claude-code", "codex", "gemini", "cursor", "copilot")
+AGENTS = ("claude-code", "codex", "gemini", "cursor", "copilot", "qwen")
 CASES = [(agent, scope) for agent in AGENTS for scope in get_target(agent).scopes]
 
 # Settings as people write them. Each holds hooks of other tools, one of them in an event rewind
@@ -78,8 +78,20 @@ COPILOT = """\
   "sessionStart": [{"type": "prompt", "prompt": "/status"}]
 }}
 """
+# Qwen Code's settings: a model provider, a hook of the person's own in an event rewind uses.
+QWEN = """\
+{
+  "modelProviders": {"openai": [{"id": "qwen3-coder-plus", "envKey": "OPENAI_API_KEY"}]},
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "^run_shell_command$", "hooks": [{"type": "command", "command": "./guard.sh"}]}
+    ]
+  },
+  "model": {"name": "qwen3-coder-plus"}
+}
+"""
 TABS_AND_CRLF = '{\r\n\t"permissions": {"allow": []},\r\n\t"hooks": {}\r\n}\r\n'
-EVENT_COUNTS = {"claude-code": 6, "codex": 5, "gemini": 5, "cursor": 8, "copilot": 7}
+EVENT_COUNTS = {"claude-code": 6, "codex": 5, "gemini": 5, "cursor": 8, "copilot": 7, "qwen": 6}
 EMPTY_EVENT = '{"hooks": {"SessionStart": [], "AfterAgent": []}}'
 REALISTIC = {
     "claude-code": CLAUDE,
@@ -87,6 +99,7 @@ REALISTIC = {
     "gemini": GEMINI,
     "cursor": CURSOR,
     "copilot": COPILOT,
+    "qwen": QWEN,
 }
 
 

@@ -26,12 +26,14 @@ PROJECT_FILES = {
     "codex": ".codex/hooks.json",
     "gemini": ".gemini/settings.json",
     "cursor": ".cursor/hooks.json",
+    "qwen": ".qwen/settings.json",
 }
 READY_MADE = {
     "claude-code": "claude-code/hooks/hooks.json",
     "codex": "codex/hooks.json",
     "gemini": "gemini/settings.json",
     "cursor": "cursor/hooks.json",
+    "qwen": "qwen/settings.json",
 }
 CLAUDE_EVENTS = ["UserPromptSubmit", "PreToolUse", "PostToolUse"]
 CLAUDE_EVENTS += ["PostToolUseFailure", "Stop", "SessionEnd"]
@@ -489,7 +491,7 @@ def test_which_commands_are_rewinds(command: str, ours: bool) -> None:
 # the ready-made configurations -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("agent", READY_MADE)
 def test_ready_made_files_are_what_install_writes(project: Path, agent: str) -> None:
     """hooks/ must not drift from the installers: the same document but the command."""
     ok("install", agent)

@@ -723,4 +723,79 @@ class Pi:
         return self._common("agent_end")
 
 
-AGENTS = (ClaudeCode, Codex, Gemini, Cursor, Copilot, Cline, ClineExtension, Windsurf, Pi)
+class Qwen:
+    """Qwen Code 0.24.4, as it ran against a scripted model: Claude Code's events and fields,
+    Gemini CLI's tool names; ``tool_use_id`` pairs a tool's events; UserPromptSubmit again
+    before each request that sends a tool's results back (``prompt`` empty, no
+    ``submitted_prompt``)."""
+
+    name = "qwen"
+
+    def __init__(self, root: Path, session: str = "d62494c0-68ef-4785-9ace-d11e5509c770") -> None:
+        self.root = root
+        self.session = session
+        self.prompts = 0
+
+    def _common(self, event: str) -> Payload:
+        return {
+            "session_id": self.session,
+            "transcript_path": f"/home/u/.qwen/projects/p/chats/{self.session}.jsonl",
+            "cwd": str(self.root),
+            "hook_event_name": event,
+            "timestamp": "2026-12-07T05:45:18.683Z",
+            "permission_mode": "yolo",
+            "prompt_id": f"{self.session}########{self.prompts}",
+        }
+
+    def session_start(self) -> Payload:
+        return {**self._common("SessionStart"), "source": "startup", "model": "qwen3-coder"}
+
+    def prompt(self, text: str) -> Payload:
+        self.prompts += 1
+        return {**self._common("UserPromptSubmit"), "prompt": text, "submitted_prompt": text}
+
+    def tool_results_sent(self) -> Payload:
+        """The UserPromptSubmit of the request that sends a tool's results back."""
+        return {**self._common("UserPromptSubmit"), "prompt": ""}
+
+    def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
+        return self._tool(
+            "edit", {"file_path": str(self.root / path), "old_string": old, "new_string": new}
+        )
+
+    def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
+        return self._tool("write_file", {"file_path": str(self.root / path), "content": content})
+
+    def shell(self, command: str, directory: str | None = None) -> tuple[Payload | None, Payload]:
+        tool_input: Payload = {"command": command, "description": "run"}
+        if directory is not None:
+            tool_input["directory"] = directory
+        return self._tool("run_shell_command", tool_input)
+
+    def _tool(self, tool: str, tool_input: Payload) -> tuple[Payload | None, Payload]:
+        identity = {"tool_name": tool, "tool_input": tool_input}
+        identity["tool_use_id"] = f"toolu_{next(_ids)}"
+        identity["tool_call_id"] = call_id()
+        return (
+            {**self._common("PreToolUse"), **identity},
+            {**self._common("PostToolUse"), **identity, "tool_response": {"llmContent": "ok"}},
+        )
+
+    def failed(self, after: Payload, error: str) -> Payload:
+        """The PostToolUseFailure Qwen sends instead of ``after`` (a command that exits
+        non-zero is one)."""
+        failure = {key: value for key, value in after.items() if key != "tool_response"}
+        return {**failure, "hook_event_name": "PostToolUseFailure", "error": error}
+
+    def end(self) -> Payload:
+        return {
+            **self._common("Stop"),
+            "stop_hook_active": False,
+            "last_assistant_message": "Done.",
+        }
+
+    def session_end(self) -> Payload:
+        return {**self._common("SessionEnd"), "reason": "prompt_input_exit"}
+
+
+AGENTS = (ClaudeCode, Codex, Gemini, Cursor, Copilot, Cline, ClineExtension, Windsurf, Pi, Qwen)

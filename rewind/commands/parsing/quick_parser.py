@@ -95,7 +95,9 @@ HOOK_COMMANDS = {
             Positional(
                 "agent",
                 "AGENT",
-                help="claude-code, codex, gemini, cursor, copilot, cline, windsurf, pi or git",
+                help=(
+                    "claude-code, codex, gemini, cursor, copilot, cline, windsurf, pi, qwen or git"
+                ),
             ),
             Positional(
                 "argument",

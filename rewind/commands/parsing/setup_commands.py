@@ -25,6 +25,7 @@ INSTALL_TARGETS = (
     "git-hook",
     "windsurf",
     "pi",
+    "qwen",
 )
 
 

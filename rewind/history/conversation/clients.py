@@ -65,6 +65,7 @@ NOT_RESUMABLE = {
     "cline": "Cline keeps its tasks in the editor's own storage",
     "cursor": "Cursor keeps its chats in the editor's own database",
     "windsurf": "Windsurf keeps its conversations in the editor's own storage",
+    "qwen": "Qwen Code resumes a session only from its own chats folder, by its id",
 }
 
 
