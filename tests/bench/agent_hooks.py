@@ -48,6 +48,8 @@ from tests.support.agent_payloads import (
     Cursor,
     CursorToolHooks,
     Gemini,
+    Pi,
+    Qwen,
     Windsurf,
 )
 
@@ -68,6 +70,8 @@ BUILDERS: tuple[tuple[str, Callable[[Path], Any]], ...] = (
     ("cline (CLI)", Cline),
     ("cline (VS Code)", ClineExtension),
     ("windsurf", Windsurf),
+    ("pi", Pi),
+    ("qwen", Qwen),
 )
 
 

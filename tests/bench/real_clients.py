@@ -62,7 +62,7 @@ def _session(name: str) -> tuple[AnyClient, Script]:
 
 SESSIONS: dict[str, Callable[[], tuple[AnyClient, Script]]] = {
     name: functools.partial(_session, name)
-    for name in ("claude-code", "codex", "gemini", "copilot", "cline")
+    for name in ("claude-code", "codex", "gemini", "copilot", "cline", "pi", "qwen")
 }
 
 
