@@ -115,6 +115,7 @@ def test_an_edit_hook_loads_nothing_heavy(project: Path) -> None:
         ("claude-code", {"hook_event_name": "UserPromptSubmit", "prompt_id": "p"}),
         ("gemini", {"hook_event_name": "BeforeAgent"}),
         ("codex", {"hook_event_name": "UserPromptSubmit", "turn_id": "t"}),
+        ("pi", {"event": "prompt", "leaf_id": "a1b2c3d4", "script": "/x/pi-coding-agent/c.js"}),
     ],
 )
 def test_a_prompt_that_takes_the_conversations_cut_point_loads_nothing_heavy(
@@ -123,7 +124,12 @@ def test_a_prompt_that_takes_the_conversations_cut_point_loads_nothing_heavy(
     transcript = tmp_path / "transcript.jsonl"
     transcript.write_text('{"type":"user","version":"2.1.332"}\n' * 200)
     payload = json_text(
-        session_id="s", cwd=str(project), transcript_path=str(transcript), prompt="hi", **fields
+        session_id="s",
+        cwd=str(project),
+        transcript_path=str(transcript),
+        session_file=str(transcript),  # Pi's extension names it so
+        prompt="hi",
+        **fields,
     )
     code, modules = loaded_after("hook", agent, stdin=payload)
     assert code == 0
