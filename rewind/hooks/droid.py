@@ -68,16 +68,14 @@ def _exchange(context: HookContext) -> Exchange:
 
 
 def _run_ends(context: HookContext, session: str) -> None:
-    """Stop: the run of one prompt is over. The open turn is named, when it has no prompt yet,
-    and closed with the agent's last message; a run that began no turn gets one of its own,
-    closed at once, unless the last turn began after the prompt was sent (its copy from a
-    second install of the hooks, which has closed it already)."""
+    """Stop: the run of one prompt is over. The open turn is closed with the agent's last
+    message; a run that began no turn gets one of its own, closed at once, unless the last turn
+    began after the prompt was sent (its copy from a second install of the hooks, which has
+    closed it already)."""
     assert context.store is not None
     exchange = _exchange(context)
     entry = load_head(context.store, session).current
     if entry is not None and entry.is_open and not entry.is_outside_agent:
-        if not entry.prompt and exchange.prompt:
-            context.name_turn(session, entry.id, exchange.prompt)
         context.end_turn(session, exchange.reply)
         return
     sent = exchange.sent
