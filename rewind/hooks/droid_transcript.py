@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rewind.store.fastjson import load_object
+from rewind.store.input_limits import SESSION_FILE_BYTES
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
-
-from rewind.store.fastjson import load_object
-from rewind.store.input_limits import SESSION_FILE_BYTES
 
 BLOCK = 256 * 1024
 CONTEXT_ID = "context-"
@@ -99,7 +99,9 @@ def _text_of(content: object) -> str:
     texts = [
         part["text"]
         for part in parts
-        if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+        if isinstance(part, dict)
+        and part.get("type") == "text"
+        and isinstance(part.get("text"), str)
     ]
     return "\n".join(texts).strip()
 

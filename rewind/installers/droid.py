@@ -42,7 +42,10 @@ def probe(project: str, path: str) -> Probe:
         "cwd": project,
         "permission_mode": "auto-high",
     }
-    tool: JsonObject = {"tool_name": "Create", "tool_input": {"file_path": path, "content": "after\n"}}
+    tool: JsonObject = {
+        "tool_name": "Create",
+        "tool_input": {"file_path": path, "content": "after\n"},
+    }
     return Probe(
         [
             ProbeStep({**common, "hook_event_name": "PreToolUse", **tool}),

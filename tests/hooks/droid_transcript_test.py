@@ -13,7 +13,9 @@ from rewind.hooks.droid_transcript import BLOCK, Exchange, last_exchange
 pytestmark = pytest.mark.unit
 
 
-def line(role: str, content: object, stamp: str = "2026-12-07T06:03:42.972Z", **more: object) -> str:
+def line(
+    role: str, content: object, stamp: str = "2026-12-07T06:03:42.972Z", **more: object
+) -> str:
     record = {
         "type": "message",
         "id": more.pop("id", "m"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 Payload = dict[str, object]
@@ -823,7 +823,7 @@ class Droid:
 
     def _message(self, role: str, content: list[Payload], **more: object) -> None:
         """Appends a message line to the transcript, stamped now (in milliseconds, UTC)."""
-        stamp = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        stamp = datetime.now(UTC).isoformat(timespec="milliseconds")
         record = {
             "type": "message",
             "id": more.pop("id", f"m-{next(_ids)}"),
@@ -841,7 +841,9 @@ class Droid:
     def prompt(self, text: str) -> None:
         """``droid exec PROMPT``: the prompt goes into the transcript, after the context Droid
         adds; no event."""
-        reminder = [{"type": "text", "text": "<system-reminder>\nThe tools listed below</system-reminder>"}]
+        reminder: list[Payload] = [
+            {"type": "text", "text": "<system-reminder>\nTools</system-reminder>"}
+        ]
         self._message("user", reminder, id=f"context-{next(_ids)}")
         self._message("user", [{"type": "text", "text": text}], interactionMode="auto")
 
@@ -862,7 +864,7 @@ class Droid:
         return self._tool("ApplyPatch", {"input": body})
 
     def shell(self, command: str) -> tuple[Payload | None, Payload]:
-        tool_input = {"command": command, "riskLevel": "low", "riskLevelReason": "edits"}
+        tool_input: Payload = {"command": command, "riskLevel": "low", "riskLevelReason": "edits"}
         return self._tool("Execute", tool_input)
 
     def _tool(self, tool: str, tool_input: Payload) -> tuple[Payload | None, Payload]:
@@ -886,4 +888,16 @@ class Droid:
         return {**self._common("SessionEnd"), "reason": "other"}
 
 
-AGENTS = (ClaudeCode, Codex, Gemini, Cursor, Copilot, Cline, ClineExtension, Windsurf, Pi, Qwen, Droid)
+AGENTS = (
+    ClaudeCode,
+    Codex,
+    Gemini,
+    Cursor,
+    Copilot,
+    Cline,
+    ClineExtension,
+    Windsurf,
+    Pi,
+    Qwen,
+    Droid,
+)
