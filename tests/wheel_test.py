@@ -47,6 +47,7 @@ PACKAGE_DATA = (
     "rewind/agent_configs/pi/rewind.js",
     "rewind/agent_configs/gemini/settings.json",
     "rewind/agent_configs/qwen/settings.json",
+    "rewind/agent_configs/droid/hooks.json",
     "rewind/docs/cli.md",
     "rewind/docs/restore.md",
     "rewind/docs/integrations/claude-code.md",

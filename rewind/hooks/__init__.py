@@ -85,6 +85,12 @@ def _qwen() -> Adapter:
     return qwen
 
 
+def _droid() -> Adapter:
+    from rewind.hooks import droid
+
+    return droid
+
+
 def _git_precommit() -> Adapter:
     from rewind.hooks import git_precommit
 
@@ -102,6 +108,7 @@ ADAPTERS: dict[str, Callable[[], Adapter]] = {
     "windsurf": _windsurf,
     "pi": _pi,
     "qwen": _qwen,
+    "droid": _droid,
     "git": _git_precommit,
 }
 

@@ -37,6 +37,15 @@ def _member(node: jsonc.Node, key: str) -> jsonc.Node:
     return member.value
 
 
+def _hooks_node(document: text_edits.Document, key: str | None) -> jsonc.Node | None:
+    """The node of the object that holds the events: the member ``key`` of the root, or the
+    root itself (None: the file has no such member)."""
+    if key is None:
+        return document.root
+    member = document.root.member(key)
+    return member.value if member is not None else None
+
+
 def add_block(
     settings: SettingsFile,
     template: JsonObject,
@@ -52,25 +61,25 @@ def add_block(
     no longer has (one an earlier version subscribed to) are taken out, and its list with them
     when install created it (``made``: what install recorded), as uninstall does."""
     wanted = template_hooks(template)
+    key = settings.hooks_key
     existing = settings.hooks_object(create=False)
     if existing is not None:
         for event in wanted:
             if event in existing and not isinstance(existing[event], list):
-                raise UserError(
-                    f'"hooks" > "{event}" in {settings.path} is not a list; fix it and run again.'
-                )
+                where = f'"{key}" > "{event}"' if key else f'"{event}"'
+                raise UserError(f"{where} in {settings.path} is not a list; fix it and run again.")
     document = settings.document()
     changes: list[tuple[str, str]] = []
     kept: list[str] = []
-    for key, value in template.items():
-        if key != HOOKS and key not in settings.data:
-            document.add(document.root, value, key)
-            changes.append(("added", f"{key}: {json.dumps(value)}"))
+    for name, value in template.items():
+        if name != HOOKS and name not in settings.data:
+            document.add(document.root, value, name)
+            changes.append(("added", f"{name}: {json.dumps(value)}"))
     for event, items in wanted.items():
-        hooks = document.root.member(HOOKS)
-        if hooks is None:
-            document.add(document.root, {}, HOOKS)
-        hooks_node = _member(document.root, HOOKS)
+        if key is not None and document.root.member(key) is None:
+            document.add(document.root, {}, key)
+        hooks_node = _hooks_node(document, key)
+        assert hooks_node is not None
         event_node = hooks_node.member(event)
         if event_node is None:
             document.add(hooks_node, [items[0]], event)
@@ -97,7 +106,7 @@ def add_block(
                 continue
             keep_empty = made is not None and event not in made.events
             retired = False
-            while _remove_one_hook(document, event, agent, keep_empty):
+            while _remove_one_hook(document, event, agent, keep_empty, key):
                 retired = True
             if retired:
                 changes.append(("removed", event))
@@ -135,18 +144,19 @@ def remove_block(
     hooks = settings.hooks_object(create=False)
     if not hooks:
         return []
+    key = settings.hooks_key
     document = settings.document()
     changes: list[tuple[str, str]] = []
     for event in list(hooks):
         removed = False
         keep_empty = made is not None and event not in made.events
-        while _remove_one_hook(document, event, agent, keep_empty):
+        while _remove_one_hook(document, event, agent, keep_empty, key):
             removed = True
         if removed:
             changes.append(("removed", event))
     if not changes:
         return []
-    hooks_member = document.root.member(HOOKS)
+    hooks_member = document.root.member(key) if key is not None else None
     created_hooks = made is None or HOOKS in made.added
     if (
         hooks_member is not None
@@ -155,24 +165,29 @@ def remove_block(
         and not document.holds_comments(hooks_member.value)  # someone's notes: they stay
     ):
         document.remove(document.root, document.root.members.index(hooks_member))
-    for key, value in (made.added if made else {}).items():
-        if key == HOOKS:
+    for name, value in (made.added if made else {}).items():
+        if name == HOOKS:
             continue
-        member = document.root.member(key)
+        member = document.root.member(name)
         if member is not None and member.value.value == value:
             document.remove(document.root, document.root.members.index(member))
-            changes.append(("removed", f"{key}: {json.dumps(value)}"))
+            changes.append(("removed", f"{name}: {json.dumps(value)}"))
     settings.take(document)
     return changes
 
 
 def _remove_one_hook(
-    document: text_edits.Document, event: str, agent: str, keep_empty: bool
+    document: text_edits.Document,
+    event: str,
+    agent: str,
+    keep_empty: bool,
+    key: str | None = HOOKS,
 ) -> bool:
     """Takes out one rewind hook of ``event`` (its group when nothing else is in it, the event
-    when it was the last unless ``keep_empty``); False when there is none left."""
-    hooks = document.root.member(HOOKS)
-    member = hooks.value.member(event) if hooks else None
+    when it was the last unless ``keep_empty``); False when there is none left. ``key``: the
+    member holding the events (None: the root)."""
+    hooks = _hooks_node(document, key)
+    member = hooks.member(event) if hooks is not None else None
     if hooks is None or member is None or member.value.kind != "array":
         return False
     items = member.value
@@ -182,7 +197,7 @@ def _remove_one_hook(
         if without_rewind_hooks(item.value, agent) is None:
             alone = len(items.elements) == 1 and not document.holds_comments(items)
             if alone and not keep_empty:
-                document.remove(hooks.value, hooks.value.members.index(member))
+                document.remove(hooks, hooks.members.index(member))
             else:
                 document.remove(items, index)
             return True
@@ -196,8 +211,7 @@ def _remove_one_hook(
 
 def inspect_block(settings: SettingsFile, template: JsonObject, agent: str) -> Inspection:
     found = Inspection(settings.path, settings.exists)
-    hooks = settings.data.get(HOOKS)
-    hooks = hooks if isinstance(hooks, dict) else {}
+    hooks = settings.hooks_data()
     for event, wanted in template_hooks(template).items():
         items = hooks.get(event)
         items = items if isinstance(items, list) else []

@@ -40,6 +40,10 @@ class JsonHooksTarget(Target):
     to the project root (the others); ``document(command)`` is the hook block for a command.
     """
 
+    # The key the agent's file keeps its hooks under; None: the events are the file's own
+    # top-level keys (the template keeps them under ``hooks`` all the same).
+    hooks_key: str | None = HOOKS
+
     def __init__(
         self,
         name: str,
@@ -58,17 +62,22 @@ class JsonHooksTarget(Target):
         self.agent = self.hook_agent = agent or name
         self._probe = probe
 
+    def read_settings(self, scope: str, context: Context) -> SettingsFile:
+        settings = SettingsFile.read(self.location(scope, context))
+        settings.hooks_key = self.hooks_key
+        return settings
+
     def location(self, scope: str, context: Context) -> str:
         base = context.home if scope == "user" else context.project
         return os.path.join(base, self.paths[scope])
 
     def install(self, scope: str, context: Context) -> Change:
-        settings = SettingsFile.read(self.location(scope, context))
+        settings = self.read_settings(scope, context)
         shared = scope in self.shared_scopes
         command = context.hook_command(self.agent, shared)
         template = self.document(command)
         had = dict(settings.data)
-        had_hooks = settings.data.get(HOOKS)
+        had_hooks = settings.hooks_object(create=False)
         had_events = set(had_hooks) if isinstance(had_hooks, dict) else set()
         blank = settings.text if settings.exists and not settings.data else None
         committed = shared and settings.exists and tracked_by_git(context.project, settings.path)
@@ -81,6 +90,8 @@ class JsonHooksTarget(Target):
         if change.changed:
             directories = settings.write()
             added = {k: v for k, v in template.items() if k not in had}
+            if self.hooks_key is None:
+                added.pop(HOOKS, None)  # the template's events, which are top-level keys
             events = [event for event in template_hooks(template) if event not in had_events]
             made = record.InstallRecord(not settings.exists, directories, added, blank, events)
             record.save(settings.path, made)
@@ -104,7 +115,7 @@ class JsonHooksTarget(Target):
         warnings = []
         for scope in self.scopes:
             try:
-                settings = SettingsFile.read(self.location(scope, context))
+                settings = self.read_settings(scope, context)
             except UserError:
                 continue
             disabled = self.hooks_disabled(settings)
@@ -117,7 +128,7 @@ class JsonHooksTarget(Target):
         return ""
 
     def uninstall(self, scope: str, context: Context) -> Change:
-        settings = SettingsFile.read(self.location(scope, context))
+        settings = self.read_settings(scope, context)
         made = record.load(settings.path)
         items = remove_block(settings, self.agent, made)
         if not items:
@@ -140,7 +151,7 @@ class JsonHooksTarget(Target):
     def inspect(self, scope: str, context: Context) -> Inspection:
         path = self.location(scope, context)
         try:
-            settings = SettingsFile.read(path)
+            settings = self.read_settings(scope, context)
         except UserError as error:
             return Inspection(path, True, problem=str(error))
         found = inspect_block(settings, self.document("rewind hook " + self.agent), self.agent)

@@ -67,6 +67,12 @@ def _pi() -> Target:
     return TARGET
 
 
+def _droid() -> Target:
+    from rewind.installers.droid import TARGET
+
+    return TARGET
+
+
 def _qwen() -> Target:
     from rewind.installers.qwen import TARGET
 
@@ -85,6 +91,7 @@ TARGETS: dict[str, Callable[[], Target]] = {
     "windsurf": _windsurf,
     "pi": _pi,
     "qwen": _qwen,
+    "droid": _droid,
 }
 # Targets defined outside this package (register).
 _registry: dict[str, Target] = {}

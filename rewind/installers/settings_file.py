@@ -35,6 +35,9 @@ class SettingsFile:
     text: str = ""
     indent: str = "  "
     mode: int | None = None
+    # The key the agent keeps its hooks under; None: the events are the file's own top-level
+    # keys (Droid's ``hooks.json``).
+    hooks_key: str | None = HOOKS
 
     @classmethod
     def read(cls, path: str) -> SettingsFile:
@@ -106,10 +109,19 @@ class SettingsFile:
         return created
 
     def hooks_object(self, create: bool) -> JsonObject | None:
-        hooks = self.data.get(HOOKS)
+        if self.hooks_key is None:
+            return self.data
+        hooks = self.data.get(self.hooks_key)
         if hooks is not None and not isinstance(hooks, dict):
-            raise UserError(f'"hooks" in {self.path} is not a JSON object; fix it and run again.')
+            raise UserError(
+                f'"{self.hooks_key}" in {self.path} is not a JSON object; fix it and run again.'
+            )
         return hooks
+
+    def hooks_data(self) -> JsonObject:
+        """The object holding the events (empty when it is missing or not an object)."""
+        hooks = self.data if self.hooks_key is None else self.data.get(self.hooks_key)
+        return hooks if isinstance(hooks, dict) else {}
 
 
 def missing_directories(directory: str) -> list[str]:

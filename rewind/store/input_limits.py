@@ -35,7 +35,8 @@ TOML_BYTES = 2 * MIB
 # The parts of one dotted TOML key or table name (``a.b.c`` has three): Python's reader takes
 # time in the square of their number.
 TOML_KEY_PARTS = 16
-# The session file Cline's hook reads for the prompt's text (a longer one is not read).
+# The session file Cline's hook reads for the prompt's text (a longer one is not read), and how
+# far back from its end Droid's hook reads its transcript for the last prompt.
 SESSION_FILE_BYTES = 32 * MIB
 # A transcript or session file 'rewind resume' reads and copies.
 TRANSCRIPT_BYTES = 1024 * MIB

@@ -34,4 +34,7 @@ COPILOT = Pinned("copilot", "@github/copilot", "1.0.102", "copilot")
 CLINE = Pinned("cline", "cline", "3.0.65", "cline")
 PI = Pinned("pi", "@mariozechner/pi-coding-agent", "0.73.1", "pi")
 QWEN = Pinned("qwen", "@qwen-code/qwen-code", "0.24.4", "qwen")
-PINNED = (CLAUDE_CODE, CODEX, GEMINI, COPILOT, CLINE, PI, QWEN)
+# Droid's program is the binary of its platform's package: the registry holds @factory/cli
+# 0.225.1, whose install script fetches the binary of its own version, which it lacks.
+DROID = Pinned("droid", "@factory/cli-linux-x64", "0.225.2", "@factory/cli-linux-x64/bin/droid")
+PINNED = (CLAUDE_CODE, CODEX, GEMINI, COPILOT, CLINE, PI, QWEN, DROID)

@@ -17,6 +17,7 @@ from tests.clients import (
     cline,
     codex,
     copilot,
+    droid,
     gemini,
     gemini_api,
     openai_responses,
@@ -24,7 +25,7 @@ from tests.clients import (
     qwen,
 )
 from tests.clients.claude_code import ClaudeCode
-from tests.clients.clients import CLAUDE_CODE, CLINE, CODEX, GEMINI, PI, QWEN
+from tests.clients.clients import CLAUDE_CODE, CLINE, CODEX, DROID, GEMINI, PI, QWEN
 from tests.clients.cline import Cline, held
 from tests.clients.copilot import Copilot, unpacked_program
 from tests.clients.gemini import Gemini
@@ -284,6 +285,37 @@ QWEN_DRIVER = Driver(
 )
 
 
+# Droid ------------------------------------------------------------------------------------------
+
+
+def droid_answers(world: World, session: str) -> None:
+    results = [result["content"] for result in anthropic.tool_results(world.server.requests)]
+    assert len(results) == 4, results
+    assert "The text to replace was not found in the file" in results[1], results[1]
+    assert "Command failed (exit code: 3)" in results[2], results[2]
+    assert 'command "rm config.ini" requires confirmation' in results[3], results[3]
+
+
+DROID_DRIVER = Driver(
+    program=DROID.program,
+    client=droid.Droid,
+    tools=droid.TOOLS,
+    refused=(droid.shell("rm config.ini"),),  # refused by the person's commandDenylist
+    refusing=lambda program: droid.Droid(program, deny=("rm config.ini",)),
+    answers=droid_answers,
+    # Droid runs PreToolUse before an edit fails and before it checks its denylist: the edit
+    # and the refused rm leave config.ini in the turn, unchanged; neither sends PostToolUse.
+    recorded=changes_are(
+        [
+            {"config.ini": ("edit", "added")},
+            {"config.ini": ("edit", "unchanged"), "half.txt": ("shell", "added")},
+            {"config.ini": ("external", "modified")},
+            {"config.ini": ("edit", "modified")},
+        ]
+    ),
+)
+
+
 DRIVERS = {
     "claude-code": CLAUDE_CODE_DRIVER,
     "codex": CODEX_DRIVER,
@@ -292,4 +324,5 @@ DRIVERS = {
     "cline": CLINE_DRIVER,
     "pi": PI_DRIVER,
     "qwen": QWEN_DRIVER,
+    "droid": DROID_DRIVER,
 }

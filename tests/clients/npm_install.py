@@ -56,11 +56,12 @@ def with_node(env: dict[str, str]) -> dict[str, str]:
 
 
 def installed_client(package: str, version: str, binary: str) -> Path:
-    """The path of ``binary`` of ``package@version``, installing it first when it is not yet."""
+    """The path of ``binary`` of ``package@version``, installing it first when it is not yet;
+    a ``binary`` with a ``/`` is a path in ``node_modules`` (a package that links no program)."""
     cache = cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
     prefix = cache / f"{package.replace('/', '+')}@{version}"
-    program = prefix / "node_modules" / ".bin" / binary
+    program = prefix / "node_modules" / (binary if "/" in binary else f".bin/{binary}")
     stamp = prefix / "installed"
     with open(cache / "lock", "a") as lock:  # tests in parallel install each client once
         fcntl.flock(lock, fcntl.LOCK_EX)

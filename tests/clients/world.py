@@ -243,6 +243,7 @@ def _agent_owned(path: bytes) -> bool:
         b".clinerules",
         b".pi",
         b".qwen",
+        b".factory",
     )
 
 

@@ -19,7 +19,7 @@ import pytest
 from rewind.history.recording.turns import begin
 from rewind.history.restoring.opening import open_current_store
 from tests.conftest import error_line, hook, ok, run_rewind, store_dir
-from tests.support.agent_payloads import Qwen
+from tests.support.agent_payloads import Droid, Qwen
 
 SESSION = "c1"
 
@@ -174,6 +174,9 @@ def test_agents_and_entries_without_a_conversation_are_refused_in_one_sentence(
     hook("qwen", Qwen(project).prompt("hi"))
     line = error_line(run_rewind("resume", "1", "--session", Qwen(project).session))
     assert line.startswith("rewind: Qwen Code resumes a session only from its own chats folder")
+    hook("droid", Droid(project).typed("hi"))
+    line = error_line(run_rewind("resume", "1", "--session", Droid(project).session))
+    assert line.startswith("rewind: Droid resumes a session only from its own sessions folder")
     ok("begin", "--session", "plain", "--prompt", "by hand")
     line = error_line(run_rewind("resume", "1", "--session", "plain"))
     assert "the turn was not recorded by an agent's hook" in line

@@ -170,7 +170,8 @@ def edit_event(agent: str, world: World, path: str) -> tuple[str, Payload]:
 # The agents whose events this file knows how to build and take apart (edit_event, base_event,
 # FIELDS); Copilot, Cline and Windsurf meet hostile payloads in their own test files
 # (tests/hooks/copilot_test.py, tests/hooks/cline_windsurf_test.py).
-AGENT_NAMES = [agent.name for agent in AGENTS if agent in (ClaudeCode, Codex, Gemini, Cursor)]
+KNOWN = (ClaudeCode, Codex, Gemini, Cursor)
+AGENT_NAMES = [agent.name for agent in AGENTS if agent in KNOWN]
 
 # path given -> (what is recorded, what the log says); ``{root}``/``{outside}`` are filled in
 PATHS: dict[str, tuple[str, dict[bytes, object], str]] = {
@@ -582,7 +583,7 @@ def test_a_session_id_no_ref_may_have(world: World, kind: str) -> None:
 @pytest.mark.parametrize("agent", AGENT_NAMES)
 def test_a_prompt_of_five_megabytes_starts_the_turn(world: World, agent: str) -> None:
     prompt = "p" * 5_000_000
-    world.hook(agent, AGENTS[AGENT_NAMES.index(agent)](world.root).prompt(prompt))
+    world.hook(agent, KNOWN[AGENT_NAMES.index(agent)](world.root).prompt(prompt))
     from rewind.history.sessions import list_sessions
 
     [summary] = list_sessions(open_store(world.root))  # type: ignore[arg-type]

@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import files_by_path, hook, log_json, run_rewind, snapshot
 from tests.hooks.hooks_replay_test import hooks_in_parallel, replace_in
-from tests.support.agent_payloads import ClaudeCode, Codex, Gemini, Payload, Qwen
+from tests.support.agent_payloads import ClaudeCode, Codex, Droid, Gemini, Payload, Qwen
 
 
 @pytest.fixture
@@ -238,6 +238,101 @@ def test_qwen_prompt_without_its_provenance_starts_a_turn_only_between_turns(
     hook("qwen", {**typed, "prompt": "a hook's text sent with the results"})
     hook("qwen", agent.end())
     assert [e["prompt"] for e in log_json("--session", agent.session)] == ["Typed in Vim mode"]
+
+
+# Droid ------------------------------------------------------------------------------------------
+
+PATCH = """*** Begin Patch
+*** Add File: notes/added.txt
++added by a patch
+*** Update File: two.txt
+@@
+-two
++TWO
+*** End Patch
+"""
+
+
+def test_droid_exec_runs_begin_at_their_first_tool_call_named_from_the_transcript(
+    workspace: Path,
+) -> None:
+    """``droid exec`` sends no prompt event: the run's first tool call begins the turn, named
+    by the transcript's last prompt. A command that fails gets no PostToolUse (its files are
+    recorded as the turn ends); a run that called no tool is a turn all the same, and a second
+    Stop of it (the hooks installed twice) adds none."""
+    agent = Droid(workspace)
+    snapshots = [snapshot(workspace)]
+    hook("droid", agent.session_start())
+    agent.prompt("Subtract, then clean the subdirectory")
+    before, after = agent.edit("a.py", "return a + b", "return a - b")
+    hook("droid", before)
+    replace_in(workspace / "a.py", "return a + b", "return a - b")
+    hook("droid", after)
+    before, _ = agent.shell("rm sub/victim.txt; exit 3")
+    hook("droid", before)
+    run("rm sub/victim.txt", workspace)  # exits 3: Droid sends no PostToolUse
+    hook("droid", agent.end())
+    hook("droid", agent.session_end())
+    snapshots.append(snapshot(workspace))
+
+    agent.prompt("Patch the notes")
+    before, after = agent.patch(PATCH)
+    hook("droid", before)
+    (workspace / "notes").mkdir()
+    (workspace / "notes" / "added.txt").write_text("added by a patch\n")
+    (workspace / "two.txt").write_text("TWO\n")
+    hook("droid", after)
+    hook("droid", agent.end())
+    snapshots.append(snapshot(workspace))
+
+    agent.prompt("Just say hello")
+    hook("droid", agent.end("Hello."))
+    hook("droid", agent.end("Hello."))  # the same Stop, from the other scope's hooks
+
+    entries = log_json("--session", agent.session)
+    prompts = ["Subtract, then clean the subdirectory", "Patch the notes", "Just say hello"]
+    assert [e["prompt"] for e in entries] == prompts
+    assert all(entry["ended"] is not None for entry in entries)
+    recorded = files_by_path(entries[0])
+    assert {p: f["source"] for p, f in recorded.items()} == {
+        "a.py": "edit",
+        "sub/victim.txt": "shell",
+    }
+    assert recorded["sub/victim.txt"]["status"] == "deleted"
+    assert set(files_by_path(entries[1])) == {"notes/added.txt", "two.txt"}
+    assert entries[2]["files"] == []
+    rewinds_to_every_turn(agent.session, workspace, snapshots)
+
+
+def test_droid_prompt_event_begins_the_turn(workspace: Path) -> None:
+    """Droid's terminal UI sends UserPromptSubmit: the prompt begins the turn, and its tools
+    and its Stop go on in it."""
+    agent = Droid(workspace)
+    hook("droid", agent.typed("Shout one"))
+    before, after = agent.write("one.txt", "ONE\n")
+    hook("droid", before)
+    (workspace / "one.txt").write_text("ONE\n")
+    hook("droid", after)
+    hook("droid", agent.end())
+    entries = log_json("--session", agent.session)
+    assert [(e["prompt"], set(files_by_path(e))) for e in entries] == [("Shout one", {"one.txt"})]
+    assert entries[0]["ended"] is not None
+
+
+def test_droid_without_its_transcript_still_records_the_run(workspace: Path) -> None:
+    """A transcript the hook cannot read (gone, or another machine's path) leaves the turn
+    without a prompt; nothing else is lost."""
+    agent = Droid(workspace)
+    before, after = agent.write("one.txt", "ONE\n")
+    hook("droid", before)
+    (workspace / "one.txt").write_text("ONE\n")
+    hook("droid", after)
+    stop = agent.end()
+    agent.transcript.unlink()
+    hook("droid", stop)
+    entries = log_json("--session", agent.session)
+    assert [(e["prompt"], set(files_by_path(e))) for e in entries] == [("", {"one.txt"})]
+    assert entries[0]["ended"] is not None
 
 
 # Claude Code ------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from rewind.installers.rewind_hooks import is_rewind_hook
 from rewind.installers.text_edits import Document
 from tests.conftest import ok
 
-AGENTS = ("claude-code", "codex", "gemini", "cursor", "copilot", "qwen")
+AGENTS = ("claude-code", "codex", "gemini", "cursor", "copilot", "qwen", "droid")
 CASES = [(agent, scope) for agent in AGENTS for scope in get_target(agent).scopes]
 
 # Settings as people write them. Each holds hooks of other tools, one of them in an event rewind
@@ -90,8 +90,27 @@ QWEN = """\
   "model": {"name": "qwen3-coder-plus"}
 }
 """
+# Droid's hooks.json: the events at the top level, a hook of the person's own in an event rewind
+# uses, and its switch, which is no event.
+DROID = """\
+{
+  "hooksDisabled": false,
+  "PreToolUse": [
+    {"matcher": "Execute", "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 5}]}
+  ],
+  "Notification": [{"hooks": [{"type": "command", "command": "notify-send droid"}]}]
+}
+"""
 TABS_AND_CRLF = '{\r\n\t"permissions": {"allow": []},\r\n\t"hooks": {}\r\n}\r\n'
-EVENT_COUNTS = {"claude-code": 6, "codex": 5, "gemini": 5, "cursor": 8, "copilot": 7, "qwen": 6}
+EVENT_COUNTS = {
+    "claude-code": 6,
+    "codex": 5,
+    "gemini": 5,
+    "cursor": 8,
+    "copilot": 7,
+    "qwen": 6,
+    "droid": 6,
+}
 EMPTY_EVENT = '{"hooks": {"SessionStart": [], "AfterAgent": []}}'
 REALISTIC = {
     "claude-code": CLAUDE,
@@ -100,6 +119,7 @@ REALISTIC = {
     "cursor": CURSOR,
     "copilot": COPILOT,
     "qwen": QWEN,
+    "droid": DROID,
 }
 
 

@@ -27,6 +27,7 @@ PROJECT_FILES = {
     "gemini": ".gemini/settings.json",
     "cursor": ".cursor/hooks.json",
     "qwen": ".qwen/settings.json",
+    "droid": ".factory/hooks.json",
 }
 READY_MADE = {
     "claude-code": "claude-code/hooks/hooks.json",
@@ -34,6 +35,7 @@ READY_MADE = {
     "gemini": "gemini/settings.json",
     "cursor": "cursor/hooks.json",
     "qwen": "qwen/settings.json",
+    "droid": "droid/hooks.json",
 }
 CLAUDE_EVENTS = ["UserPromptSubmit", "PreToolUse", "PostToolUse"]
 CLAUDE_EVENTS += ["PostToolUseFailure", "Stop", "SessionEnd"]
@@ -75,9 +77,10 @@ def read_json(path: Path) -> Any:
 
 
 def commands_in(data: Any) -> list[str]:
-    """Every hook command of a settings document, in order."""
+    """Every hook command of a settings document, in order (the events under ``hooks``, else
+    at the top level, as Droid keeps them)."""
     found = []
-    for items in data.get("hooks", {}).values():
+    for items in data.get("hooks", data).values():
         for item in items if isinstance(items, list) else []:
             for hook in item.get("hooks", [item]):
                 found.append(hook["command"])
@@ -296,6 +299,22 @@ def test_gemini_keeps_a_hooks_switch_that_is_not_an_event(project: Path) -> None
     assert settings.read_bytes() == original
 
 
+def test_droid_events_are_top_level_keys_and_its_switch_is_heeded(project: Path) -> None:
+    """Droid reads its events at the top of hooks.json (a "hooks" wrapper would run nothing),
+    beside ``hooksDisabled``, which turns them all off."""
+    path = project / ".factory" / "hooks.json"
+    notify = {"hooks": [{"type": "command", "command": "notify-send droid"}]}
+    original = write_json(path, {"hooksDisabled": True, "Notification": [notify]})
+    result = ok("install", "droid")
+    data = read_json(path)
+    assert "hooks" not in data
+    assert list(data)[:2] == ["hooksDisabled", "Notification"] and data["Notification"] == [notify]
+    assert data["PreToolUse"][0]["matcher"] == "^(Create|Edit|ApplyPatch|Execute)$"
+    assert "hooksDisabled is true, so Droid runs no hook; remove it." in result.stdout
+    ok("uninstall", "droid")
+    assert path.read_bytes() == original
+
+
 # scopes ----------------------------------------------------------------------------------------
 
 
@@ -311,6 +330,8 @@ def test_gemini_keeps_a_hooks_switch_that_is_not_an_event(project: Path) -> None
         ("gemini", "--project", "PROJECT/.gemini/settings.json"),
         ("cursor", "--user", "HOME/.cursor/hooks.json"),
         ("cursor", "--project", "PROJECT/.cursor/hooks.json"),
+        ("droid", "--user", "HOME/.factory/hooks.json"),
+        ("droid", "--project", "PROJECT/.factory/hooks.json"),
     ],
 )
 def test_each_scope_has_its_file(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 Payload = dict[str, object]
@@ -798,4 +799,105 @@ class Qwen:
         return {**self._common("SessionEnd"), "reason": "prompt_input_exit"}
 
 
-AGENTS = (ClaudeCode, Codex, Gemini, Cursor, Copilot, Cline, ClineExtension, Windsurf, Pi, Qwen)
+class Droid:
+    """Droid 0.225.2 as ``droid exec`` ran against a scripted model: Claude Code's events and
+    fields, Droid's tool names, no tool-call id, no UserPromptSubmit and a Stop with no reply.
+    The prompt and the reply are in the session's transcript, which this writes as Droid does
+    (beside the project, never in it), with the lines Droid adds around them."""
+
+    name = "droid"
+
+    def __init__(self, root: Path, session: str = "8cf9bce8-e0ab-4490-8b03-f85f2048abf2") -> None:
+        self.root = root
+        self.session = session
+        self.transcript = root.parent / "factory-sessions" / f"{session}.jsonl"
+
+    def _common(self, event: str) -> Payload:
+        return {
+            "session_id": self.session,
+            "transcript_path": str(self.transcript),
+            "cwd": str(self.root),
+            "permission_mode": "auto-high",
+            "hook_event_name": event,
+        }
+
+    def _message(self, role: str, content: list[Payload], **more: object) -> None:
+        """Appends a message line to the transcript, stamped now (in milliseconds, UTC)."""
+        stamp = datetime.now(UTC).isoformat(timespec="milliseconds")
+        record = {
+            "type": "message",
+            "id": more.pop("id", f"m-{next(_ids)}"),
+            "timestamp": stamp.replace("+00:00", "Z"),
+            "message": {"role": role, "content": content, **more},
+        }
+        self.transcript.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.transcript, "a") as stream:
+            stream.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+    def session_start(self) -> Payload:
+        self._message("user", [], visibility="user_only", hookEventName="SessionStart")
+        return {**self._common("SessionStart"), "source": "startup"}
+
+    def prompt(self, text: str) -> None:
+        """``droid exec PROMPT``: the prompt goes into the transcript, after the context Droid
+        adds; no event."""
+        reminder: list[Payload] = [
+            {"type": "text", "text": "<system-reminder>\nTools</system-reminder>"}
+        ]
+        self._message("user", reminder, id=f"context-{next(_ids)}")
+        self._message("user", [{"type": "text", "text": text}], interactionMode="auto")
+
+    def typed(self, text: str) -> Payload:
+        """A prompt typed in Droid's terminal UI, which sends UserPromptSubmit."""
+        self._message("user", [{"type": "text", "text": text}], interactionMode="auto")
+        return {**self._common("UserPromptSubmit"), "prompt": text}
+
+    def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
+        return self._tool(
+            "Edit", {"file_path": str(self.root / path), "old_str": old, "new_str": new}
+        )
+
+    def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
+        return self._tool("Create", {"file_path": str(self.root / path), "content": content})
+
+    def patch(self, body: str) -> tuple[Payload | None, Payload]:
+        return self._tool("ApplyPatch", {"input": body})
+
+    def shell(self, command: str) -> tuple[Payload | None, Payload]:
+        tool_input: Payload = {"command": command, "riskLevel": "low", "riskLevelReason": "edits"}
+        return self._tool("Execute", tool_input)
+
+    def _tool(self, tool: str, tool_input: Payload) -> tuple[Payload | None, Payload]:
+        identity = {"tool_name": tool, "tool_input": tool_input}
+        return (
+            {**self._common("PreToolUse"), **identity},
+            {**self._common("PostToolUse"), **identity, "tool_response": '{"success":true}'},
+        )
+
+    def end(self, reply: str = "Done.") -> Payload:
+        self._message("assistant", [{"type": "text", "text": reply}], modelId="custom:m")
+        self._message("user", [], visibility="user_only", hookEventName="Stop")
+        return {
+            **self._common("Stop"),
+            "stop_hook_active": False,
+            "message_id": f"m-{next(_ids)}",
+            "tool_execution_count": 1,
+        }
+
+    def session_end(self) -> Payload:
+        return {**self._common("SessionEnd"), "reason": "other"}
+
+
+AGENTS = (
+    ClaudeCode,
+    Codex,
+    Gemini,
+    Cursor,
+    Copilot,
+    Cline,
+    ClineExtension,
+    Windsurf,
+    Pi,
+    Qwen,
+    Droid,
+)

@@ -96,7 +96,8 @@ HOOK_COMMANDS = {
                 "agent",
                 "AGENT",
                 help=(
-                    "claude-code, codex, gemini, cursor, copilot, cline, windsurf, pi, qwen or git"
+                    "claude-code, codex, gemini, cursor, copilot, cline, windsurf, pi, qwen, "
+                    "droid or git"
                 ),
             ),
             Positional(

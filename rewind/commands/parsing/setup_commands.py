@@ -26,6 +26,7 @@ INSTALL_TARGETS = (
     "windsurf",
     "pi",
     "qwen",
+    "droid",
 )
 
 

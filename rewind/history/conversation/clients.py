@@ -66,6 +66,7 @@ NOT_RESUMABLE = {
     "cursor": "Cursor keeps its chats in the editor's own database",
     "windsurf": "Windsurf keeps its conversations in the editor's own storage",
     "qwen": "Qwen Code resumes a session only from its own chats folder, by its id",
+    "droid": "Droid resumes a session only from its own sessions folder, by its id",
 }
 
 

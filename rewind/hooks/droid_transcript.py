@@ -1,0 +1,119 @@
+"""The last prompt and reply of a Droid session, read from the end of its transcript.
+
+Droid (0.225.2) writes each session as JSON lines in ``~/.factory/sessions/<project>/<id>.jsonl``
+and gives the path to every hook as ``transcript_path``. A message line is ``{"type":
+"message", "timestamp": ISO 8601, "message": {"role": ..., "content": [...]}}``. The person's
+prompt is a user message with text parts; user messages that record a hook's run (they carry
+``hookEventName``), a tool's results (``tool_result`` parts) or context Droid adds (an ``id``
+beginning ``context-``, text beginning ``<system-reminder>``) are not prompts. The reply is the
+text of the last assistant message after the prompt.
+
+The file is read backwards from its end, a block at a time, and no further than
+:data:`~rewind.store.input_limits.SESSION_FILE_BYTES` from it: a long session costs no more
+than the lines since its last prompt, and memory stays bounded whatever its length.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rewind.store.fastjson import load_object
+from rewind.store.input_limits import SESSION_FILE_BYTES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+BLOCK = 256 * 1024
+CONTEXT_ID = "context-"
+REMINDER = "<system-reminder>"
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """The last prompt (its text, and when Droid stamped it, in seconds) and the agent's last
+    message after it ("" and None when there is none)."""
+
+    prompt: str = ""
+    sent: float | None = None
+    reply: str = ""
+
+
+def last_exchange(path: str, limit: int = SESSION_FILE_BYTES) -> Exchange:
+    """The last prompt of the transcript at ``path`` and the reply after it (an empty
+    :class:`Exchange` when the file cannot be read or holds no prompt within ``limit``
+    bytes of its end)."""
+    reply = ""
+    try:
+        for line in _lines_backwards(path, limit):
+            if b'"message"' not in line:
+                continue
+            try:
+                record = load_object(line.decode("utf-8", "replace"))
+            except ValueError:
+                continue
+            message = record.get("message")
+            if record.get("type") != "message" or not isinstance(message, dict):
+                continue
+            role, text = message.get("role"), _text_of(message.get("content"))
+            if role == "assistant" and text and not reply:
+                reply = text
+            elif role == "user" and text and _is_prompt(record, message, text):
+                return Exchange(text, _seconds(record.get("timestamp")), reply)
+    except OSError:
+        pass
+    return Exchange()
+
+
+def _lines_backwards(path: str, limit: int) -> Iterator[bytes]:
+    """The lines of the file's last ``limit`` bytes, last first (the first of them may be
+    the end of a longer line)."""
+    with open(path, "rb") as stream:
+        end = stream.seek(0, 2)
+        start, pending = end, b""
+        while start > 0 and end - start < limit:
+            step = min(BLOCK, start, limit - (end - start))
+            start -= step
+            stream.seek(start)
+            parts = (stream.read(step) + pending).split(b"\n")
+            pending = parts[0]  # may begin before this block
+            yield from reversed(parts[1:])
+        yield pending
+
+
+def _is_prompt(record: dict[str, object], message: dict[str, object], text: str) -> bool:
+    identity = record.get("id")
+    if isinstance(identity, str) and identity.startswith(CONTEXT_ID):
+        return False
+    if "hookEventName" in message or message.get("visibility") == "llm_only":
+        return False
+    return not text.lstrip().startswith(REMINDER)
+
+
+def _text_of(content: object) -> str:
+    """The text parts of a message's content, joined ("" when it has none: a tool's results,
+    a hook's record)."""
+    if isinstance(content, str):
+        return content.strip()
+    parts = content if isinstance(content, list) else []
+    texts = [
+        part["text"]
+        for part in parts
+        if isinstance(part, dict)
+        and part.get("type") == "text"
+        and isinstance(part.get("text"), str)
+    ]
+    return "\n".join(texts).strip()
+
+
+def _seconds(stamp: object) -> float | None:
+    """An ISO 8601 time with its zone (``2026-12-07T06:03:42.972Z``), in seconds."""
+    if not isinstance(stamp, str) or not stamp:
+        return None
+    from datetime import datetime
+
+    try:
+        when = datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    return when.timestamp() if when.tzinfo is not None else None
