@@ -73,6 +73,12 @@ def _windsurf() -> Adapter:
     return windsurf
 
 
+def _opencode() -> Adapter:
+    from rewind.hooks import opencode
+
+    return opencode
+
+
 def _git_precommit() -> Adapter:
     from rewind.hooks import git_precommit
 
@@ -88,6 +94,7 @@ ADAPTERS: dict[str, Callable[[], Adapter]] = {
     "copilot": _copilot,
     "cline": _cline,
     "windsurf": _windsurf,
+    "opencode": _opencode,
     "git": _git_precommit,
 }
 

@@ -364,8 +364,8 @@ def _failure_kind(error: BaseException) -> str:
 
 
 # The payload keys that name the event, per agent's shape: Claude Code's and its followers',
-# Codex notify's, Cline's, Windsurf's.
-EVENT_KEYS = ("hook_event_name", "type", "hookName", "agent_action_name")
+# Codex notify's, Cline's, Windsurf's, and the events rewind's own plugins make (OpenCode's).
+EVENT_KEYS = ("hook_event_name", "type", "hookName", "agent_action_name", "event")
 # How much of an agent's event name a stats line keeps.
 EVENT_NAME_LENGTH = 40
 # How much of a shell command a log line quotes (a command can be megabytes long).

@@ -61,6 +61,12 @@ def _windsurf() -> Target:
     return TARGET
 
 
+def _opencode() -> Target:
+    from rewind.installers.opencode import TARGET
+
+    return TARGET
+
+
 # This package's targets, by name, in the order help texts and doctor's report list them.
 TARGETS: dict[str, Callable[[], Target]] = {
     "claude-code": _claude_code,
@@ -71,6 +77,7 @@ TARGETS: dict[str, Callable[[], Target]] = {
     "cline": _cline,
     "git-hook": _git_hook,
     "windsurf": _windsurf,
+    "opencode": _opencode,
 }
 # Targets defined outside this package (register).
 _registry: dict[str, Target] = {}

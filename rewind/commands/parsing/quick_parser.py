@@ -95,13 +95,16 @@ HOOK_COMMANDS = {
             Positional(
                 "agent",
                 "AGENT",
-                help="claude-code, codex, gemini, cursor, copilot, cline, windsurf or git",
+                help=(
+                    "claude-code, codex, gemini, cursor, copilot, cline, windsurf, opencode or git"
+                ),
             ),
             Positional(
                 "argument",
                 "PAYLOAD",
                 "optional",
-                help="the event as a JSON argument (Codex's notify); default: standard input",
+                help="the event as a JSON argument (Codex's notify, OpenCode's run end); "
+                "default: standard input",
             ),
         ),
     ),

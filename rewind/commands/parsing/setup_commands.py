@@ -24,6 +24,7 @@ INSTALL_TARGETS = (
     "cline",
     "git-hook",
     "windsurf",
+    "opencode",
 )
 
 
