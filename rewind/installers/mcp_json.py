@@ -100,7 +100,8 @@ def is_rewind_server(value: object) -> bool:
         return False
     command, arguments = value.get("command"), value.get("args")
     if isinstance(command, list) and arguments is None:
-        command, arguments = (command[0] if command else None), command[1:]
+        words: list[object] = command
+        command, arguments = (words[0] if words else None), words[1:]
     return (
         isinstance(command, str)
         and os.path.basename(command) == "rewind"

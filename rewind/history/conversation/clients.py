@@ -57,6 +57,7 @@ CLIENTS = {
         Client("gemini", "gemini", "Gemini CLI", ("0.61",)),
         Client("codex", "codex", "Codex", ("0.171",)),
         Client("copilot", "copilot", "Copilot CLI", ("1.0",)),
+        Client("opencode", "opencode", "OpenCode", ("1.18",)),
     )
 }
 # The agents whose conversation lives where rewind cannot branch it, and why.
