@@ -38,6 +38,8 @@ def run(*, agent: str, scope: str | None, mcp: bool = False) -> int:
     change = target.uninstall(chosen, context)
     if not change.changed:
         print(f"{agent}: no rewind hooks in {change.path}; nothing changed.")
+        for note in change.notes:  # what it left, and why
+            print(f"  {note}")
     else:
         print_change(agent, change)
     return 0

@@ -115,7 +115,8 @@ class OpenCodePlugin(Target):
     def install(self, scope: str, context: Context) -> Change:
         path = self.location(scope, context)
         change = owned_file.install(path, self.wanted(scope, context))
-        if not change.changed:
+        if not change.changed:  # a plugin edited by hand, kept: said whatever else is quiet
+            change.notes = [f"warning: {note}" for note in change.notes]
             return change
         change.notes.append(f"the plugin runs: {command_of(self.wanted(scope, context))}")
         change.notes.append(
