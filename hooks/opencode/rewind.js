@@ -63,6 +63,8 @@ export const RewindPlugin = async (input) => {
   const worktree = input.worktree;
   // A subagent's session (the task tool's) records into its root session's turn.
   const parents = new Map();
+  // The user message of each session's last prompt: its run's end names it.
+  const prompts = new Map();
   const root = (id) => {
     for (let depth = 0; parents.has(id) && depth < 32; depth++) id = parents.get(id);
     return id;
@@ -88,11 +90,13 @@ export const RewindPlugin = async (input) => {
     "chat.message": async (hook, output) => {
       try {
         if (parents.has(hook.sessionID)) return; // a subagent's task, not the person's prompt
+        const message = output?.message?.id ?? hook.messageID ?? "";
+        prompts.set(hook.sessionID, message);
         await run(
           {
             ...common("chat.message", hook.sessionID),
             prompt: promptOf(output?.parts),
-            message_id: output?.message?.id ?? hook.messageID ?? "",
+            message_id: message,
           },
           directory,
         );
@@ -108,7 +112,8 @@ export const RewindPlugin = async (input) => {
         }
         const session = event?.properties?.sessionID;
         if (event?.type === "session.idle" && session && !parents.has(session)) {
-          runDetached(common("session.idle", session), directory);
+          const ended = { ...common("session.idle", session), message_id: prompts.get(session) };
+          runDetached(ended, directory);
         }
       } catch {}
     },

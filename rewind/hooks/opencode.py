@@ -13,7 +13,9 @@
   at once, each awaiting its own before-event; a call that fails or that its permissions refuse
   has a before-event and no after-event (the turn's end records its files as they are).
 - ``session.idle``: the run is over: the turn ends. OpenCode does not wait for this one when it
-  exits: the plugin passes it as the command's argument to a child of its own.
+  exits: the plugin passes it as the command's argument to a child of its own, which may come
+  after the next prompt's event; it names the user message of the prompt whose run ended
+  (``message_id``), and ends no turn another prompt began.
 
 A subagent's (the ``task`` tool's) calls come under the session of the person's prompt; its
 task is no prompt of theirs and its end ends nothing (the plugin sends neither).
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import os
 
+from rewind.history.session import load_head
 from rewind.hooks import conversation_cuts
 from rewind.hooks.context import HookContext
 from rewind.patches import patch_moves, patch_paths
@@ -43,8 +46,21 @@ def handle(context: HookContext) -> None:
         context.start_turn(session, prompt, conversation_cuts.opencode)
     elif event in ("tool.execute.before", "tool.execute.after"):
         _tool(context, session, directory, before=event == "tool.execute.before")
-    elif event == "session.idle":
+    elif event == "session.idle" and _ends_the_open_turn(context, session):
         context.end_turn(session)
+
+
+def _ends_the_open_turn(context: HookContext, session: str) -> bool:
+    """Whether the run that ended is the open turn's: not when the turn began at another user
+    message than the one the end names (the next prompt's, which came first)."""
+    assert context.store is not None
+    message = context.text("message_id")
+    entry = load_head(context.store, session).current
+    if not message or entry is None or not entry.is_open:
+        return True
+    cut = entry.conversation
+    began = cut.get("turn") if isinstance(cut, dict) else None
+    return not isinstance(began, str) or not began or began == message
 
 
 def unquoted(prompt: str) -> str:

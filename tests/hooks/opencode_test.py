@@ -142,6 +142,25 @@ def test_the_calls_of_one_message_run_at_once_and_one_never_ends(project: Path) 
     assert snapshot(project) == before_all
 
 
+def test_a_runs_end_that_comes_after_the_next_prompt_ends_nothing(project: Path) -> None:
+    """The plugin does not wait for the run's end: a quick next prompt may be recorded first.
+    That end names its own prompt's message, and leaves the next prompt's turn open."""
+    agent = OpenCode(project)
+    hook("opencode", agent.prompt("First"))
+    late = agent.end()
+    hook("opencode", agent.prompt("Second"))
+    hook("opencode", late)
+    before, after = agent.write("second.txt", "2\n")
+    hook("opencode", before)
+    (project / "second.txt").write_text("2\n")
+    hook("opencode", after)
+    first, second = log_json("--session", agent.session)
+    assert first["ended"] is not None and second["ended"] is None
+    assert [f["path"] for f in second["files"]] == ["second.txt"]
+    hook("opencode", agent.end())
+    assert log_json("--session", agent.session)[1]["ended"] is not None
+
+
 def test_an_edit_hook_loads_nothing_heavy(project: Path) -> None:
     from tests.import_hygiene_test import AVOIDABLE, HEAVY, loaded_after
 

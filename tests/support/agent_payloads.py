@@ -690,6 +690,7 @@ class OpenCode:
         self.root = root
         self.session = session
         self.messages = itertools.count(1)
+        self.message = ""  # the last prompt's user message
 
     def _common(self, event: str) -> Payload:
         return {
@@ -705,8 +706,8 @@ class OpenCode:
     def prompt(self, text: str, quoted: bool = False) -> Payload:
         """``quoted``: as ``opencode run "TEXT"`` sends it."""
         sent = '"' + text.replace('"', '\\"') + '"' if quoted else text
-        message = f"msg_24ee2a0030{next(self.messages):04d}ZYS10Lu3IWqBM9"
-        return {**self._common("chat.message"), "prompt": sent, "message_id": message}
+        self.message = f"msg_24ee2a0030{next(self.messages):04d}ZYS10Lu3IWqBM9"
+        return {**self._common("chat.message"), "prompt": sent, "message_id": self.message}
 
     def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
         return self._tool("edit", {"filePath": path, "oldString": old, "newString": new})
@@ -735,7 +736,8 @@ class OpenCode:
         )
 
     def end(self) -> Payload:
-        return self._common("session.idle")
+        """The run's end, naming the prompt whose run it ends."""
+        return {**self._common("session.idle"), "message_id": self.message}
 
 
 AGENTS = (ClaudeCode, Codex, Gemini, Cursor, Copilot, Cline, ClineExtension, Windsurf, OpenCode)
