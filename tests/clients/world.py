@@ -235,7 +235,8 @@ def open_world(
 
 def _agent_owned(path: bytes) -> bool:
     """The client's own folder in the project (settings rewind's installer wrote): not work."""
-    return path.split(b"/", 1)[0] in (b".claude", b".codex", b".gemini", b".github", b".clinerules")
+    owned = (b".claude", b".codex", b".gemini", b".github", b".clinerules", b".opencode")
+    return path.split(b"/", 1)[0] in owned
 
 
 def _difference(expected: Tree, found: Tree) -> dict[str, str]:
