@@ -16,6 +16,7 @@ finds it done, as on a person's second start.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -173,6 +174,38 @@ def wait_for_the_runs_end(world: World, session: str, seconds: float = 30.0) -> 
             return
         assert time.monotonic() < deadline, f"the run's end was not recorded: {turns[-1]}"
         time.sleep(0.2)
+
+
+def tool_calls(completed: subprocess.CompletedProcess[str]) -> dict[str, tuple[str, str]]:
+    """The tool calls of an ``opencode run --format json``, by tool: how each ended
+    (``completed`` or ``error``) and its output or error."""
+    found = {}
+    for line in completed.stdout.splitlines():
+        event = json.loads(line) if line.startswith("{") else {}
+        part = event.get("part") or {}
+        if event.get("type") == "tool_use" and isinstance(part.get("state"), dict):
+            state = part["state"]
+            said = state.get("output", state.get("error", ""))
+            found[part["tool"]] = (state.get("status"), json.dumps(said))
+    return found
+
+
+def exported(world: World, session: str) -> dict[str, str]:
+    """The session as ``opencode export`` gives it out (its messages and their parts), as a
+    digest: OpenCode keeps it in a database of its own."""
+    done = subprocess.run(
+        [str(OPENCODE.program()), "export", session],
+        cwd=world.root,
+        env=world.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = json.loads(done.stdout[done.stdout.index("{") :])
+    messages = json.dumps(data["messages"], sort_keys=True).encode()
+    return {session: hashlib.sha256(messages).hexdigest()}
 
 
 def write(path: str, content: str) -> Call:
