@@ -45,6 +45,7 @@ PACKAGE_DATA = (
     "rewind/agent_configs/cline/hooks/PreToolUse",
     "rewind/agent_configs/windsurf/hooks.json",
     "rewind/agent_configs/gemini/settings.json",
+    "rewind/agent_configs/opencode/rewind.js",
     "rewind/docs/cli.md",
     "rewind/docs/restore.md",
     "rewind/docs/integrations/claude-code.md",

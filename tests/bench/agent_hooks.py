@@ -48,6 +48,7 @@ from tests.support.agent_payloads import (
     Cursor,
     CursorToolHooks,
     Gemini,
+    OpenCode,
     Windsurf,
 )
 
@@ -68,6 +69,7 @@ BUILDERS: tuple[tuple[str, Callable[[Path], Any]], ...] = (
     ("cline (CLI)", Cline),
     ("cline (VS Code)", ClineExtension),
     ("windsurf", Windsurf),
+    ("opencode", OpenCode),
 )
 
 
@@ -133,6 +135,7 @@ class AgentRounds:
             event.get("hook_event_name")
             or event.get("hookName")
             or event.get("agent_action_name")
+            or event.get("event")
             or event.get("toolName", "")
         )
         return self.box.timed(self.hook, self.workspace, stdin=json.dumps(event).encode())
