@@ -39,7 +39,9 @@ def handle(context: HookContext) -> None:
     event = context.text("event")
     directory = context.text("cwd")
     worktree = context.text("worktree")
-    context.open_store(directory, [worktree] if worktree else [], ["session_id"])
+    # Outside git, OpenCode's worktree is "/": no project's.
+    projects = [worktree] if worktree and os.path.dirname(worktree) != worktree else []
+    context.open_store(directory, projects, ["session_id"])
     session = context.session_id("session_id")
     if event == "chat.message":
         prompt = unquoted(context.text("prompt"))

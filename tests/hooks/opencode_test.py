@@ -60,6 +60,22 @@ def test_a_quoted_prompt_names_its_turn_and_records_where_the_conversation_stood
     }
 
 
+def test_outside_git_the_project_is_the_sessions_directory_not_opencodes_worktree(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """Outside git, OpenCode gives its plugin the worktree "/" (its global project)."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    agent = OpenCode(folder)
+    hook("opencode", {**agent.prompt("Outside git"), "worktree": "/"}, cwd=folder)
+    before, after = agent.write("a.txt", "a\n")
+    hook("opencode", {**before, "worktree": "/"}, cwd=folder)
+    (folder / "a.txt").write_text("a\n")
+    hook("opencode", {**after, "worktree": "/"}, cwd=folder)
+    [turn] = log_json("--session", agent.session, cwd=folder)
+    assert [file["path"] for file in turn["files"]] == ["a.txt"]
+
+
 def test_apply_patch_records_every_file_its_patch_text_names(project: Path) -> None:
     (project / "old.txt").write_text("old\n")
     (project / "moved.txt").write_text("moved\n")
