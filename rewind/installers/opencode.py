@@ -103,6 +103,7 @@ class OpenCodePlugin(Target):
     default_scope = "project"
     shared_scopes = ("project",)
     hook_agent = AGENT
+    once_per_event = True  # the plugin serves each OpenCode instance once, however loaded
 
     def location(self, scope: str, context: Context) -> str:
         if scope == "user":

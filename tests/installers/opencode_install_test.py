@@ -124,6 +124,7 @@ def test_doctor_finds_the_plugin_and_runs_its_hook(project: Path, isolated_home:
     assert level == "ok" and "recorded turn 1 with probe.txt (modified)" in ran, ran
     assert "OpenCode loads both, and the plugin records each event once" in json.dumps(found)
     assert not [f for f in found if f["level"] == "fail"], found
+    assert not [f for f in found if f["where"] == "scopes"], found  # each event runs once
     off = doctor({"OPENCODE_DISABLE_PROJECT_CONFIG": "1"})
     assert any("loads no plugin of the project's" in f["message"] for f in off), off
 
