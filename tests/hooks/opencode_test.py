@@ -69,6 +69,7 @@ def test_outside_git_the_project_is_the_sessions_directory_not_opencodes_worktre
     agent = OpenCode(folder)
     hook("opencode", {**agent.prompt("Outside git"), "worktree": "/"}, cwd=folder)
     before, after = agent.write("a.txt", "a\n")
+    assert before is not None
     hook("opencode", {**before, "worktree": "/"}, cwd=folder)
     (folder / "a.txt").write_text("a\n")
     hook("opencode", {**after, "worktree": "/"}, cwd=folder)
