@@ -12,6 +12,8 @@ const COMMAND = "rewind hook opencode";
 const TIMEOUT_MS = 60000;
 const FILE_TOOLS = new Set(["write", "edit", "apply_patch", "multiedit", "patch"]);
 const SHELL_TOOLS = new Set(["bash"]);
+// The arguments rewind reads (a file's new content is not sent: the file is read).
+const ARGUMENTS = ["filePath", "patchText", "patch", "command", "workdir"];
 
 // The plugin inputs already served: a file installed in two config folders is loaded twice for
 // one OpenCode instance, and records each event once.
@@ -48,6 +50,12 @@ function runDetached(payload, cwd) {
   } catch {}
 }
 
+function argumentsOf(args) {
+  const kept = {};
+  for (const name of ARGUMENTS) if (args && typeof args[name] === "string") kept[name] = args[name];
+  return kept;
+}
+
 function promptOf(parts) {
   const texts = [];
   for (const part of Array.isArray(parts) ? parts : []) {
@@ -79,7 +87,7 @@ export const RewindPlugin = async (input) => {
           ...common(event, root(hook.sessionID)),
           tool_name: hook.tool,
           tool_call_id: hook.callID,
-          tool_input: args ?? {},
+          tool_input: argumentsOf(args),
         },
         directory,
       );
@@ -103,9 +111,10 @@ export const RewindPlugin = async (input) => {
       } catch {}
     },
     "tool.execute.before": (hook, output) => tool("tool.execute.before", hook, output?.args),
-    "tool.execute.after": (hook) => tool("tool.execute.after", hook, hook.args),
-    event: async ({ event }) => {
+    "tool.execute.after": (hook) => tool("tool.execute.after", hook, hook?.args),
+    event: async (input) => {
       try {
+        const event = input?.event;
         const info = event?.properties?.info;
         if (event?.type === "session.created" && info?.parentID) {
           parents.set(info.id, info.parentID);

@@ -193,8 +193,8 @@ def test_an_edit_hook_loads_nothing_heavy(project: Path) -> None:
 
 # Loads the plugin twice with one input (installed in two config folders), then calls its hooks
 # in the order OpenCode does for a prompt that writes a file (the write made between the tool's
-# two hooks), a subagent's session and call, and the run's end; prints each export's type and
-# what the second load gave.
+# two hooks), a subagent's session and call, and the run's end (each hook called once more with
+# nothing: it must not throw); prints each export's type and what the second load gave.
 DRIVER = """
 import { writeFileSync } from "node:fs";
 const plugin = await import(process.argv[2]);
@@ -224,6 +224,7 @@ writeFileSync(process.argv[3] + "/child.txt", "child\\n");
 await hooks["tool.execute.after"]({ ...childCall, args: childArgs }, {});
 await hooks.event({ event: { type: "session.idle", properties: { sessionID: child } } });
 await hooks["tool.execute.before"]({ tool: "read", sessionID: session, callID: "r" }, {});
+for (const name of Object.keys(hooks)) await hooks[name](undefined, undefined);  // never throws
 await hooks.event({ event: { type: "session.idle", properties: { sessionID: session } } });
 console.log(JSON.stringify({
   exports: Object.values(plugin).map((value) => typeof value),
