@@ -96,10 +96,15 @@ def seed_plugin_package(config: Path) -> None:
 class OpenCode:
     agent = OPENCODE.agent
 
-    def __init__(self, program: Path, permission: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, program: Path, permission: dict[str, Any] | None = None, started: bool = False
+    ) -> None:
         self.program = program
         # The person's permission rules (None: OpenCode's defaults, which allow every tool).
         self.permission = permission
+        # Whether OpenCode has run in the home before (its database made): two first starts at
+        # once make it twice, and one fails ("Unexpected error", a failed CREATE TABLE).
+        self.started = started
 
     def server(self, script: Script) -> ModelServer:
         return AnthropicServer(script)
@@ -124,6 +129,17 @@ class OpenCode:
         (config_folder / "opencode.json").write_text(json.dumps(config, indent=2))
         seed_plugin_package(config_folder)
         seed_plugin_package(world.root / ".opencode")
+        if self.started:
+            done = subprocess.run(
+                [str(self.program), "session", "list"],
+                cwd=world.root,
+                env=world.env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                stdin=subprocess.DEVNULL,
+            )
+            assert done.returncode == 0, done.stderr[-2000:]
 
     def environment(self, world: World) -> dict[str, str]:
         home = world.home
