@@ -59,7 +59,9 @@ def shipped_plugin() -> str:
 def plugin(command: str) -> str:
     """The plugin that runs ``command`` (a shell command line)."""
     lines = shipped_plugin().split("\n")
-    at = next(i for i, line in enumerate(lines) if line.startswith(COMMAND_LINE))
+    at = next((i for i, line in enumerate(lines) if line.startswith(COMMAND_LINE)), None)
+    if at is None:
+        raise UserError("rewind's OpenCode plugin has no command line; reinstall rewind.")
     lines[at] = f"{COMMAND_LINE}{json.dumps(command)};"
     return "\n".join(lines)
 
