@@ -48,6 +48,7 @@ PACKAGE_DATA = (
     "rewind/agent_configs/gemini/settings.json",
     "rewind/agent_configs/qwen/settings.json",
     "rewind/agent_configs/droid/hooks.json",
+    "rewind/agent_configs/opencode/rewind.js",
     "rewind/docs/cli.md",
     "rewind/docs/restore.md",
     "rewind/docs/integrations/claude-code.md",

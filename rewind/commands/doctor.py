@@ -405,7 +405,7 @@ def _check_files(target: Target, context: Context, report: Findings) -> list[str
         if found.installed:
             installed.append(scope)
         active = active or bool(found.installed) or found.active_otherwise
-    if len(installed) > 1:
+    if len(installed) > 1 and not target.once_per_event:
         times = len(installed)
         report.add(
             "warn",

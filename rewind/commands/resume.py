@@ -65,11 +65,13 @@ def _answer(resumed: Resumed, print_only: bool, as_json: bool) -> int:
 
 
 def _start(argv: list[str], root: str) -> int:
-    """Replaces this process with the client's, in the project's root."""
+    """Replaces this process with the client's, in the project's root (its ``PWD`` too: OpenCode
+    takes its project from it)."""
     sys.stdout.flush()
     sys.stderr.flush()
     try:
         os.chdir(root)
+        os.environ["PWD"] = root
         os.execv(argv[0], argv)
     except OSError as error:
         raise UserError(

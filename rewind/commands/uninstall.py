@@ -36,11 +36,10 @@ def run(*, agent: str, scope: str | None, mcp: bool = False) -> int:
     if mcp:
         return 0
     change = target.uninstall(chosen, context)
-    if not change.changed and change.notes:
-        for note in change.notes:  # what it left, and why
-            print(f"{agent}: {note}")
-    elif not change.changed:
+    if not change.changed:
         print(f"{agent}: no rewind hooks in {change.path}; nothing changed.")
+        for note in change.notes:  # what it left, and why
+            print(f"  {note}")
     else:
         print_change(agent, change)
     return 0

@@ -91,6 +91,12 @@ def _droid() -> Adapter:
     return droid
 
 
+def _opencode() -> Adapter:
+    from rewind.hooks import opencode
+
+    return opencode
+
+
 def _git_precommit() -> Adapter:
     from rewind.hooks import git_precommit
 
@@ -109,6 +115,7 @@ ADAPTERS: dict[str, Callable[[], Adapter]] = {
     "pi": _pi,
     "qwen": _qwen,
     "droid": _droid,
+    "opencode": _opencode,
     "git": _git_precommit,
 }
 

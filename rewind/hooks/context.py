@@ -364,7 +364,8 @@ def _failure_kind(error: BaseException) -> str:
 
 
 # The payload keys that name the event, per agent's shape: Claude Code's and its followers',
-# Codex notify's, Cline's, Windsurf's, rewind's own extensions' (Pi's).
+# Codex notify's, Cline's, Windsurf's, and the events rewind's own plugins and extensions make
+# (OpenCode's, Pi's).
 EVENT_KEYS = ("hook_event_name", "type", "hookName", "agent_action_name", "event")
 # How much of an agent's event name a stats line keeps.
 EVENT_NAME_LENGTH = 40

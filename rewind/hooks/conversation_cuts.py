@@ -13,6 +13,9 @@ What each agent gives (read from the clients in docs/conversation.md):
 - Copilot CLI: no transcript path and a file written late, so no offset: the prompt's
   ``timestamp`` finds the turn in ``~/.copilot/session-state/SESSION/events.jsonl`` at resume
   time; the version is in ``$COPILOT_CLI_BINARY_VERSION``.
+- OpenCode: no transcript file (a SQLite database of its own, never read by the hook): the
+  prompt's user message id (``message_id``), where its server forks the session; the version is
+  in the ``package.json`` beside the program that runs the hook (on Linux, through ``/proc``).
 
 - Pi: rewind's extension sends ``session_file`` and ``leaf_id``, the entry of the session's
   tree the prompt follows (Pi appends the prompt as its child); the file is append-only JSONL;
@@ -102,6 +105,30 @@ def copilot(context: HookContext) -> CutPoint | None:
     return CutPoint("copilot", session, transcript, None, "", str(stamp), version)
 
 
+def opencode(context: HookContext) -> CutPoint | None:
+    session = context.text("session_id")
+    message = context.text("message_id")
+    if not session or not message:
+        return None
+    return CutPoint(
+        "opencode", session, opencode_database(), None, "", message, _parent_program_version()
+    )
+
+
+def opencode_database() -> str:
+    """Where OpenCode keeps its sessions: ``$OPENCODE_DB`` when it is a path, else
+    ``opencode.db`` in its data folder (``$XDG_DATA_HOME/opencode``, else
+    ``~/.local/share/opencode``). Recorded for people to read: rewind never opens it."""
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
+    folder = os.path.join(data, "opencode")
+    named = os.environ.get("OPENCODE_DB", "")
+    if named and named != ":memory:":
+        return named if os.path.isabs(named) else os.path.join(folder, named)
+    return os.path.join(folder, "opencode.db")
+
+
 def _absolute(context: HookContext, path: str) -> str:
     """``path`` made absolute against the event's ``cwd`` (the agents send absolute paths;
     a relative one would be read from wherever 'rewind resume' runs)."""
@@ -176,6 +203,23 @@ def _parent_package_version(names: tuple[str, ...]) -> str:
             return ""
         pid = parent
     return ""
+
+
+def _parent_program_version() -> str:
+    """The version in the ``package.json`` of the npm package whose ``bin/`` holds the program
+    of the hook's parent process (OpenCode's binary: ``opencode-ai/bin/opencode.exe``, or
+    ``opencode-linux-x64/bin/opencode``), when its name begins with ``opencode`` (Linux only:
+    through ``/proc``)."""
+    try:
+        program = os.path.realpath(f"/proc/{os.getppid()}/exe")
+    except (OSError, ValueError):
+        return ""
+    package = os.path.dirname(os.path.dirname(program))
+    if os.path.basename(os.path.dirname(program)) != "bin":
+        return ""
+    if not os.path.basename(package).startswith("opencode"):
+        return ""
+    return _package_version(os.path.join(package, "package.json"))
 
 
 def _package_of(path: str, names: tuple[str, ...]) -> str:

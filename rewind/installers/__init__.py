@@ -181,6 +181,9 @@ class Target:
     # Scopes whose file is meant to be committed: their hooks run 'rewind' from PATH.
     shared_scopes: tuple[str, ...] = ()
     hook_agent = ""  # the AGENT of the 'rewind hook AGENT' its hooks run, for doctor's probe
+    # Whether its hooks, installed at several scopes, still run rewind once per event (a plugin
+    # that serves each event once): doctor then does not warn of the scopes.
+    once_per_event = False
     # Where the agent reads MCP servers (rewind install NAME --mcp); None: nowhere rewind knows.
     mcp: McpRegistration | None = None
 

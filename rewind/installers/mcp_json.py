@@ -2,17 +2,20 @@
 byte for byte (``rewind install AGENT --mcp``; docs/mcp.md).
 
 What goes into one file is a list of :class:`JsonEntry`: a value under a key (the server,
-``mcpServers > rewind``) or strings added to a list (the read tools in ``permissions >
-allow``), each at a path of keys from the top of the file. Objects and lists missing on the
-path are created. Install records (:mod:`rewind.installers.record`) what it added, so that
-uninstall takes out exactly that: per registration (part ``mcp [PATH]``), the containers it
-created, the strings it added (not those that were there already), the server entry it added,
-and a server of rewind's someone set up their own way (kept by install, left by uninstall);
-per file (part ``mcp-file``, shared by the registrations in it), whether install created the
-file, and the folders above it, or wrote into a blank one. A record of which nothing is in the
-file any more (the file deleted, perhaps made again by someone) is dropped. Without a record
+``mcpServers > rewind``; or a setting, such as a read tool's ``permission > rewind_rewind_log:
+"allow"`` in OpenCode's config, which a person's own value of that key overrides) or strings
+added to a list (the read tools in ``permissions > allow``), each at a path of keys from the top
+of the file. Objects and lists missing on the path are created. Install records
+(:mod:`rewind.installers.record`) what it added, so that uninstall takes out exactly that: per
+registration (part ``mcp [PATH]``), the containers it created, the strings and settings it added
+(not those that were there already), the server entry it added, and a server of rewind's
+someone set up their own way (kept by install, left by uninstall); per file (part
+``mcp-file``, shared by the registrations in it), whether install created the file, and the
+folders above it, or wrote into a blank one. A record of which nothing is in the file any more
+(the file deleted, perhaps made again by someone) is dropped. Without a record
 (a committed file installed on another machine), ``rewind uninstall --mcp`` takes out rewind's
-server and the strings, and the containers that leaves empty; the hooks' uninstall leaves it.
+server, the strings and the settings that hold rewind's value, and the containers that leaves
+empty; the hooks' uninstall leaves it.
 """
 
 from __future__ import annotations
@@ -39,6 +42,9 @@ class JsonEntry:
     key: str | None = None
     value: object = None
     items: tuple[str, ...] = ()
+    # A key entry that is a setting, not the server: a value of the person's under that key is
+    # kept as it is (never a conflict), and only ``value`` itself is ever taken out.
+    setting: bool = False
 
     def where(self) -> str:
         return " > ".join((*self.path, self.key) if self.key is not None else self.path)
@@ -88,16 +94,26 @@ def _read_record(kind: type[_Record], found: dict[str, object] | None) -> _Recor
 
 
 def is_rewind_server(value: object) -> bool:
-    """Whether a server entry runs rewind's MCP server (``rewind mcp``, by any path)."""
+    """Whether a server entry runs rewind's MCP server (``rewind mcp``, by any path): a
+    ``command`` and its ``args``, or one ``command`` list (OpenCode's)."""
     if not isinstance(value, dict):
         return False
     command, arguments = value.get("command"), value.get("args")
+    if isinstance(command, list) and arguments is None:
+        words: list[object] = command
+        command, arguments = (words[0] if words else None), words[1:]
     return (
         isinstance(command, str)
         and os.path.basename(command) == "rewind"
         and isinstance(arguments, list)
         and arguments[:1] == ["mcp"]
     )
+
+
+def _is_ours(entry: JsonEntry, value: object) -> bool:
+    """Whether the value under a key entry's key is what the entry puts there: rewind's server,
+    or the setting's very value."""
+    return value == entry.value if entry.setting else is_rewind_server(value)
 
 
 def _part(registration: JsonRegistration) -> str:
@@ -166,6 +182,9 @@ def _edited(registration: JsonRegistration) -> tuple[SettingsFile, Document, _Ma
                 document.add(container, entry.value, entry.key)
                 made.members.append(_join((*entry.path, entry.key)))
                 change.items.append(("added", entry.where()))
+            elif entry.setting:
+                if member.value.value != entry.value:
+                    change.notes.append(f"kept {entry.where()} as it is (set by hand)")
             elif not is_rewind_server(member.value.value):
                 raise UserError(_not_rewinds(settings.path, entry))
             elif member.value.value != entry.value:
@@ -200,7 +219,7 @@ def _still_there(settings: SettingsFile, registration: JsonRegistration, made: _
         if entry.key is not None:
             joined = _join((*entry.path, entry.key))
             found = node.get(entry.key) if isinstance(node, dict) else None
-            if joined in made.members + made.kept and is_rewind_server(found):
+            if joined in made.members + made.kept and _is_ours(entry, found):
                 return True
         elif isinstance(node, list) and set(made.items.get(_join(entry.path), [])) & set(node):
             return True
@@ -283,7 +302,7 @@ def uninstall(registration: JsonRegistration, recorded_only: bool = False) -> Ch
             ours = joined in made.members if made else True
             if member is not None and made and joined in made.kept:
                 change.notes.append(f"left {entry.where()}: it was set up by hand")
-            if member is not None and ours and is_rewind_server(member.value.value):
+            if member is not None and ours and _is_ours(entry, member.value.value):
                 document.remove(container, container.members.index(member))
                 change.items.append(("removed", entry.where()))
                 emptied.append(entry.path)
@@ -348,7 +367,9 @@ def inspect(registration: JsonRegistration) -> tuple[object, list[str]]:
         node = _value_at(settings.data, entry.path)
         if entry.key is not None:
             found = node.get(entry.key) if isinstance(node, dict) else None
-            if is_rewind_server(found):
+            if entry.setting and found != entry.value:
+                missing.append(entry.key)
+            elif not entry.setting and is_rewind_server(found):
                 server = found
             continue
         present = node if isinstance(node, list) else []

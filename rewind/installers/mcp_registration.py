@@ -112,7 +112,8 @@ class JsonMcp(McpRegistration):
             if isinstance(server, dict):
                 found.registered = True
                 command, arguments = server.get("command"), server.get("args")
-                found.command = [str(command), *(str(word) for word in arguments or [])]
+                words = command if isinstance(command, list) else [command, *(arguments or [])]
+                found.command = [str(word) for word in words]
             if missing and found.registered:
                 found.notes.append(("info", f"{one.path}: not pre-approved: {', '.join(missing)}"))
         return found

@@ -73,6 +73,12 @@ def _droid() -> Target:
     return TARGET
 
 
+def _opencode() -> Target:
+    from rewind.installers.opencode import TARGET
+
+    return TARGET
+
+
 def _qwen() -> Target:
     from rewind.installers.qwen import TARGET
 
@@ -92,6 +98,7 @@ TARGETS: dict[str, Callable[[], Target]] = {
     "pi": _pi,
     "qwen": _qwen,
     "droid": _droid,
+    "opencode": _opencode,
 }
 # Targets defined outside this package (register).
 _registry: dict[str, Target] = {}

@@ -48,6 +48,7 @@ from tests.support.agent_payloads import (
     Cursor,
     CursorToolHooks,
     Gemini,
+    OpenCode,
     Pi,
     Qwen,
     Windsurf,
@@ -72,6 +73,7 @@ BUILDERS: tuple[tuple[str, Callable[[Path], Any]], ...] = (
     ("windsurf", Windsurf),
     ("pi", Pi),
     ("qwen", Qwen),
+    ("opencode", OpenCode),
 )
 
 
@@ -137,6 +139,7 @@ class AgentRounds:
             event.get("hook_event_name")
             or event.get("hookName")
             or event.get("agent_action_name")
+            or event.get("event")
             or event.get("toolName", "")
         )
         return self.box.timed(self.hook, self.workspace, stdin=json.dumps(event).encode())

@@ -5,9 +5,10 @@ The clients of the test tier (``tests/clients/``): installed from npm at their p
 each driven by its scripted model server on 127.0.0.1 through the session of its tier test
 ("a working session": a new file and a second one in the same model message, a read then an
 edit, then a shell command that removes, moves, edits in place, redirects and changes a mode),
-one ``claude -p``/``codex exec``/``copilot -p``/``gemini -p`` process per prompt, each resuming
-the session, or one ``cline --acp`` process for the whole session (its start counted with the
-first prompt; each prompt's time runs until the hooks Cline did not wait for have ended).
+one ``claude -p``/``codex exec``/``copilot -p``/``gemini -p``/``opencode run`` process per
+prompt, each resuming the session, or one ``cline --acp`` process for the whole session (its
+start counted with the first prompt; each prompt's time runs until the hooks Cline did not
+wait for have ended; OpenCode's, until its run's end is recorded).
 Three variants: with rewind's hooks (what ``rewind install AGENT`` writes; ``rewind`` is this
 venv's), without hooks, and with empty hooks (the same file with each command replaced by this
 interpreter's ``python -c pass``: the floor of one process per event, which no hook written in
@@ -62,7 +63,17 @@ def _session(name: str) -> tuple[AnyClient, Script]:
 
 SESSIONS: dict[str, Callable[[], tuple[AnyClient, Script]]] = {
     name: functools.partial(_session, name)
-    for name in ("claude-code", "codex", "gemini", "copilot", "cline", "pi", "qwen")
+    for name in (
+        "claude-code",
+        "codex",
+        "gemini",
+        "copilot",
+        "cline",
+        "opencode",
+        "pi",
+        "qwen",
+        "droid",
+    )
 }
 
 

@@ -37,4 +37,5 @@ QWEN = Pinned("qwen", "@qwen-code/qwen-code", "0.24.4", "qwen")
 # Droid's program is the binary of its platform's package: the registry holds @factory/cli
 # 0.225.1, whose install script fetches the binary of its own version, which it lacks.
 DROID = Pinned("droid", "@factory/cli-linux-x64", "0.225.2", "@factory/cli-linux-x64/bin/droid")
-PINNED = (CLAUDE_CODE, CODEX, GEMINI, COPILOT, CLINE, PI, QWEN, DROID)
+OPENCODE = Pinned("opencode", "opencode-ai", "1.18.33", "opencode")
+PINNED = (CLAUDE_CODE, CODEX, GEMINI, COPILOT, CLINE, OPENCODE, PI, QWEN, DROID)

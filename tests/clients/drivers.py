@@ -21,14 +21,16 @@ from tests.clients import (
     gemini,
     gemini_api,
     openai_responses,
+    opencode,
     pi,
     qwen,
 )
 from tests.clients.claude_code import ClaudeCode
-from tests.clients.clients import CLAUDE_CODE, CLINE, CODEX, DROID, GEMINI, PI, QWEN
+from tests.clients.clients import CLAUDE_CODE, CLINE, CODEX, DROID, GEMINI, OPENCODE, PI, QWEN
 from tests.clients.cline import Cline, held
 from tests.clients.copilot import Copilot, unpacked_program
 from tests.clients.gemini import Gemini
+from tests.clients.opencode import OpenCode
 from tests.clients.pi import Pi
 from tests.clients.scenario import Call, Tools
 from tests.clients.shared_scenarios import HOOKED_BEFORE_THE_CHECK
@@ -316,6 +318,35 @@ DROID_DRIVER = Driver(
 )
 
 
+# OpenCode ---------------------------------------------------------------------------------------
+
+
+def opencode_answers(world: World, session: str) -> None:
+    results = anthropic.tool_results(world.server.requests)
+    texts = [json.dumps(result.get("content")) for result in results]
+    assert len(results) == 4, texts
+    assert "Could not find oldString in the file" in texts[1], texts[1]
+    assert texts[2] == '"(no output)"', texts[2]  # exit 3 is a result, not an error
+    assert "a rule which prevents you from using this specific tool call" in texts[3], texts[3]
+
+
+OPENCODE_DRIVER = Driver(
+    program=OPENCODE.program,
+    client=OpenCode,
+    tools=opencode.TOOLS,
+    refused=(opencode.write("secret.txt", "secret\n"),),  # refused by the person's rules
+    refusing=lambda program: OpenCode(program, permission=opencode.DENY_SECRETS),
+    answers=opencode_answers,
+    # The plugin's before-hook runs before OpenCode tries an edit or checks its permissions:
+    # the edit that failed and the one the rules refused are in the turn, unchanged.
+    recorded=changes_are(HOOKED_BEFORE_THE_CHECK),
+    shells_at_once=True,  # OpenCode runs the calls of one message at once
+    # Started once before: two first starts of OpenCode 1.18.33 at once both make its database,
+    # and one of them fails.
+    two_at_once=(lambda program: OpenCode(program, started=True), opencode.TOOLS),
+)
+
+
 DRIVERS = {
     "claude-code": CLAUDE_CODE_DRIVER,
     "codex": CODEX_DRIVER,
@@ -325,4 +356,5 @@ DRIVERS = {
     "pi": PI_DRIVER,
     "qwen": QWEN_DRIVER,
     "droid": DROID_DRIVER,
+    "opencode": OPENCODE_DRIVER,
 }

@@ -22,12 +22,13 @@ import pytest
 
 from rewind.mcp.names import CHANGE_TOOLS, READ_TOOLS
 from tests.clients.claude_code import ClaudeCode
-from tests.clients.clients import CLAUDE_CODE, CODEX, COPILOT, GEMINI, PI
+from tests.clients.clients import CLAUDE_CODE, CODEX, COPILOT, GEMINI, OPENCODE, PI
 from tests.clients.codex import Codex
 from tests.clients.conftest import MakeWorld
 from tests.clients.copilot import Copilot
 from tests.clients.gemini import Gemini
 from tests.clients.openai_responses import namespaced_tools
+from tests.clients.opencode import OpenCode, tool_calls
 from tests.clients.pi import Pi
 from tests.clients.scenario import Call, Prompt, Reply, Script, calls, done
 from tests.clients.world import Client, World
@@ -51,6 +52,11 @@ def copilot_settings(world: World) -> None:
 def pi_extension(world: World) -> None:
     """Nothing more: Pi has no MCP, and the extension 'rewind install pi' wrote gives the
     agent the server's tools as its own (each answered by 'rewind mcp')."""
+
+
+def opencode_settings(world: World) -> None:
+    """The person's ~/.config/opencode/opencode.json (the driver wrote its provider there)."""
+    world.ok("install", "opencode", "--mcp", "--user")
 
 
 def codex_settings(world: World) -> None:
@@ -119,6 +125,13 @@ CASES = {
         lambda path, text: Call("write", {"path": path, "content": text}),
         pi_extension,
         "",
+    ),
+    "opencode": Case(
+        OpenCode,
+        OPENCODE.program,
+        lambda path, text: Call("write", {"filePath": "{root}/" + path, "content": text}),
+        opencode_settings,
+        "rewind_",
     ),
 }
 
@@ -315,4 +328,31 @@ def test_copilot_runs_the_read_tools_unasked_and_refuses_a_restore(make_world: M
     failed, text = results[restore]
     # Not even the plan: the tool did not run, for want of the person's approval.
     assert "Permission denied" in text and "plan_id" not in text, text
+    assert "restore" not in [entry["kind"] for entry in world.log(session)]
+
+
+def test_opencode_runs_the_read_tools_install_allowed_and_refuses_a_restore(
+    make_world: MakeWorld,
+) -> None:
+    """With the person's ``"permission": {"*": "ask"}``, ``opencode run`` refuses every call
+    that would ask (no one is there to answer): the read tool runs (install allowed it), the
+    restore does not (install never allows it)."""
+    log, restore = "rewind_rewind_log", "rewind_rewind_restore"
+    script = Script(
+        [
+            Prompt(
+                "What did you do, and put it back",
+                (calls(Call(log, {})), calls(Call(restore, {"turn": "1"})), done("Asked.")),
+            ),
+        ]
+    )
+    world = make_world(OpenCode(OPENCODE.program(), permission={"*": "ask"}), script)
+    opencode_settings(world)
+    session = world.prompt("What did you do, and put it back")
+    calls_run = tool_calls(world.runs[-1])  # the run ended at the refusal: its own account
+    assert calls_run.keys() == {log, restore}, calls_run
+    status, text = calls_run[log]
+    assert status == "completed" and re.search(r"undone\W+false|turn 1 \(", text), text
+    status, text = calls_run[restore]
+    assert status == "error" and "rejected permission" in text and "plan_id" not in text, text
     assert "restore" not in [entry["kind"] for entry in world.log(session)]

@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 
 from tests.clients.claude_code import ClaudeCode
-from tests.clients.clients import CLAUDE_CODE, CODEX, COPILOT, GEMINI, PI
+from tests.clients.clients import CLAUDE_CODE, CODEX, COPILOT, GEMINI, OPENCODE, PI
 from tests.clients.codex import FLAGS as CODEX_FLAGS
 from tests.clients.codex import Codex
 from tests.clients.conftest import MakeWorld
 from tests.clients.copilot import Copilot, unpacked_program
 from tests.clients.gemini import Gemini
+from tests.clients.opencode import OpenCode, exported
 from tests.clients.pi import MODEL as PI_MODEL
 from tests.clients.pi import PROVIDER as PI_PROVIDER
 from tests.clients.pi import Pi
@@ -43,6 +44,9 @@ class Case:
     arguments: tuple[str, ...]
     transcripts: str  # a glob under the home
     version: str  # the client's version, as its hooks let rewind tell it
+    # A client whose conversations are in a database of its own: its session as it gives it
+    # out (by id: a digest), instead of the transcripts' files.
+    exported: Callable[[World, str], dict[str, str]] | None = None
 
 
 CASES = {
@@ -86,6 +90,15 @@ CASES = {
         ".pi/agent/sessions/*/*.jsonl",
         PI.version,
     ),
+    "opencode": Case(
+        OpenCode,
+        OPENCODE.program,
+        lambda path, text: Call("write", {"filePath": "{root}/" + path, "content": text}),
+        (),
+        "",
+        OPENCODE.version,
+        exported=exported,
+    ),
 }
 
 
@@ -102,6 +115,13 @@ def digests(world: World, pattern: str) -> dict[Path, str]:
         path: hashlib.sha256(path.read_bytes()).hexdigest()
         for path in sorted(world.home.glob(pattern))
     }
+
+
+def conversations(case: Case, world: World, session: str) -> dict[Path, str] | dict[str, str]:
+    """The client's own record of its conversations, each as a digest."""
+    if case.exported is not None:
+        return case.exported(world, session)
+    return digests(world, case.transcripts)
 
 
 def resume(
@@ -137,7 +157,7 @@ def test_the_conversation_resumes_from_before_a_turn_with_the_files(
     session = world.prompt(PROMPTS[0])
     for text in PROMPTS[1:]:
         world.prompt(text, session)
-    kept = digests(world, case.transcripts)
+    kept = conversations(case, world, session)
     assert kept, f"no transcript of {agent} under {case.transcripts}"
     turns = [entry for entry in world.log(session) if entry["agent"]]
     assert [entry["prompt"] for entry in turns] == list(PROMPTS)
@@ -155,7 +175,6 @@ def test_the_conversation_resumes_from_before_a_turn_with_the_files(
     for body in forked:
         assert PROMPTS[0] in body and "Reply 1." in body, body[-3000:]
         assert PROMPTS[1] not in body and PROMPTS[2] not in body, body[-3000:]
-    assert {
-        path: digest for path, digest in digests(world, case.transcripts).items() if path in kept
-    } == kept
+    after = conversations(case, world, session).items()
+    assert {path: digest for path, digest in after if path in kept} == kept
     assert world.tree() == world.before[PROMPTS[1]]  # the branch changed no file

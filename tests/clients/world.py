@@ -241,6 +241,7 @@ def _agent_owned(path: bytes) -> bool:
         b".gemini",
         b".github",
         b".clinerules",
+        b".opencode",
         b".pi",
         b".qwen",
         b".factory",

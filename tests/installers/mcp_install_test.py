@@ -58,7 +58,8 @@ def everything_under(root: Path) -> list[str]:
 
 
 def server_of(path: Path) -> object:
-    """rewind's server entry in a settings file, wherever the agent keeps it."""
+    """rewind's server entry in a settings file, wherever the agent keeps it (OpenCode's
+    under ``mcp``, its command a list: given back in the others' shape, command and args)."""
     text = path.read_text().removeprefix("\ufeff")
     if path.suffix == ".toml":
         return tomllib.loads(text).get("mcp_servers", {}).get("rewind")
@@ -66,6 +67,10 @@ def server_of(path: Path) -> object:
     assert isinstance(data, dict)
     found = [data.get("mcpServers", {}).get("rewind")]
     found += [p.get("mcpServers", {}).get("rewind") for p in data.get("projects", {}).values()]
+    opencode = data.get("mcp", {}).get("rewind")
+    if isinstance(opencode, dict) and isinstance(opencode.get("command"), list):
+        command = opencode["command"]
+        found.append({**opencode, "command": command[0], "args": command[1:]})
     return next((one for one in found if one), None)
 
 
@@ -104,7 +109,7 @@ def test_read_tools_are_approved_and_the_tools_that_change_files_never(
     text = "".join(content.decode() for content in written.values())
     for tool in CHANGE_TOOLS:
         assert tool not in text, f"{agent} --{scope} pre-approves {tool}"
-    if agent in ("claude-code", "codex"):  # their settings approve tools one by one
+    if agent in ("claude-code", "codex", "opencode"):  # their settings approve tools one by one
         assert all(tool in text for tool in READ_TOOLS)
     again = ok("install", agent, "--mcp", f"--{scope}")
     assert "MCP: rewind's server already registered" in again.stdout, (first, again)
@@ -137,6 +142,8 @@ def test_a_server_named_rewind_that_is_not_rewinds_is_refused(
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix == ".toml":
         path.write_text('[mcp_servers.rewind]\ncommand = "rewind-of-someone-else"\n')
+    elif agent == "opencode":
+        path.write_text('{"mcp": {"rewind": {"type": "local", "command": ["npx", "rewind-ai"]}}}')
     else:
         path.write_text('{"mcpServers": {"rewind": {"command": "npx", "args": ["rewind-ai"]}}}')
     if agent == "claude-code" and scope == "local":  # the server's file holds it per project

@@ -888,6 +888,70 @@ class Droid:
         return {**self._common("SessionEnd"), "reason": "other"}
 
 
+class OpenCode:
+    """OpenCode 1.18.33 through rewind's plugin (hooks/opencode/rewind.js), which sends events of
+    its own making: ``event`` (the plugin hook's name), OpenCode's ``session_id``, the
+    instance's ``cwd`` and ``worktree``; a prompt's text as OpenCode has it (``opencode run``
+    quotes an argument holding a space) and its user message's id; a tool call's name, id and
+    arguments as OpenCode's tools take them (``write``/``edit`` by ``filePath``, relative or
+    absolute; ``apply_patch`` by ``patchText``; ``bash`` by ``command``, in ``workdir``)."""
+
+    name = "opencode"
+
+    def __init__(self, root: Path, session: str = "ses_24ee2a0030ffeHaOM7OknygHmKq") -> None:
+        self.root = root
+        self.session = session
+        self.messages = itertools.count(1)
+        self.message = ""  # the last prompt's user message
+
+    def _common(self, event: str) -> Payload:
+        return {
+            "event": event,
+            "session_id": self.session,
+            "cwd": str(self.root),
+            "worktree": str(self.root),
+        }
+
+    def session_start(self) -> Payload | None:
+        return None  # the plugin sends nothing when a session starts
+
+    def prompt(self, text: str, quoted: bool = False) -> Payload:
+        """``quoted``: as ``opencode run "TEXT"`` sends it."""
+        sent = '"' + text.replace('"', '\\"') + '"' if quoted else text
+        self.message = f"msg_24ee2a0030{next(self.messages):04d}ZYS10Lu3IWqBM9"
+        return {**self._common("chat.message"), "prompt": sent, "message_id": self.message}
+
+    def edit(self, path: str, old: str, new: str) -> tuple[Payload | None, Payload]:
+        return self._tool("edit", {"filePath": path, "oldString": old, "newString": new})
+
+    def write(self, path: str, content: str) -> tuple[Payload | None, Payload]:
+        return self._tool("write", {"filePath": str(self.root / path), "content": content})
+
+    def patch(self, body: str) -> tuple[Payload | None, Payload]:
+        return self._tool("apply_patch", {"patchText": f"*** Begin Patch\n{body}\n*** End Patch"})
+
+    def shell(self, command: str, workdir: str | None = None) -> tuple[Payload | None, Payload]:
+        arguments: Payload = {"command": command, "description": "run"}
+        if workdir is not None:
+            arguments["workdir"] = workdir
+        return self._tool("bash", arguments)
+
+    def _tool(self, tool: str, arguments: Payload) -> tuple[Payload, Payload]:
+        identity = {
+            "tool_name": tool,
+            "tool_call_id": "toolu_" + call_id(),
+            "tool_input": arguments,
+        }
+        return (
+            {**self._common("tool.execute.before"), **identity},
+            {**self._common("tool.execute.after"), **identity},
+        )
+
+    def end(self) -> Payload:
+        """The run's end, naming the prompt whose run it ends."""
+        return {**self._common("session.idle"), "message_id": self.message}
+
+
 AGENTS = (
     ClaudeCode,
     Codex,
@@ -900,4 +964,5 @@ AGENTS = (
     Pi,
     Qwen,
     Droid,
+    OpenCode,
 )

@@ -97,14 +97,15 @@ HOOK_COMMANDS = {
                 "AGENT",
                 help=(
                     "claude-code, codex, gemini, cursor, copilot, cline, windsurf, pi, qwen, "
-                    "droid or git"
+                    "droid, opencode or git"
                 ),
             ),
             Positional(
                 "argument",
                 "PAYLOAD",
                 "optional",
-                help="the event as a JSON argument (Codex's notify); default: standard input",
+                help="the event as a JSON argument (Codex's notify, OpenCode's run end); "
+                "default: standard input",
             ),
         ),
     ),

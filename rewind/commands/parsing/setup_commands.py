@@ -27,6 +27,7 @@ INSTALL_TARGETS = (
     "pi",
     "qwen",
     "droid",
+    "opencode",
 )
 
 

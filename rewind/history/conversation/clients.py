@@ -58,6 +58,7 @@ CLIENTS = {
         Client("codex", "codex", "Codex", ("0.171",)),
         Client("copilot", "copilot", "Copilot CLI", ("1.0",)),
         Client("pi", "pi", "Pi", ("0.73",)),
+        Client("opencode", "opencode", "OpenCode", ("1.18",)),
     )
 }
 # The agents whose conversation lives where rewind cannot branch it, and why.

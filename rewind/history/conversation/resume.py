@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import TypeAlias
 
 from rewind.errors import UserError
-from rewind.history.conversation import claude_code, codex, copilot, gemini, pi
+from rewind.history.conversation import claude_code, codex, copilot, gemini, opencode, pi
 from rewind.history.conversation.branch import Branch, Request
 from rewind.history.conversation.clients import client_of, files_only, installed
 from rewind.history.conversation.cut_point import CutPoint
@@ -26,11 +26,12 @@ BRANCHES = {
     "codex": codex.branch,
     "copilot": copilot.branch,
     "pi": pi.branch,
+    "opencode": opencode.branch,
 }
 
 
 # The agents whose branch the client itself makes: it must be there even to print the command.
-FORKED_BY_THE_CLIENT = frozenset({"codex", "copilot"})
+FORKED_BY_THE_CLIENT = frozenset({"codex", "copilot", "opencode"})
 
 
 def cut_point_of(entry: Entry) -> CutPoint:
@@ -60,6 +61,7 @@ CHECKS: dict[str, Callable[[Request], object]] = {
     "codex": codex.check,
     "copilot": copilot.check,
     "pi": pi.check,
+    "opencode": opencode.check,
 }
 
 
