@@ -71,6 +71,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(group))
 
 
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``make test`` (``--dist loadscope``): each module's tests run in one worker, its
+    module-wide state made once, except the real clients' parametrised tests, which run one
+    client's in one worker: a module of the client tier (the shared scenarios, the MCP and
+    resume tests) holds every client's tests, minutes of them, and would otherwise keep one
+    worker busy long after the others are done."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+    class ModulesOrClients(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            scope: str = super()._split_scope(nodeid)
+            if nodeid.startswith("tests/clients/") and nodeid.endswith("]"):
+                return scope + nodeid[nodeid.rindex("[") :]
+            return scope
+
+    return ModulesOrClients(config, log)
+
+
 def _folder(item: pytest.Item) -> str:
     """The folder of tests/ the test is in ("" for a test file outside tests/)."""
     try:
