@@ -89,7 +89,7 @@ def handle(context: HookContext) -> None:
         if from_cli and event == "PreToolUse" and not context.has_open_turn(session):
             # The run's first tool call begins its turn, after an entry of what changed
             # outside rewind since the last one (the CLI sends no prompt to begin it).
-            context.start_turn(session, "")
+            context.start_turn(session, "", unless_open=True)
         _tool(context, session, directory, before=event == "PreToolUse")
     elif event in TURN_ENDS and from_cli:
         _run_ends(context, session)

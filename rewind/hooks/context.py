@@ -131,13 +131,20 @@ class HookContext:
     # actions -------------------------------------------------------------------------------
 
     def start_turn(
-        self, session: str, prompt: str, cut: Callable[[HookContext], CutPoint | None] | None = None
+        self,
+        session: str,
+        prompt: str,
+        cut: Callable[[HookContext], CutPoint | None] | None = None,
+        unless_open: bool = False,
     ) -> None:
         """Starts the next turn; the same prompt delivered again (rewind's hooks installed twice,
         or run by two agents) starts nothing. ``cut`` takes where the agent's conversation
         stands (rewind.hooks.conversation_cuts); one that cannot be taken is logged. What the
         project's watcher saw change since the last turn is recorded first (by hand, between
-        the prompts: a turn of its own)."""
+        the prompts: a turn of its own). ``unless_open``: for an event that begins a turn only
+        when none is open (a run's first tool call, where the agent sends no prompt), an
+        agent's turn another process opened meanwhile (the same hook installed twice, run at
+        once) is kept: the check is made again under the store's lock."""
         from rewind.watch import capture  # not for the edit tools' events
 
         assert self.store is not None
@@ -155,6 +162,7 @@ class HookContext:
             agent=self.agent,
             merge_copies=True,
             conversation=point.to_json() if point is not None else None,
+            unless_open=unless_open,
         )
         if point is not None and self.store.config.conversation_keep:
             self._keep_slice(session, entry.id, point)

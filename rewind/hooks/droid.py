@@ -52,7 +52,7 @@ def handle(context: HookContext) -> None:
         before = event == "PreToolUse"
         if before and not context.has_open_turn(session):
             # The run's first tool call begins its turn: droid exec sends no prompt event.
-            context.start_turn(session, _exchange(context).prompt)
+            context.start_turn(session, _exchange(context).prompt, unless_open=True)
         _tool(context, session, directory, before)
     elif event == "Stop":
         _run_ends(context, session)

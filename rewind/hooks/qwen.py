@@ -53,7 +53,7 @@ def _prompt(context: HookContext, session: str) -> None:
     if "submitted_prompt" in context.payload:
         context.start_turn(session, context.text("submitted_prompt", "prompt"))
     elif context.text("prompt") and not context.has_open_turn(session):
-        context.start_turn(session, context.text("prompt"))
+        context.start_turn(session, context.text("prompt"), unless_open=True)
     else:
         return
     if not capture_on(context):  # a turn's start already keeps the watcher running

@@ -63,6 +63,7 @@ def begin(
     labels: list[str] | None = None,
     merge_copies: bool = False,
     conversation: dict[str, object] | None = None,
+    unless_open: bool = False,
 ) -> Entry:
     """Closes the open turn (recording its after-states) and starts the next one.
 
@@ -72,9 +73,13 @@ def begin(
     With ``merge_copies`` (an agent's hook), a copy of the prompt that started the open turn
     (see :func:`is_copy_of_open_turn`) starts nothing: the open turn is returned.
     ``conversation``: where the agent's conversation stood before the prompt
-    (rewind.history.conversation.cut_point), kept in the turn's record.
+    (rewind.history.conversation.cut_point), kept in the turn's record. ``unless_open``: an
+    agent's turn already open (begun by another process since the caller looked) is returned
+    as it is, decided under the store's lock.
     """
-    return begin_with_drift(store, session_id, prompt, agent, labels, merge_copies, conversation)[0]
+    return begin_with_drift(
+        store, session_id, prompt, agent, labels, merge_copies, conversation, unless_open
+    )[0]
 
 
 def begin_with_drift(
@@ -85,9 +90,13 @@ def begin_with_drift(
     labels: list[str] | None = None,
     merge_copies: bool = False,
     conversation: dict[str, object] | None = None,
+    unless_open: bool = False,
 ) -> tuple[Entry, Entry | None]:
     """:func:`begin`, also returning the entry of changes found outside rewind (or None)."""
     with store.lock(), Settled(store, session_id) as head:
+        current = head.current
+        if unless_open and current is not None and current.is_open and not current.is_outside_agent:
+            return current, None
         if merge_copies and is_copy_of_open_turn(head, prompt):
             assert head.current is not None
             return head.current, None

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rewind.history.recording.turns import COPY_WINDOW, begin, is_copy_of_open_turn
+from rewind.history.recording.turns import COPY_WINDOW, begin, is_copy_of_open_turn, track
 from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import load_head
 from tests.conftest import hook, run_rewind, snapshot, store_dir
@@ -177,3 +177,22 @@ def test_only_a_copy_within_moments_of_the_turn_start_is_merged(project: Path) -
     assert not is_copy_of_open_turn(head, "other words", now=turn.started + 1)
     assert begin(store, "s", prompt="go", merge_copies=True).id == turn.id
     assert begin(store, "s", prompt="go").number == 2  # rewind begin: always a new turn
+
+
+def test_a_turn_begun_only_when_none_is_open_keeps_one_another_process_opened(
+    project: Path,
+) -> None:
+    """A run's first tool call begins its turn (Droid, the Cline CLI: no prompt event), after
+    the adapter looked for an open turn. Installed twice, the same call's copy runs at once: it
+    may look before the first has begun the turn, and begin once the first has recorded the
+    file (no longer a copy's turn). Decided again under the store's lock, the turn is kept."""
+    store = open_current_store(create=True)
+    (project / "plan.txt").write_text("draft\n")
+    turn = begin(store, "s", prompt="Write the plan", agent="droid", merge_copies=True)
+    track(store, "s", [b"plan.txt"], agent="droid")
+    again = begin(
+        store, "s", prompt="Write the plan", agent="droid", merge_copies=True, unless_open=True
+    )
+    assert again.id == turn.id and load_head(store, "s").current.number == 1  # type: ignore[union-attr]
+    # Without it (a prompt event), the open turn is closed and the next begins.
+    assert begin(store, "s", prompt="Write the plan", merge_copies=True).number == 2
