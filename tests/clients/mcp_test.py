@@ -126,13 +126,6 @@ CASES = {
         pi_extension,
         "",
     ),
-    "opencode": Case(
-        OpenCode,
-        OPENCODE.program,
-        lambda path, text: Call("write", {"filePath": "{root}/" + path, "content": text}),
-        opencode_settings,
-        "rewind_",
-    ),
 }
 
 
