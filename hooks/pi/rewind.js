@@ -84,6 +84,8 @@ export default function rewind(pi) {
     await send("agent_end", ctx, {});
   });
   pi.on("session_shutdown", async (_event, ctx) => {
+    // /new, /resume, /fork and /reload load the extensions again in this process, after this
+    globalThis.__rewindPi = false;
     await send("session_shutdown", ctx, {});
     mcp.close();
   });

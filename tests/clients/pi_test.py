@@ -5,13 +5,15 @@ session continued with ``-c``, as a person continues the last one."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.clients.clients import PI
 from tests.clients.conftest import MakeWorld
-from tests.clients.pi import Pi, edit, write
+from tests.clients.pi import MODEL, PROVIDER, Pi, edit, write
 from tests.clients.scenario import Prompt, Script, calls, done
 
 
@@ -54,3 +56,50 @@ def test_installed_twice_each_event_is_recorded_once_and_c_continues(
         world.ok("uninstall", "pi", scope)
     assert not (world.home / ".pi" / "agent" / "extensions").exists()
     assert not (world.root / ".pi").exists()
+
+
+def _rpc(process: subprocess.Popen[str], command: dict[str, object], until: str) -> None:
+    """Sends one command of Pi's RPC mode; reads its output up to the event ``until``."""
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(json.dumps(command) + "\n")
+    process.stdin.flush()
+    for line in process.stdout:
+        if json.loads(line).get("type") == until:
+            return
+    raise AssertionError(f"Pi ended before {until}")
+
+
+def test_a_new_session_in_the_same_process_is_recorded(
+    make_world: MakeWorld, program: Path
+) -> None:
+    """``/new`` (RPC ``new_session``; ``/resume``, ``/fork`` and ``/reload`` alike) loads the
+    extensions again in the same process: rewind's must record the new session too."""
+    prompts = ["Write the first", "Write the second"]
+    script = Script(
+        [
+            Prompt(prompts[0], (calls(write("first.txt", "one\n")), done())),
+            Prompt(prompts[1], (calls(write("second.txt", "two\n")), done())),
+        ]
+    )
+    world = make_world(Pi(program), script)
+    argv = [str(program), "--mode", "rpc", "--provider", PROVIDER, "--model", MODEL]
+    with subprocess.Popen(
+        argv,
+        cwd=world.root,
+        env=world.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as process:
+        try:
+            _rpc(process, {"type": "prompt", "message": prompts[0]}, "agent_end")
+            _rpc(process, {"type": "new_session"}, "response")
+            _rpc(process, {"type": "prompt", "message": prompts[1]}, "agent_end")
+        finally:
+            assert process.stdin is not None
+            process.stdin.close()
+            process.wait(timeout=60)
+    assert (world.root / "second.txt").read_text() == "two\n"
+    newest = [entry for entry in world.log() if entry["agent"] == "pi"]  # the second session
+    assert [entry["prompt"] for entry in newest] == [prompts[1]], newest
+    assert [file["path"] for file in newest[0]["files"]] == ["second.txt"], newest
