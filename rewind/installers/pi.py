@@ -82,11 +82,12 @@ class PiExtension(Target):
 
     def trust(self, context: Context) -> list[tuple[str, str]]:
         """Whether the extension loads: Node.js loads each installed copy with a stand-in of
-        Pi's extension API, as Pi does (Pi also reads TypeScript; rewind's is JavaScript)."""
+        Pi's extension API, as Pi does (Pi also reads TypeScript; rewind's is JavaScript). A
+        file of that name that is not rewind's is never run: it is someone else's code."""
         findings = []
         for scope in self.scopes:
             path = self.location(scope, context)
-            if os.path.exists(path):
+            if self.inspect(scope, context).installed:
                 findings.append(code_file.loads(path, LOAD_PROGRAM, EVENTS))
         return findings
 

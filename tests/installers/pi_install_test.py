@@ -96,3 +96,23 @@ def test_doctor_loads_the_extension_and_runs_its_hook(project: Path) -> None:
     assert mine["trust"][0] == "ok" and "Node.js loads rewind.js" in mine["trust"][1], mine
     assert mine["hook"][0] == "ok", result.stdout
     assert "recorded turn 1 with probe.txt (modified)" in mine["hook"][1]
+
+
+def test_doctor_never_runs_a_persons_own_rewind_js(project: Path, tmp_path: Path) -> None:
+    """Doctor loads only rewind's own extension with Node.js: a file of that name someone else
+    wrote (here the project's, rewind's being the user's) is theirs to run, and reinstalling is
+    not the advice (install refuses it)."""
+    ok("install", "pi", "--user")
+    ran = tmp_path / "ran.txt"
+    own = project / ".pi" / "extensions" / "rewind.js"
+    own.parent.mkdir(parents=True)
+    own.write_text(
+        "// my own rewind, not the tool\n"
+        'import { writeFileSync } from "node:fs";\n'
+        f"writeFileSync({str(ran)!r}, 'ran');\n"
+        "export default function () {}\n"
+    )
+    path = f"{node_directory()}{os.pathsep}{os.environ['PATH']}"
+    result = run_rewind("doctor", env={"PATH": path})
+    assert not ran.exists(), result.stdout
+    assert "reinstall it" not in result.stdout, result.stdout
