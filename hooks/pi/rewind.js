@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 const COMMAND = "rewind hook pi";
 const WAIT_MS = 60000; // an event's hook never holds Pi longer than this
 const RECORDED_TOOLS = new Set(["write", "edit", "bash"]);
+const TOOL_WAIT_MS = 120000; // the most a rewind_* tool call waits for its answer
 
 function run(command, payload, cwd) {
   return new Promise((resolve) => {
@@ -504,17 +505,20 @@ class McpServer {
   start(cwd) {
     if (this.ready) return this.ready;
     const command = COMMAND.replace(/ hook pi$/, " mcp");
-    this.child = spawn("/bin/sh", ["-c", "exec " + command], { cwd, stdio: ["pipe", "pipe", "ignore"] });
-    this.child.on("error", () => this.fail("rewind mcp could not be started"));
-    this.child.on("close", () => this.fail("rewind mcp ended"));
-    this.child.stdin.on("error", () => {});
-    this.child.stdout.setEncoding("utf8");
-    this.child.stdout.on("data", (data) => this.read(data));
+    const child = spawn("/bin/sh", ["-c", "exec " + command], { cwd, stdio: ["pipe", "pipe", "ignore"] });
+    this.child = child;
+    this.buffer = "";
+    // Only the server of now: one ended since (given up, or closed) changes nothing.
+    child.on("error", () => this.child === child && this.fail("rewind mcp could not be started"));
+    child.on("close", () => this.child === child && this.fail("rewind mcp ended"));
+    child.stdin.on("error", () => {});
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (data) => this.child === child && this.read(data));
     this.ready = this.request("initialize", {
       protocolVersion: "2025-06-18",
       capabilities: {},
       clientInfo: { name: "rewind-pi", version: "1" },
-    }).then(() => this.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n"));
+    }).then(() => child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n"));
     return this.ready;
   }
 
@@ -538,34 +542,57 @@ class McpServer {
     }
   }
 
-  request(method, params) {
+  // A request Pi aborts (Esc) is given up, its answer ignored when it comes (a restore under
+  // way finishes); one no answer ends within TOOL_WAIT_MS ends the server, which may be stuck:
+  // the next call starts another.
+  request(method, params, signal) {
     const id = this.next++;
+    const child = this.child;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+      const giveUp = (why, stuck) => {
+        if (!this.pending.has(id)) return;
+        if (stuck && this.child === child) this.close(true);
+        else this.pending.get(id).reject(new Error(why));
+      };
+      const timer = setTimeout(() => giveUp("rewind mcp did not answer in time", true), TOOL_WAIT_MS);
+      const aborted = () => giveUp("the call was cancelled", false);
+      signal?.addEventListener?.("abort", aborted, { once: true });
+      const settle = (then) => (value) => {
+        clearTimeout(timer);
+        signal?.removeEventListener?.("abort", aborted);
+        this.pending.delete(id);
+        then(value);
+      };
+      this.pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+      if (signal?.aborted) aborted();
     });
   }
 
   fail(why) {
-    for (const waiting of this.pending.values()) waiting.reject(new Error(why));
+    for (const waiting of [...this.pending.values()]) waiting.reject(new Error(why));
     this.pending.clear();
     this.ready = null;
     this.child = null;
   }
 
-  close() {
-    if (this.child) this.child.stdin.end();
-    this.child = null;
-    this.ready = null;
+  // Ends the server: its standard input closed (it exits), or killed when it may be stuck;
+  // what still waits on it fails.
+  close(stuck = false) {
+    const child = this.child;
+    if (!child) return;
+    this.fail(stuck ? "rewind mcp did not answer" : "rewind mcp was closed");
+    child.stdin.end();
+    if (stuck) child.kill();
   }
 }
 
 const mcp = new McpServer();
 
-async function callTool(name, params, ctx) {
+async function callTool(name, params, signal, ctx) {
   try {
     await mcp.start(ctx.cwd);
-    const result = await mcp.request("tools/call", { name, arguments: params ?? {} });
+    const result = await mcp.request("tools/call", { name, arguments: params ?? {} }, signal);
     const content = Array.isArray(result?.content) ? result.content : [];
     const text = content.filter((part) => part?.type === "text").map((part) => part.text).join("\n");
     return { content: [{ type: "text", text: text || "(no output)" }], details: {}, isError: Boolean(result?.isError) };
@@ -582,8 +609,8 @@ function registerTools(pi) {
         label: tool.name,
         description: tool.description,
         parameters: tool.inputSchema,
-        async execute(_id, params, _signal, _update, ctx) {
-          return callTool(tool.name, params, ctx);
+        async execute(_id, params, signal, _update, ctx) {
+          return callTool(tool.name, params, signal, ctx);
         },
       });
     } catch {
