@@ -136,6 +136,7 @@ class HookContext:
         prompt: str,
         cut: Callable[[HookContext], CutPoint | None] | None = None,
         unless_open: bool = False,
+        unless_begun_since: float | None = None,
     ) -> None:
         """Starts the next turn; the same prompt delivered again (rewind's hooks installed twice,
         or run by two agents) starts nothing. ``cut`` takes where the agent's conversation
@@ -144,7 +145,10 @@ class HookContext:
         the prompts: a turn of its own). ``unless_open``: for an event that begins a turn only
         when none is open (a run's first tool call, where the agent sends no prompt), an
         agent's turn another process opened meanwhile (the same hook installed twice, run at
-        once) is kept: the check is made again under the store's lock."""
+        once) is kept: the check is made again under the store's lock. ``unless_begun_since``:
+        for an event that begins a turn for a prompt sent at that time, an agent's turn begun
+        since (by the same event delivered twice, open or ended already) is kept, also decided
+        under the lock."""
         from rewind.watch import capture  # not for the edit tools' events
 
         assert self.store is not None
@@ -163,6 +167,7 @@ class HookContext:
             merge_copies=True,
             conversation=point.to_json() if point is not None else None,
             unless_open=unless_open,
+            unless_begun_since=unless_begun_since,
         )
         if point is not None and self.store.config.conversation_keep:
             self._keep_slice(session, entry.id, point)

@@ -70,8 +70,8 @@ def _exchange(context: HookContext) -> Exchange:
 def _run_ends(context: HookContext, session: str) -> None:
     """Stop: the run of one prompt is over. The open turn is closed with the agent's last
     message; a run that began no turn gets one of its own, closed at once, unless the last turn
-    began after the prompt was sent (its copy from a second install of the hooks, which has
-    closed it already)."""
+    began after the prompt was sent (its copy from a second install of the hooks, run before
+    or at the same time, which begins and closes it)."""
     assert context.store is not None
     exchange = _exchange(context)
     entry = load_head(context.store, session).current
@@ -80,7 +80,8 @@ def _run_ends(context: HookContext, session: str) -> None:
         return
     sent = exchange.sent
     if exchange.prompt and sent is not None and (entry is None or entry.started < sent):
-        context.start_turn(session, exchange.prompt)
+        # Decided again under the store's lock: the other copy may be past this check.
+        context.start_turn(session, exchange.prompt, unless_begun_since=sent)
         context.end_turn(session, exchange.reply)
 
 

@@ -64,6 +64,7 @@ def begin(
     merge_copies: bool = False,
     conversation: dict[str, object] | None = None,
     unless_open: bool = False,
+    unless_begun_since: float | None = None,
 ) -> Entry:
     """Closes the open turn (recording its after-states) and starts the next one.
 
@@ -75,10 +76,19 @@ def begin(
     ``conversation``: where the agent's conversation stood before the prompt
     (rewind.history.conversation.cut_point), kept in the turn's record. ``unless_open``: an
     agent's turn already open (begun by another process since the caller looked) is returned
-    as it is, decided under the store's lock.
+    as it is, decided under the store's lock; ``unless_begun_since``: so is an agent's turn,
+    open or ended, begun at or after that time (the same event delivered twice, run at once).
     """
     return begin_with_drift(
-        store, session_id, prompt, agent, labels, merge_copies, conversation, unless_open
+        store,
+        session_id,
+        prompt,
+        agent,
+        labels,
+        merge_copies,
+        conversation,
+        unless_open,
+        unless_begun_since,
     )[0]
 
 
@@ -91,12 +101,16 @@ def begin_with_drift(
     merge_copies: bool = False,
     conversation: dict[str, object] | None = None,
     unless_open: bool = False,
+    unless_begun_since: float | None = None,
 ) -> tuple[Entry, Entry | None]:
     """:func:`begin`, also returning the entry of changes found outside rewind (or None)."""
     with store.lock(), Settled(store, session_id) as head:
         current = head.current
-        if unless_open and current is not None and current.is_open and not current.is_outside_agent:
-            return current, None
+        if current is not None and not current.is_outside_agent:
+            if unless_open and current.is_open:
+                return current, None
+            if unless_begun_since is not None and current.started >= unless_begun_since:
+                return current, None
         if merge_copies and is_copy_of_open_turn(head, prompt):
             assert head.current is not None
             return head.current, None

@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from rewind.history.recording.turns import COPY_WINDOW, begin, is_copy_of_open_turn, track
+from rewind.history.recording.turns import (
+    COPY_WINDOW,
+    begin,
+    is_copy_of_open_turn,
+    record_after,
+    track,
+)
 from rewind.history.restoring.opening import open_current_store
 from rewind.history.session import load_head
 from tests.conftest import hook, run_rewind, snapshot, store_dir
@@ -196,3 +202,22 @@ def test_a_turn_begun_only_when_none_is_open_keeps_one_another_process_opened(
     assert again.id == turn.id and load_head(store, "s").current.number == 1  # type: ignore[union-attr]
     # Without it (a prompt event), the open turn is closed and the next begins.
     assert begin(store, "s", prompt="Write the plan", merge_copies=True).number == 2
+
+
+def test_a_turn_begun_for_a_prompt_sent_earlier_keeps_the_one_a_copy_began_and_ended(
+    project: Path,
+) -> None:
+    """A Droid run that called no tool gets its turn at Stop, for the prompt its transcript
+    says was sent at ``sent``. Installed twice, the Stop's copy runs at once: it may look before
+    the first has begun that turn, and begin once the first has ended it. Decided again under
+    the store's lock, that turn is kept: one turn for the run, not two."""
+    store = open_current_store(create=True)
+    sent = begin(store, "s", prompt="Write the plan", agent="droid").started
+    record_after(store, "s", close=True)
+    turn = begin(store, "s", prompt="Just say it is done", agent="droid")
+    record_after(store, "s", close=True)
+    again = begin(store, "s", prompt="Just say it is done", agent="droid", unless_begun_since=sent)
+    assert again.id == turn.id and load_head(store, "s").current.number == 2  # type: ignore[union-attr]
+    # A turn begun before the prompt was sent is another prompt's: the next turn begins.
+    later = begin(store, "s", prompt="Go on", agent="droid", unless_begun_since=turn.started + 1)
+    assert later.number == 3
