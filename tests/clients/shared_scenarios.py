@@ -117,8 +117,9 @@ def check_two_sessions_at_once(world: World) -> None:
         thread.join()
     assert set(sessions) == set(SIDES) and sessions["Left"] != sessions["Right"]
     for name, session in sessions.items():
-        turns = [entry["prompt"] for entry in world.log(session)]
-        assert turns == [f"{name}: write {name.lower()}.txt", f"{name}: more"]
+        log = world.log(session)
+        turns = [entry["prompt"] for entry in log]
+        assert turns == [f"{name}: write {name.lower()}.txt", f"{name}: more"], (name, log)
     world.ok("restore", "1", "--yes", "--session", sessions["Left"])
     assert not (world.root / "left.txt").exists()
     assert (world.root / "right.txt").read_text() == "RIGHT\n"  # the other session's work stays
