@@ -5,11 +5,26 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import ok, run_rewind
+from tests.support.agent_payloads import (
+    ClaudeCode,
+    Cline,
+    Codex,
+    Copilot,
+    Cursor,
+    Droid,
+    Gemini,
+    OpenCode,
+    Pi,
+    Qwen,
+    Windsurf,
+)
 
 HEAVY = ("pygit2", "textual", "rich", "watchdog", "platformdirs", "detect_secrets", "requests")
 # Not heavy by themselves, but each costs milliseconds the hook path does not need.
@@ -234,3 +249,28 @@ def test_a_project_with_a_rewind_toml_reads_toml_once(project: Path) -> None:
         [sys.executable, "-m", "rewind", "status"], capture_output=True, text=True
     )
     assert "max_file_size must be a number of bytes" in broken.stdout + broken.stderr
+
+
+@pytest.mark.parametrize(
+    "builder",
+    [ClaudeCode, Codex, Gemini, Cursor, Copilot, Cline, Windsurf, Pi, Qwen, OpenCode, Droid],
+    ids=lambda builder: builder.name,
+)
+def test_every_agents_prompt_and_first_edit_load_nothing_heavy(
+    project: Path, builder: Callable[[Path], Any]
+) -> None:
+    """A prompt's events, then the first edit's before-event: for Droid, which sends no prompt,
+    that event begins the turn and reads the session's transcript."""
+    import json  # in this test process only, never in the probed one
+
+    (project / "a.txt").write_text("content\n")
+    agent = builder(project)
+    sent = agent.prompt("Change a.txt")
+    before, after = agent.edit("a.txt", "content", "changed")
+    events = [*(sent if isinstance(sent, list) else [sent] if sent else [])]
+    events.append(before if before is not None else after)
+    for event in events:
+        code, modules = loaded_after("hook", agent.name, stdin=json.dumps(event))
+        assert code == 0
+        assert "rewind.history.recording.turns" in modules  # the event was recorded
+        assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules], event

@@ -15,8 +15,6 @@ than the lines since its last prompt, and memory stays bounded whatever its leng
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rewind.store.fastjson import load_object
 from rewind.store.input_limits import SESSION_FILE_BYTES
 
@@ -29,14 +27,29 @@ CONTEXT_ID = "context-"
 REMINDER = "<system-reminder>"
 
 
-@dataclass(frozen=True)
 class Exchange:
     """The last prompt (its text, and when Droid stamped it, in seconds) and the agent's last
-    message after it ("" and None when there is none)."""
+    message after it ("" and None when there is none). (A plain class: the hook of a run's
+    first tool call reads one, and dataclasses costs it an import of about 18 ms.)"""
 
-    prompt: str = ""
-    sent: float | None = None
-    reply: str = ""
+    __slots__ = ("prompt", "reply", "sent")
+
+    def __init__(self, prompt: str = "", sent: float | None = None, reply: str = "") -> None:
+        self.prompt = prompt
+        self.sent = sent
+        self.reply = reply
+
+    def _fields(self) -> tuple[str, float | None, str]:
+        return (self.prompt, self.sent, self.reply)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Exchange) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return f"Exchange{self._fields()!r}"
 
 
 def last_exchange(path: str, limit: int = SESSION_FILE_BYTES) -> Exchange:

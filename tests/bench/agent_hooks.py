@@ -47,6 +47,7 @@ from tests.support.agent_payloads import (
     Copilot,
     Cursor,
     CursorToolHooks,
+    Droid,
     Gemini,
     OpenCode,
     Pi,
@@ -74,6 +75,8 @@ BUILDERS: tuple[tuple[str, Callable[[Path], Any]], ...] = (
     ("pi", Pi),
     ("qwen", Qwen),
     ("opencode", OpenCode),
+    # No prompt event: its pre-tool event begins the turn (named from the transcript).
+    ("droid", Droid),
 )
 
 
