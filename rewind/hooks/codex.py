@@ -38,7 +38,9 @@ def handle(context: HookContext) -> None:
     elif event == "Stop":
         context.end_turn(session, context.text("last_assistant_message"))
     elif event == "SessionEnd":
-        context.end_turn(session)
+        from rewind.watch.capture import SESSION_END_TIMEOUT
+
+        context.end_turn(session, barrier=SESSION_END_TIMEOUT)  # Codex gives it 3 s at most
 
 
 def _tool(context: HookContext, session: str, directory: str, before: bool) -> None:

@@ -318,9 +318,11 @@ class HookContext:
         elif names:
             record_after_states(self.store, session, names, candidates)
 
-    def end_turn(self, session: str, reply: str = "") -> None:
+    def end_turn(self, session: str, reply: str = "", barrier: float | None = None) -> None:
         """Closes the open turn; with ``[conversation] keep``, keeps ``reply``, the agent's
-        final reply to it (a failure to keep it is logged, never the hook's)."""
+        final reply to it (a failure to keep it is logged, never the hook's). ``barrier``: the
+        most the watcher's barrier is waited for (rewind.watch.capture's bound by default),
+        for an event the agent gives little time."""
         assert self.store is not None
         if reply and self.store.config.conversation_keep:
             entry = load_head(self.store, session).current
@@ -331,7 +333,10 @@ class HookContext:
                     self.log(f"the reply was not kept: {error}")
         from rewind.watch import capture
 
-        capture.turn_ends(self.store, session, self.log)
+        if barrier is None:
+            capture.turn_ends(self.store, session, self.log)
+        else:
+            capture.turn_ends(self.store, session, self.log, barrier)
         record_after(self.store, session, close=True)
 
     # the log -------------------------------------------------------------------------------

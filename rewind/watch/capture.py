@@ -10,8 +10,8 @@ and tell it when each shell call begins and ends.
   fraction of a millisecond, so the command cannot run before the watcher knows); its
   after-event, and the end of the turn, ask for a **barrier**: the answer comes once every
   change made before it is recorded, in the turn, as the program's. The wait is bounded
-  (:data:`BARRIER_TIMEOUT`); past it, or with no watcher to answer, the hook goes on and logs
-  what was not seen.
+  (:data:`BARRIER_TIMEOUT`; a prompt's, :data:`TURN_START_TIMEOUT`); past it, or with no
+  watcher to answer, the hook goes on and logs what was not seen.
 
 On the hook path: imports nothing heavy. The channel is tried first, and the pid file and the
 kernel's limits are read only when no watcher answers (rewind.watch.pidfile and .limits are
@@ -40,6 +40,12 @@ STARTUP_WAIT = 2.0
 # Seconds an after-event waits for the barrier: the changes of a storm of files are recorded
 # before it is answered.
 BARRIER_TIMEOUT = 10.0
+# Seconds a prompt's event waits for its barrier: half the shortest time an agent gives that
+# event (rewind installs 10 s), so that the hook still begins the turn before it is ended.
+TURN_START_TIMEOUT = 5.0
+# Seconds the end of a session waits for its barrier, where the agent gives that hook little
+# (Codex: 3 s at most).
+SESSION_END_TIMEOUT = 1.5
 # Seconds a hook-started watcher runs without any hook's request before it stops.
 IDLE_EXIT = 30 * 60.0
 
@@ -82,13 +88,13 @@ def turn_begins(store: Store, session: str, log: Callable[[str], None]) -> None:
     try:
         # A barrier, bounded as the turn's end is: a hand edit the watcher has not recorded
         # yet when the turn opens would be recorded in the turn, as the prompt's.
-        ask(store.git_dir, {"op": "turn-start", "session": session}, BARRIER_TIMEOUT)
+        ask(store.git_dir, {"op": "turn-start", "session": session}, TURN_START_TIMEOUT)
         return
     except NoWatcher:
-        if time.monotonic() - started >= BARRIER_TIMEOUT:
+        if time.monotonic() - started >= TURN_START_TIMEOUT:
             log(
                 "the watcher did not record the changes made before this prompt within "
-                f"{BARRIER_TIMEOUT:.0f} s: those it records later are in the prompt's turn"
+                f"{TURN_START_TIMEOUT:.0f} s: those it records later are in the prompt's turn"
             )
             return
     ensure_watching(store, log)
@@ -134,21 +140,29 @@ def shell_ends(store: Store, session: str, call: str, log: Callable[[str], None]
         _barrier(store, {"op": "end-shell", "session": session, "call": call}, log)
 
 
-def turn_ends(store: Store, session: str, log: Callable[[str], None]) -> None:
-    """Before the turn closes: every change made so far is recorded in it (bounded)."""
+def turn_ends(
+    store: Store, session: str, log: Callable[[str], None], bound: float = BARRIER_TIMEOUT
+) -> None:
+    """Before the turn closes: every change made so far is recorded in it (waiting at most
+    ``bound`` seconds)."""
     if enabled(store):
-        _barrier(store, {"op": "barrier", "session": session}, log)
+        _barrier(store, {"op": "barrier", "session": session}, log, bound)
 
 
-def _barrier(store: Store, request: dict[str, object], log: Callable[[str], None]) -> None:
+def _barrier(
+    store: Store,
+    request: dict[str, object],
+    log: Callable[[str], None],
+    bound: float = BARRIER_TIMEOUT,
+) -> None:
     started = time.monotonic()
     try:
-        ask(store.git_dir, request, BARRIER_TIMEOUT)
+        ask(store.git_dir, request, bound)
     except NoWatcher as why:
-        if time.monotonic() - started >= BARRIER_TIMEOUT:
+        if time.monotonic() - started >= bound:
             log(
                 "the watcher did not record the changes made so far within "
-                f"{BARRIER_TIMEOUT:.0f} s; it records them as it can, and what comes after the "
+                f"{bound:g} s; it records them as it can, and what comes after the "
                 "turn's end is kept as a change outside the agent"
             )
         elif _ready(store):  # one still starting has not opened its channel yet: not a problem

@@ -631,3 +631,30 @@ def test_a_local_settings_file_git_would_commit_is_pointed_out(project: Path) ->
     (project / ".gitignore").write_text(".claude/settings.local.json\n")
     assert warning not in ok("install", "claude-code", "--local").stdout
     assert not (project / ".git" / "info" / "exclude").read_text().count("settings.local")
+
+
+# The events whose hook waits at most for the prompt's barrier (SessionStart: for nothing).
+PROMPT_EVENTS = frozenset({"UserPromptSubmit", "BeforeAgent", "SessionStart"})
+
+
+@pytest.mark.parametrize("agent", ["claude_code", "codex", "gemini", "qwen", "droid", "copilot"])
+def test_a_hook_waits_for_the_watcher_at_most_half_the_time_its_agent_gives_it(agent: str) -> None:
+    """An agent ends a hook that outlives the timeout rewind installs for it: a prompt's hook
+    ended while it waits for the watcher's barrier would begin no turn. Every wait the hooks
+    make (rewind.watch.capture) is at most half of the timeout of the events that make it."""
+    import importlib
+
+    from rewind.watch.capture import BARRIER_TIMEOUT, SESSION_END_TIMEOUT, TURN_START_TIMEOUT
+
+    module = importlib.import_module(f"rewind.installers.{agent}")
+    if agent == "copilot":
+        events = [(event, module.TIMEOUT_SECONDS) for event, _ in module.EVENTS]
+    else:
+        scale = 1000 if agent == "gemini" else 1  # Gemini CLI's are in milliseconds
+        events = [(event, timeout / scale) for event, _, timeout in module.EVENTS]
+    assert events
+    for event, seconds in events:
+        wait = TURN_START_TIMEOUT if event in PROMPT_EVENTS else BARRIER_TIMEOUT
+        if agent == "codex" and event == "SessionEnd":
+            wait = SESSION_END_TIMEOUT  # rewind.hooks.codex: Codex gives it 3 s at most
+        assert 2 * wait <= seconds, (event, seconds)
