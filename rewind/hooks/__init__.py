@@ -116,6 +116,7 @@ ADAPTERS: dict[str, Callable[[], Adapter]] = {
     "qwen": _qwen,
     "droid": _droid,
     "opencode": _opencode,
+    "kilo": _opencode,  # Kilo Code runs OpenCode's plugin
     "git": _git_precommit,
 }
 

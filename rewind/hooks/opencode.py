@@ -19,6 +19,10 @@
 
 A subagent's (the ``task`` tool's) calls come under the session of the person's prompt; its
 task is no prompt of theirs and its end ends nothing (the plugin sends neither).
+
+Kilo Code's CLI (built on OpenCode, read from 7.7.9) loads the same plugin, installed by
+``rewind install kilo`` to run ``rewind hook kilo``: the same events, its turns the agent
+``kilo``'s, with no cut point (its conversation is not resumed).
 """
 
 from __future__ import annotations
@@ -45,7 +49,9 @@ def handle(context: HookContext) -> None:
     session = context.session_id("session_id")
     if event == "chat.message":
         prompt = unquoted(context.text("prompt"))
-        context.start_turn(session, prompt, conversation_cuts.opencode)
+        # Kilo Code (``rewind hook kilo``) runs this plugin too; its conversation is not cut.
+        cut = conversation_cuts.opencode if context.agent == "opencode" else None
+        context.start_turn(session, prompt, cut)
     elif event in ("tool.execute.before", "tool.execute.after"):
         _tool(context, session, directory, before=event == "tool.execute.before")
     elif event == "session.idle" and _ends_the_open_turn(context, session):

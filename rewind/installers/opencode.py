@@ -13,12 +13,17 @@ install made for it, when nothing else is in them.
 At its start OpenCode itself writes ``package.json``, ``package-lock.json``, ``.gitignore`` and
 ``node_modules/`` (its plugin package, from npm) into every config folder that holds a plugin:
 those are OpenCode's, and uninstall leaves them (with them, the folder ``.opencode`` it made).
+
+Kilo Code's CLI is built on OpenCode and loads the same plugins: ``rewind install kilo`` writes
+this plugin, running ``rewind hook kilo``, to ``.kilo/plugins/rewind.js`` or Kilo's own config
+folder (``$XDG_CONFIG_HOME/kilo``), its first line naming Kilo (:class:`KiloPlugin`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from rewind.errors import UserError
@@ -56,20 +61,34 @@ def shipped_plugin() -> str:
     )
 
 
-def plugin(command: str) -> str:
-    """The plugin that runs ``command`` (a shell command line)."""
+# The clients that load the plugin, by the name ``rewind install`` takes.
+TITLES = {AGENT: "OpenCode", "kilo": "Kilo Code"}
+
+
+def first_line(agent: str) -> str:
+    """The plugin's first line, naming rewind and the agent it is installed for (the shipped
+    one for OpenCode)."""
+    if agent == AGENT:
+        return shipped_plugin().split("\n", 1)[0]
+    title = TITLES[agent]
+    return f"// rewind: records {title}'s file edits; 'rewind uninstall {agent}' removes this file."
+
+
+def plugin(command: str, agent: str = AGENT) -> str:
+    """The plugin that runs ``command`` (a shell command line), installed for ``agent``."""
     lines = shipped_plugin().split("\n")
     at = next((i for i, line in enumerate(lines) if line.startswith(COMMAND_LINE)), None)
     if at is None:
         raise UserError("rewind's OpenCode plugin has no command line; reinstall rewind.")
     lines[at] = f"{COMMAND_LINE}{json.dumps(command)};"
+    lines[0] = first_line(agent)
     return "\n".join(lines)
 
 
-def command_of(text: str) -> str | None:
-    """The command a plugin file of rewind's runs (None when the file is not rewind's, or its
-    command line cannot be read)."""
-    if text.split("\n", 1)[0] != shipped_plugin().split("\n", 1)[0]:
+def command_of(text: str, agent: str = AGENT) -> str | None:
+    """The command a plugin file of rewind's for ``agent`` runs (None when the file is not
+    rewind's, or its command line cannot be read)."""
+    if text.split("\n", 1)[0] != first_line(agent):
         return None
     for line in text.split("\n"):
         if line.startswith(COMMAND_LINE) and line.endswith(";"):
@@ -81,11 +100,11 @@ def command_of(text: str) -> str | None:
     return None
 
 
-def config_directory(context: Context) -> str:
-    """OpenCode's own config folder: ``$XDG_CONFIG_HOME/opencode``, else
-    ``~/.config/opencode``."""
+def config_directory(context: Context, app: str = AGENT) -> str:
+    """The client's own config folder: ``$XDG_CONFIG_HOME/APP``, else ``~/.config/APP``
+    (``opencode``, ``kilo``)."""
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(context.home, ".config")
-    return os.path.join(base, "opencode")
+    return os.path.join(base, app)
 
 
 def _read(path: str) -> str | None:
@@ -106,14 +125,21 @@ class OpenCodePlugin(Target):
     shared_scopes = ("project",)
     hook_agent = AGENT
     once_per_event = True  # the plugin serves each OpenCode instance once, however loaded
+    # The client's config folder's name (in the project, with a dot) and its environment's
+    # prefix (PREFIX_DISABLE_PROJECT_CONFIG, PREFIX_PURE).
+    app = "opencode"
+    environment = "OPENCODE"
+    # What the client itself writes into a config folder holding a plugin (said by install).
+    installs_its_package = True
 
     def location(self, scope: str, context: Context) -> str:
         if scope == "user":
-            return os.path.join(config_directory(context), "plugins", PLUGIN)
-        return os.path.join(context.project, ".opencode", "plugins", PLUGIN)
+            return os.path.join(config_directory(context, self.app), "plugins", PLUGIN)
+        return os.path.join(context.project, f".{self.app}", "plugins", PLUGIN)
 
     def wanted(self, scope: str, context: Context) -> str:
-        return plugin(context.hook_command(AGENT, scope in self.shared_scopes))
+        command = context.hook_command(self.hook_agent, scope in self.shared_scopes)
+        return plugin(command, self.name)
 
     def install(self, scope: str, context: Context) -> Change:
         path = self.location(scope, context)
@@ -121,17 +147,21 @@ class OpenCodePlugin(Target):
         if not change.changed:  # a plugin edited by hand, kept: said whatever else is quiet
             change.notes = [f"warning: {note}" for note in change.notes]
             return change
-        change.notes.append(f"the plugin runs: {command_of(self.wanted(scope, context))}")
-        change.notes.append(
-            "OpenCode loads it at its next start, and installs its plugin package with npm into "
-            f"{os.path.dirname(os.path.dirname(path))} first (package.json, node_modules/: "
-            "OpenCode's own files, left there by uninstall)."
-        )
-        other = "user" if scope == "project" else "project"
-        if _is_ours(self.location(other, context)):
+        wanted = self.wanted(scope, context)
+        change.notes.append(f"the plugin runs: {command_of(wanted, self.name)}")
+        if self.installs_its_package:
             change.notes.append(
-                f"rewind's plugin is also in {self.location(other, context)}; OpenCode loads "
-                "both, and the plugin records each event once."
+                f"{self.title} loads it at its next start, and installs its plugin package with "
+                f"npm into {os.path.dirname(os.path.dirname(path))} first (package.json, "
+                f"node_modules/: {self.title}'s own files, left there by uninstall)."
+            )
+        else:
+            change.notes.append(f"{self.title} loads it at its next start.")
+        other = "user" if scope == "project" else "project"
+        if self._is_ours(self.location(other, context)):
+            change.notes.append(
+                f"rewind's plugin is also in {self.location(other, context)}; {self.title} "
+                "loads both, and the plugin records each event once."
             )
         if scope in self.shared_scopes and not _on_path():
             change.notes.append(
@@ -143,45 +173,52 @@ class OpenCodePlugin(Target):
     def uninstall(self, scope: str, context: Context) -> Change:
         path = self.location(scope, context)
         text = _read(path)
-        command = command_of(text) if text else None
+        command = command_of(text, self.name) if text else None
         # As rewind writes it with the command it runs (another rewind's path, at --user).
-        return owned_file.uninstall(path, plugin(command or context.hook_command(AGENT)))
+        command = command or context.hook_command(self.hook_agent)
+        return owned_file.uninstall(path, plugin(command, self.name))
 
     def inspect(self, scope: str, context: Context) -> Inspection:
         path = self.location(scope, context)
         text = _read(path)
         found = Inspection(path, text is not None)
-        command = command_of(text) if text else None
+        command = command_of(text, self.name) if text else None
+        title = self.title
         if command is None:
             found.missing.append("plugin")
             if text is not None:
-                found.notes.append(("warn", f"{path} is not rewind's: OpenCode runs no rewind"))
+                found.notes.append(("warn", f"{path} is not rewind's: {title} runs no rewind"))
             return found
         found.installed.append("plugin")
         found.commands.append(command)
-        if text != plugin(command):
+        if text != plugin(command, self.name):
             found.different.append("plugin")
-        if scope == "project" and os.environ.get("OPENCODE_DISABLE_PROJECT_CONFIG"):
+        disabled = f"{self.environment}_DISABLE_PROJECT_CONFIG"
+        if scope == "project" and os.environ.get(disabled):
             found.notes.append(
                 (
                     "warn",
-                    "OPENCODE_DISABLE_PROJECT_CONFIG is set: OpenCode reads no .opencode folder, "
-                    "and loads no plugin of the project's.",
+                    f"{disabled} is set: {title} reads no .{self.app} folder, and loads no "
+                    "plugin of the project's.",
                 )
             )
-        if os.environ.get("OPENCODE_PURE"):
+        if os.environ.get(f"{self.environment}_PURE"):
             found.notes.append(
-                ("warn", "OPENCODE_PURE is set: OpenCode loads no plugin but its own.")
+                ("warn", f"{self.environment}_PURE is set: {title} loads no plugin but its own.")
             )
-        if scope == "project" and _is_ours(self.location("user", context)):
+        if scope == "project" and self._is_ours(self.location("user", context)):
             found.notes.append(
                 (
                     "info",
-                    f"rewind's plugin is in {self.location('user', context)} too: OpenCode "
+                    f"rewind's plugin is in {self.location('user', context)} too: {title} "
                     "loads both, and the plugin records each event once.",
                 )
             )
         return found
+
+    def _is_ours(self, path: str) -> bool:
+        text = _read(path)
+        return bool(text) and command_of(text or "", self.name) is not None
 
     def probe(self, project: str, path: str) -> Probe:
         """A prompt, an edit of ``path`` (before and after) and the run's end, as the plugin
@@ -214,44 +251,60 @@ class OpenCodePlugin(Target):
         )
 
 
-def _is_ours(path: str) -> bool:
-    text = _read(path)
-    return bool(text) and command_of(text or "") is not None
-
-
 def _on_path() -> bool:
     import shutil
 
     return shutil.which("rewind") is not None
 
 
-def config_file(folder: str) -> str:
-    """The config file of ``folder`` rewind edits: ``opencode.jsonc`` when only that one is
-    there, else ``opencode.json``."""
-    json_file = os.path.join(folder, "opencode.json")
-    jsonc_file = os.path.join(folder, "opencode.jsonc")
+class KiloPlugin(OpenCodePlugin):
+    """Kilo Code's CLI: OpenCode's plugins, loaded from Kilo's own config folders."""
+
+    name = "kilo"
+    title = TITLES["kilo"]
+    hook_agent = "kilo"
+    app = "kilo"
+    environment = "KILO"
+    installs_its_package = False  # Kilo 7.7 writes only a .gitignore there
+
+
+def config_file(folder: str, app: str = AGENT) -> str:
+    """The config file of ``folder`` rewind edits: ``APP.jsonc`` when only that one is there,
+    else ``APP.json`` (``opencode``, ``kilo``)."""
+    json_file = os.path.join(folder, f"{app}.json")
+    jsonc_file = os.path.join(folder, f"{app}.jsonc")
     if os.path.exists(jsonc_file) and not os.path.exists(json_file):
         return jsonc_file
     return json_file
 
 
-def mcp_files(scope: str, context: Context) -> list[JsonRegistration]:
+def mcp_files_of(app: str) -> Callable[[str, Context], list[JsonRegistration]]:
     """The server under ``mcp`` (a local server: one ``command`` list) in the user's config or
-    the project's ``opencode.json``; its read tools allowed under ``permission`` (OpenCode
-    names a server's tool ``SERVER_TOOL``; with no rule it allows every tool, and a person's
-    ``"*": "ask"`` then asks for all but these)."""
-    folder = config_directory(context) if scope == "user" else context.project
-    command = server_command(context, shared=scope == "project")
-    entry = {"type": "local", "command": [command, "mcp"], "enabled": True}
-    server = JsonEntry(("mcp",), SERVER_NAME, entry)
-    allowed = tuple(
-        JsonEntry(("permission",), f"{SERVER_NAME}_{tool}", "allow", setting=True)
-        for tool in READ_TOOLS
-    )
-    return [JsonRegistration(config_file(folder), (server, *allowed))]
+    the project's ``APP.json``; its read tools allowed under ``permission`` (OpenCode names a
+    server's tool ``SERVER_TOOL``; with no rule it allows every tool, and a person's ``"*":
+    "ask"`` then asks for all but these). Kilo Code reads the same shape from ``kilo.json``."""
 
+    def mcp_files(scope: str, context: Context) -> list[JsonRegistration]:
+        folder = config_directory(context, app) if scope == "user" else context.project
+        command = server_command(context, shared=scope == "project")
+        entry = {"type": "local", "command": [command, "mcp"], "enabled": True}
+        server = JsonEntry(("mcp",), SERVER_NAME, entry)
+        allowed = tuple(
+            JsonEntry(("permission",), f"{SERVER_NAME}_{tool}", "allow", setting=True)
+            for tool in READ_TOOLS
+        )
+        return [JsonRegistration(config_file(folder, app), (server, *allowed))]
+
+    return mcp_files
+
+
+mcp_files = mcp_files_of(AGENT)
 
 TARGET = OpenCodePlugin()
 TARGET.mcp = JsonMcp(
     mcp_files, advice="start OpenCode again to load the server ('opencode mcp list' lists it)"
+)
+KILO_TARGET = KiloPlugin()
+KILO_TARGET.mcp = JsonMcp(
+    mcp_files_of("kilo"), advice="start Kilo again to load the server ('kilo mcp list' lists it)"
 )

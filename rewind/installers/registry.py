@@ -79,6 +79,12 @@ def _opencode() -> Target:
     return TARGET
 
 
+def _kilo() -> Target:
+    from rewind.installers.opencode import KILO_TARGET
+
+    return KILO_TARGET
+
+
 def _qwen() -> Target:
     from rewind.installers.qwen import TARGET
 
@@ -99,6 +105,7 @@ TARGETS: dict[str, Callable[[], Target]] = {
     "qwen": _qwen,
     "droid": _droid,
     "opencode": _opencode,
+    "kilo": _kilo,
 }
 # Targets defined outside this package (register).
 _registry: dict[str, Target] = {}

@@ -38,4 +38,7 @@ QWEN = Pinned("qwen", "@qwen-code/qwen-code", "0.24.4", "qwen")
 # 0.225.1, whose install script fetches the binary of its own version, which it lacks.
 DROID = Pinned("droid", "@factory/cli-linux-x64", "0.225.2", "@factory/cli-linux-x64/bin/droid")
 OPENCODE = Pinned("opencode", "opencode-ai", "1.18.33", "opencode")
-PINNED = (CLAUDE_CODE, CODEX, GEMINI, COPILOT, CLINE, OPENCODE, PI, QWEN, DROID)
+# Kilo Code's program is the binary of its platform's package, as for Droid (the registry's
+# newest @kilocode/cli, 7.8.1, names a platform package it does not hold).
+KILO = Pinned("kilo", "@kilocode/cli-linux-x64", "7.7.9", "@kilocode/cli-linux-x64/bin/kilo")
+PINNED = (CLAUDE_CODE, CODEX, GEMINI, COPILOT, CLINE, OPENCODE, PI, QWEN, DROID, KILO)

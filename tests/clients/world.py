@@ -242,6 +242,7 @@ def _agent_owned(path: bytes) -> bool:
         b".github",
         b".clinerules",
         b".opencode",
+        b".kilo",
         b".pi",
         b".qwen",
         b".factory",

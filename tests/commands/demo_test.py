@@ -76,7 +76,7 @@ def test_kept_demo_rewinds_to_the_initial_files(tmp_path: Path) -> None:
     assert result.stdout.index("export REWIND_HOME=") < result.stdout.index("rewind show 4")
     assert (
         "'rewind install AGENT', AGENT one of claude-code, codex, gemini, cursor, copilot, "
-        "cline, git-hook, windsurf, pi, qwen, droid or opencode." in result.stdout
+        "cline, git-hook, windsurf, pi, qwen, droid, opencode or kilo." in result.stdout
     )
     project = base / PROJECT
     environment = {**os.environ, "REWIND_HOME": str(base / "rewind-home")}

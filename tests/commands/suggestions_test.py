@@ -42,7 +42,8 @@ from tests.conftest import error_line, run_rewind
         (
             ["install", "claude"],
             "rewind: unknown target 'claude'; did you mean 'claude-code'? (one of claude-code, "
-            "codex, gemini, cursor, copilot, cline, git-hook, windsurf, pi, qwen, droid, opencode)",
+            "codex, gemini, cursor, copilot, cline, git-hook, windsurf, pi, qwen, droid, opencode, "
+            "kilo)",
         ),
     ],
     ids=["command", "option", "option-of-restore", "global-option", "action", "target"],

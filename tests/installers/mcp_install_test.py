@@ -142,7 +142,7 @@ def test_a_server_named_rewind_that_is_not_rewinds_is_refused(
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix == ".toml":
         path.write_text('[mcp_servers.rewind]\ncommand = "rewind-of-someone-else"\n')
-    elif agent == "opencode":
+    elif agent in ("opencode", "kilo"):
         path.write_text('{"mcp": {"rewind": {"type": "local", "command": ["npx", "rewind-ai"]}}}')
     else:
         path.write_text('{"mcpServers": {"rewind": {"command": "npx", "args": ["rewind-ai"]}}}')

@@ -97,7 +97,7 @@ HOOK_COMMANDS = {
                 "AGENT",
                 help=(
                     "claude-code, codex, gemini, cursor, copilot, cline, windsurf, pi, qwen, "
-                    "droid, opencode or git"
+                    "droid, opencode, kilo or git"
                 ),
             ),
             Positional(

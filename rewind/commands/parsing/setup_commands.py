@@ -28,6 +28,7 @@ INSTALL_TARGETS = (
     "qwen",
     "droid",
     "opencode",
+    "kilo",
 )
 
 

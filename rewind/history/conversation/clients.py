@@ -68,6 +68,8 @@ NOT_RESUMABLE = {
     "windsurf": "Windsurf keeps its conversations in the editor's own storage",
     "qwen": "Qwen Code resumes a session only from its own chats folder, by its id",
     "droid": "Droid resumes a session only from its own sessions folder, by its id",
+    "kilo": "Kilo Code keeps its sessions in a database of its own, which rewind forks for "
+    "OpenCode alone",
 }
 
 
