@@ -335,6 +335,24 @@ def test_droid_without_its_transcript_still_records_the_run(workspace: Path) -> 
     assert entries[0]["ended"] is not None
 
 
+def test_droid_with_a_fifo_for_its_transcript_records_the_run_without_waiting(
+    workspace: Path,
+) -> None:
+    """A transcript path that names a fifo: reading it would wait for a writer that never
+    comes (the hook killed at its timeout, the run's first edit unrecorded)."""
+    agent = Droid(workspace)
+    agent.transcript.parent.mkdir(parents=True)
+    os.mkfifo(agent.transcript)
+    before, after = agent.write("one.txt", "ONE\n")
+    hook("droid", before)
+    (workspace / "one.txt").write_text("ONE\n")
+    hook("droid", after)
+    hook("droid", {**agent._common("Stop"), "stop_hook_active": False})
+    entries = log_json("--session", agent.session)
+    assert [(e["prompt"], set(files_by_path(e))) for e in entries] == [("", {"one.txt"})]
+    assert entries[0]["ended"] is not None
+
+
 # Claude Code ------------------------------------------------------------------------------------
 
 
