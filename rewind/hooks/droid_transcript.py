@@ -76,7 +76,7 @@ def last_exchange(path: str, limit: int = SESSION_FILE_BYTES) -> Exchange:
                 reply = text
             elif role == "user" and text and _is_prompt(record, message, text):
                 return Exchange(text, _seconds(record.get("timestamp")), reply)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a path holding a NUL byte or a lone surrogate
         pass
     return Exchange()
 

@@ -81,6 +81,8 @@ def test_nothing_past_the_limit_or_unreadable_is_read(tmp_path: Path) -> None:
     assert last_exchange(path, limit=4000) == Exchange()
     assert last_exchange(path, limit=6000).prompt == "Far back"
     assert last_exchange(str(tmp_path / "missing.jsonl")) == Exchange()
+    assert last_exchange(f"{tmp_path}/nul\0.jsonl") == Exchange()  # no file can be named so
+    assert last_exchange(f"{tmp_path}/surrogate\ud800.jsonl") == Exchange()
     assert last_exchange(write(tmp_path / "torn.jsonl", '{"type":"message","mess')) == Exchange()
 
 
