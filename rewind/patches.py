@@ -1,5 +1,6 @@
 """The files a patch names, read before it applies: Codex's ``apply_patch`` format (``*** Add
-File: PATH``, ``*** Update File:``, ``*** Delete File:``, ``*** Move to:``) and unified diffs
+File: PATH``, ``*** Update File:``, ``*** Delete File:``, ``*** Move to:``; OpenCode reads the
+same headers without the space after the colon) and unified diffs
 (``--- a/PATH`` over ``+++ b/PATH``, and git's ``diff --git``, ``rename from/to``, ``copy to``).
 
 The adapters read an ``apply_patch`` tool's input with it, and the shell quicksave the patch of
@@ -18,11 +19,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+# Without the space that follows the colon in Codex's format: OpenCode's parser takes the rest
+# of the line after the colon, trimmed, space or not.
 _ADD, _UPDATE, _DELETE, _MOVE = (
-    "*** Add File: ",
-    "*** Update File: ",
-    "*** Delete File: ",
-    "*** Move to: ",
+    "*** Add File:",
+    "*** Update File:",
+    "*** Delete File:",
+    "*** Move to:",
 )
 _HEADERS = (_ADD, _UPDATE, _DELETE)
 # git's extended header lines that name a file the patch writes (a copy's source is only read).
@@ -40,9 +43,11 @@ _C_ESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, '"': 3
 def patch_paths(patch: str) -> list[str]:
     """Every path an ``apply_patch`` patch adds, updates, deletes or moves to, in order.
 
-    As Codex reads a header, the line is trimmed and the path is the rest of it; a ``Move to``
-    path is the rest of the line as written. Where that keeps white space at an end, the path
-    without it is returned too: recording one file more costs nothing, missing one loses it."""
+    As Codex reads a header, the line is trimmed and the path is the rest of it after the
+    colon and a space; a ``Move to`` path is the rest of the line as written. Where that keeps
+    white space at an end, the path without it is returned too (as OpenCode reads it, with no
+    space needed after the colon): recording one file more costs nothing, missing one loses
+    it."""
     paths: dict[str, None] = {}
     for line in _marked_lines(patch):
         for path in _marked_paths(line):
@@ -58,7 +63,7 @@ def patch_moves(patch: str) -> dict[str, str]:
     for line in _marked_lines(patch):
         header = line.strip()
         if header.startswith(_UPDATE):
-            updated = header[len(_UPDATE) :] or None
+            updated = _after_colon(header[len(_UPDATE) :]) or None
         elif header.startswith(_MOVE) and updated is not None:
             destination = _move_destination(line)
             if destination:
@@ -73,7 +78,7 @@ def _marked_paths(line: str) -> list[str]:
     header = line.strip()
     for marker in _HEADERS:
         if header.startswith(marker):
-            return _with_trimmed(header[len(marker) :])
+            return _with_trimmed(_after_colon(header[len(marker) :]))
     if header.startswith(_MOVE):
         return _with_trimmed(_move_destination(line))
     return []
@@ -82,7 +87,13 @@ def _marked_paths(line: str) -> list[str]:
 def _move_destination(line: str) -> str:
     """Codex takes the rest of an unindented ``*** Move to:`` line as it is."""
     text = line if line.startswith(_MOVE) else line.strip()
-    return text[len(_MOVE) :]
+    return _after_colon(text[len(_MOVE) :])
+
+
+def _after_colon(rest: str) -> str:
+    """The path of a header whose marker ends at its colon: Codex's after one space, else
+    (no space: only OpenCode takes it for a header) trimmed, as OpenCode reads it."""
+    return rest[1:] if rest.startswith(" ") else rest.strip()
 
 
 def _with_trimmed(path: str) -> list[str]:

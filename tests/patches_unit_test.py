@@ -55,6 +55,10 @@ def test_every_file_a_patch_adds_updates_deletes_or_moves_in_order() -> None:
         ("*** Update File: a\n*** Update File: a\n", ["a"]),
         ("", []),
         ("no markers at all\n*** End Patch\n", []),
+        # OpenCode's reading: the rest after the colon, trimmed, with or without a space
+        ("*** Add File:a.txt\n*** Delete File:\tb.txt \n", ["a.txt", "b.txt"]),
+        ("*** Update File:c\n*** Move to:d\n", ["c", "d"]),
+        ("*** Add File:  two spaces\n", [" two spaces", "two spaces"]),  # Codex's, and trimmed
     ],
 )
 def test_headers_are_read_as_codex_reads_them(patch: str, paths: list[str]) -> None:
@@ -69,6 +73,7 @@ def test_headers_are_read_as_codex_reads_them(patch: str, paths: list[str]) -> N
         ("*** Update File: a\n@@\n-x\n+y\n*** Move to: b\n", {"b": "a"}),
         ("*** Update File: a\n*** Delete File: c\n*** Move to: b\n", {}),
         ("*** Move to: b\n", {}),
+        ("*** Update File:a\n*** Move to:\tb\n", {"b": "a"}),  # OpenCode's, no space
         (
             "*** Update File: a\n*** Move to: b\n*** Update File: c\n*** Move to: d\n",
             {"b": "a", "d": "c"},

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import files_by_path, hook, log_json, run_rewind, snapshot
+from tests.conftest import files_by_path, hook, log_json, ok, run_rewind, snapshot
 from tests.hooks.hooks_replay_test import hooks_in_parallel, replace_in
 from tests.support.agent_payloads import ClaudeCode, Codex, Droid, Gemini, Payload, Qwen
 
@@ -333,6 +333,43 @@ def test_droid_without_its_transcript_still_records_the_run(workspace: Path) -> 
     entries = log_json("--session", agent.session)
     assert [(e["prompt"], set(files_by_path(e))) for e in entries] == [("", {"one.txt"})]
     assert entries[0]["ended"] is not None
+
+
+def test_droid_with_a_fifo_for_its_transcript_records_the_run_without_waiting(
+    workspace: Path,
+) -> None:
+    """A transcript path that names a fifo: reading it would wait for a writer that never
+    comes (the hook killed at its timeout, the run's first edit unrecorded)."""
+    agent = Droid(workspace)
+    agent.transcript.parent.mkdir(parents=True)
+    os.mkfifo(agent.transcript)
+    before, after = agent.write("one.txt", "ONE\n")
+    hook("droid", before)
+    (workspace / "one.txt").write_text("ONE\n")
+    hook("droid", after)
+    hook("droid", {**agent._common("Stop"), "stop_hook_active": False})
+    entries = log_json("--session", agent.session)
+    assert [(e["prompt"], set(files_by_path(e))) for e in entries] == [("", {"one.txt"})]
+    assert entries[0]["ended"] is not None
+
+
+@pytest.mark.parametrize("transcript", ["/nowhere/nul\0.jsonl", "/nowhere/lone\ud800.jsonl"])
+def test_droid_with_a_transcript_path_no_file_can_have_records_the_edit(
+    workspace: Path, transcript: str
+) -> None:
+    """A path that names no file (a NUL byte, a lone surrogate) reads as no transcript: it
+    made the run's first tool call fail as a whole, its file unrecorded before the edit."""
+    agent = Droid(workspace)
+    before, after = agent.edit("one.txt", "one", "ONE")
+    assert before is not None
+    hook("droid", {**before, "transcript_path": transcript})
+    (workspace / "one.txt").write_text("ONE\n")
+    hook("droid", {**after, "transcript_path": transcript})
+    hook("droid", {**agent._common("Stop"), "transcript_path": transcript})
+    [turn] = log_json("--session", agent.session)
+    assert files_by_path(turn)["one.txt"]["status"] == "modified"
+    ok("restore", "1", "--yes", "--session", agent.session)
+    assert (workspace / "one.txt").read_text() == "one\n"
 
 
 # Claude Code ------------------------------------------------------------------------------------

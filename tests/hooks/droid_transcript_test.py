@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -77,4 +81,33 @@ def test_nothing_past_the_limit_or_unreadable_is_read(tmp_path: Path) -> None:
     assert last_exchange(path, limit=4000) == Exchange()
     assert last_exchange(path, limit=6000).prompt == "Far back"
     assert last_exchange(str(tmp_path / "missing.jsonl")) == Exchange()
+    assert last_exchange(f"{tmp_path}/nul\0.jsonl") == Exchange()  # no file can be named so
+    assert last_exchange(f"{tmp_path}/surrogate\ud800.jsonl") == Exchange()
     assert last_exchange(write(tmp_path / "torn.jsonl", '{"type":"message","mess')) == Exchange()
+
+
+def test_a_transcript_that_is_not_a_regular_file_is_not_waited_for(tmp_path: Path) -> None:
+    """A fifo in the transcript's place would block the hook in opening it, until a writer
+    came; a device or a directory is no transcript either. (The writer opened after a while
+    here only unblocks a reader that waits.)"""
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    os.symlink("/dev/zero", tmp_path / "zero.jsonl")
+
+    def unblock() -> None:
+        if not done.wait(10):
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+    done = threading.Event()
+    writer = threading.Thread(target=unblock)
+    writer.start()
+    started = time.monotonic()
+    try:
+        assert last_exchange(str(fifo)) == Exchange()
+    finally:
+        done.set()
+        writer.join()
+    assert time.monotonic() - started < 5
+    assert last_exchange(str(tmp_path / "zero.jsonl")) == Exchange()
+    assert last_exchange(str(tmp_path)) == Exchange()
