@@ -16,6 +16,9 @@ Python goes below). A run is the sum of the client processes' wall-clock times (
 its server are set up untimed). Interleaved with rotating order, after one warm-up round; median
 of 5 (quick: 3).
 
+Also counted: the hook processes rewind's hooks ran per prompt, by event (the lines of each
+store's ``stats/hook-calls.log``, one per ``rewind hook`` call), median over the runs.
+
 Target: Claude Code, median(with rewind's hooks) / median(without) <= 1.10. The other ratios
 are figures; rewind's hooks / empty hooks is what rewind's own work costs. Afterwards
 (untimed), a restore to before each turn of each run with rewind's hooks must give back the
@@ -132,6 +135,8 @@ class Sessions:
         self.rewind = _this_venv(box)
         self.made = 0
         self.times: dict[str, list[float]] = {variant: [] for variant in VARIANTS}
+        # Per run with rewind's hooks: how many hook calls of each event.
+        self.calls: list[dict[str, int]] = []
 
     def run(self, variant: str) -> None:
         self.made += 1
@@ -146,9 +151,32 @@ class Sessions:
                 session = world.prompt(prompt.text, session)
             self.times[variant].append(sum(world.seconds))
             if variant == REWIND:  # recorded: every turn rewinds (untimed)
+                self.calls.append(hook_calls(world.home))
                 world.check_every_turn_rewinds(
                     session or "", [prompt.text for prompt in self.script.prompts]
                 )
+
+
+def hook_calls(home: Path) -> dict[str, int]:
+    """The hook calls rewind logged in the stores of ``home``'s rewind home, by event (a line
+    is ``TIME ms=... agent=... event=...``)."""
+    counts: dict[str, int] = {}
+    for log in (home / "rewind-home" / "stores").glob("*/rewind/stats/hook-calls.log*"):
+        for line in log.read_text().splitlines():
+            fields = dict(part.split("=", 1) for part in line.split()[1:] if "=" in part)
+            event = fields.get("event", "")
+            counts[event] = counts.get(event, 0) + 1
+    return counts
+
+
+def calls_per_prompt(runs: list[dict[str, int]], prompts: int) -> str:
+    """The median run's hook calls: per prompt, and by event."""
+    if not runs:
+        return "none"
+    middle = sorted(runs, key=lambda counts: sum(counts.values()))[len(runs) // 2]
+    total = sum(middle.values())
+    events = ", ".join(f"{event} {count}" for event, count in sorted(middle.items()))
+    return f"{total / prompts:.1f} per prompt ({total} in {prompts} prompts: {events})"
 
 
 def run(options: argparse.Namespace) -> Report:
@@ -169,6 +197,7 @@ def run(options: argparse.Namespace) -> Report:
                     sessions.run(variant)
                 if number < WARMUP:
                     sessions.times = {variant: [] for variant in VARIANTS}
+                    sessions.calls = []
             times = sessions.times
             prompts = len(script.prompts)
             for variant in VARIANTS:
@@ -178,6 +207,7 @@ def run(options: argparse.Namespace) -> Report:
             own = median(times[REWIND]) / median(times[FLOOR])
             report.figure(f"{agent} with empty hooks / without (the floor)", f"{floor:.2f}x")
             report.figure(f"{agent} rewind's hooks / empty hooks", f"{own:.2f}x")
+            report.figure(f"{agent} hook processes", calls_per_prompt(sessions.calls, prompts))
             if agent in TARGETS:
                 report.check(f"{agent} with / without hooks", ratio, "<=", TARGETS[agent])
             else:
