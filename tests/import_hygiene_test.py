@@ -274,3 +274,9 @@ def test_every_agents_prompt_and_first_edit_load_nothing_heavy(
         assert code == 0
         assert "rewind.history.recording.turns" in modules  # the event was recorded
         assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules], event
+    # The edit's event reads no conversation: only a prompt takes a cut point or keeps one.
+    assert not [name for name in PROMPT_ONLY if name in modules]
+
+
+# What only a prompt's event (or a turn's end) loads: every other event is spared them.
+PROMPT_ONLY = ("rewind.hooks.conversation_cuts", "rewind.history.kept_conversation")

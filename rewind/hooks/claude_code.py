@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 
 from rewind.history.filestate import UNKNOWN, FileState, absent_before_creation, from_content
-from rewind.hooks import conversation_cuts
 from rewind.hooks.context import HookContext
 
 EDIT_TOOLS = {
@@ -40,6 +39,8 @@ def handle(context: HookContext) -> None:
     if event == "SessionStart":
         start_watcher(context, session)
     elif event == "UserPromptSubmit":
+        from rewind.hooks import conversation_cuts  # a prompt's only
+
         context.start_turn(session, context.text("prompt"), conversation_cuts.claude_code)
         if not capture_on(context):  # a turn's start already keeps the watcher running
             start_watcher(context, session)

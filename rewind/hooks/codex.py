@@ -14,7 +14,6 @@ native tool names) are still read.
 
 from __future__ import annotations
 
-from rewind.hooks import conversation_cuts
 from rewind.hooks.context import HookContext
 from rewind.patches import patch_moves, patch_paths
 
@@ -32,6 +31,8 @@ def handle(context: HookContext) -> None:
     context.open_store(directory, (), SESSION_KEYS)
     session = context.session_id(*SESSION_KEYS)
     if event == "UserPromptSubmit":
+        from rewind.hooks import conversation_cuts  # a prompt's only
+
         context.start_turn(session, context.text("prompt"), conversation_cuts.codex)
     elif event in ("PreToolUse", "PostToolUse"):
         _tool(context, session, directory, before=event == "PreToolUse")

@@ -11,7 +11,6 @@ import os
 from rewind.actions.stores import open_store
 from rewind.errors import UserError
 from rewind.history.entry import EDIT, SHELL, TURN, valid_text
-from rewind.history.kept_conversation import SLICED_AGENTS, keep_reply, keep_slice
 from rewind.history.recording.turns import (
     TRACK_PROBLEMS,
     begin,
@@ -186,6 +185,8 @@ class HookContext:
         slice kept ends (rewind.history.kept_conversation). Copilot CLI's file has no offset
         (it writes late): nothing is kept of it. A failure is logged, never the hook's."""
         assert self.store is not None
+        from rewind.history.kept_conversation import SLICED_AGENTS, keep_slice
+
         if point.offset is None or point.agent not in SLICED_AGENTS:
             return
         try:
@@ -325,6 +326,8 @@ class HookContext:
         for an event the agent gives little time."""
         assert self.store is not None
         if reply and self.store.config.conversation_keep:
+            from rewind.history.kept_conversation import keep_reply
+
             entry = load_head(self.store, session).current
             if entry is not None and entry.kind == TURN:
                 try:

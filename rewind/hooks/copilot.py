@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 
 from rewind.history.entry import valid_text
-from rewind.hooks import conversation_cuts
 from rewind.hooks.context import HookContext
 from rewind.patches import patch_moves, patch_paths
 from rewind.store.digest import sha1_hex
@@ -65,6 +64,8 @@ def handle(context: HookContext) -> None:
     context.open_store(directory, [project], ["sessionId"])
     session = _session(context)
     if event == "userPromptSubmitted":
+        from rewind.hooks import conversation_cuts  # a prompt's only
+
         context.start_turn(session, context.text("prompt"), conversation_cuts.copilot)
     elif event == "preToolUse" or event in AFTER_TOOL:
         _tool(context, session, directory, before=event == "preToolUse")

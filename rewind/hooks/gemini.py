@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 
-from rewind.hooks import conversation_cuts
 from rewind.hooks.context import HookContext
 from rewind.hooks.pending_shell_calls import pairing_key
 
@@ -28,6 +27,8 @@ def handle(context: HookContext) -> None:
     context.open_store(directory, [project], ["session_id"])
     session = context.session_id("session_id")
     if event == "BeforeAgent":
+        from rewind.hooks import conversation_cuts  # a prompt's only
+
         context.start_turn(session, context.text("prompt", "user_prompt"), conversation_cuts.gemini)
     elif event in ("BeforeTool", "AfterTool"):
         _tool(context, session, directory, before=event == "BeforeTool")

@@ -30,7 +30,6 @@ from __future__ import annotations
 import os
 
 from rewind.history.session import load_head
-from rewind.hooks import conversation_cuts
 from rewind.hooks.context import HookContext
 from rewind.patches import patch_moves, patch_paths
 
@@ -50,6 +49,8 @@ def handle(context: HookContext) -> None:
     if event == "chat.message":
         prompt = unquoted(context.text("prompt"))
         # Kilo Code (``rewind hook kilo``) runs this plugin too; its conversation is not cut.
+        from rewind.hooks import conversation_cuts  # a prompt's only
+
         cut = conversation_cuts.opencode if context.agent == "opencode" else None
         context.start_turn(session, prompt, cut)
     elif event in ("tool.execute.before", "tool.execute.after"):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 
-from rewind.hooks import conversation_cuts
 from rewind.hooks.context import HookContext
 
 EDIT_TOOLS = frozenset({"write", "edit"})
@@ -26,6 +25,8 @@ def handle(context: HookContext) -> None:
     if event == "session_start":
         context.session_starts()
     elif event == "prompt":
+        from rewind.hooks import conversation_cuts  # a prompt's only
+
         context.start_turn(session, context.text("prompt"), conversation_cuts.pi)
     elif event in ("tool_call", "tool_result"):
         _tool(context, session, directory, before=event == "tool_call")
