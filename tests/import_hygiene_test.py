@@ -276,7 +276,19 @@ def test_every_agents_prompt_and_first_edit_load_nothing_heavy(
         assert not [name for name in (*HEAVY, *AVOIDABLE) if name in modules], event
     # The edit's event reads no conversation: only a prompt takes a cut point or keeps one.
     assert not [name for name in PROMPT_ONLY if name in modules]
+    # Droid's first edit begins the turn; Cursor's afterFileEdit (no tool hooks) rebuilds the
+    # pre-image from what the turns before recorded.
+    if agent.name not in ("droid", "cursor"):
+        assert not [name for name in TURN_BOUNDARY_ONLY if name in modules]
 
 
 # What only a prompt's event (or a turn's end) loads: every other event is spared them.
 PROMPT_ONLY = ("rewind.hooks.conversation_cuts", "rewind.history.kept_conversation")
+# What only a turn's beginning or end loads (drift, a restore waiting, packing, backups).
+TURN_BOUNDARY_ONLY = (
+    "rewind.history.background",
+    "rewind.history.recording.drift",
+    "rewind.history.restore_journal",
+    "rewind.store.auto_gc",
+    "rewind.store.backup_trigger",
+)

@@ -10,7 +10,6 @@ import time
 
 from rewind.errors import UserError
 from rewind.history import journal
-from rewind.history.background import start_gc, start_push
 from rewind.history.entry import (
     DRIFT_PROMPT,
     EDIT,
@@ -22,13 +21,9 @@ from rewind.history.entry import (
     valid_text,
 )
 from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
-from rewind.history.recording.drift import changed_outside, recorded_states
-from rewind.history.restore_journal import restore_waiting
 from rewind.history.session import SessionHead, Settled, journal_path_of, new_entry_id, save_entry
 from rewind.history.sessions import resolve_session
 from rewind.store import hook_calls
-from rewind.store.auto_gc import needs_packing, pack_in_background
-from rewind.store.backup_trigger import request_backup
 from rewind.store.repository import Store
 
 NOT_TRACKABLE = frozenset({DIRECTORY, SPECIAL})
@@ -129,11 +124,21 @@ def begin_with_drift(
             f"session {session_id}: {len(shown)} file(s) changed outside rewind since it last "
             f"recorded them ({', '.join(shown[:10])}{more}); kept as entry {drift.number}"
         )
+    _after_a_turn_begins(store, closed=head.parent is not None or drift is not None)
+    return entry, drift
+
+
+def _after_a_turn_begins(store: Store, closed: bool) -> None:
+    """Packs the store in the background when it needs it, and backs up an entry that closed.
+    (Loaded here, not for every tool call's record.)"""
+    from rewind.history.background import start_gc, start_push
+    from rewind.store.auto_gc import needs_packing, pack_in_background
+    from rewind.store.backup_trigger import request_backup
+
     if needs_packing(store):
         pack_in_background(store, start_gc)
-    if head.parent is not None or drift is not None:  # an entry closed: back it up
+    if closed:  # an entry closed: back it up
         request_backup(store, start_push)
-    return entry, drift
 
 
 def is_copy_of_open_turn(head: SessionHead, prompt: str, now: float | None = None) -> bool:
@@ -155,6 +160,8 @@ def record_drift(store: Store, head: SessionHead) -> Entry | None:
 
     Returns that entry, or None when nothing drifted. The lock is held and no turn is open.
     """
+    from rewind.history.recording.drift import changed_outside, recorded_states
+
     recorded = recorded_states(store, head)
     outside = changed_outside(store, recorded)
     if not outside:
@@ -334,6 +341,8 @@ def refuse_while_restore_waits(store: Store, session_id: str) -> None:
     """Refuses to start a turn on top of a restore of the session that was interrupted and is
     waiting to be finished (rewind.history.restore_journal): finishing it needs its entry to be
     the session's newest. Records that cannot wait for a turn are spooled meanwhile."""
+    from rewind.history.restore_journal import restore_waiting
+
     if restore_waiting(store, session_id):
         raise UserError(
             f"a restore of session {session_id} was interrupted and waits to be finished, so no "
@@ -375,6 +384,9 @@ def record_after(
             entry.ended = time.time()
         save_entry(store, head, entry, replace_tip=True)
     if close:
+        from rewind.history.background import start_push
+        from rewind.store.backup_trigger import request_backup
+
         request_backup(store, start_push)
     return entry
 
