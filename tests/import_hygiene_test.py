@@ -279,11 +279,17 @@ def test_every_agents_prompt_and_first_edit_load_nothing_heavy(
     # Droid's first edit begins the turn; Cursor's afterFileEdit (no tool hooks) rebuilds the
     # pre-image from what the turns before recorded.
     if agent.name not in ("droid", "cursor"):
-        assert not [name for name in TURN_BOUNDARY_ONLY if name in modules]
+        assert not [name for name in (*TURN_BOUNDARY_ONLY, *RARE) if name in modules]
+    if agent.name not in ("droid", "gemini"):  # they pair shell calls by its key
+        assert SHELL_ONLY not in modules
 
 
 # What only a prompt's event (or a turn's end) loads: every other event is spared them.
 PROMPT_ONLY = ("rewind.hooks.conversation_cuts", "rewind.history.kept_conversation")
+# What only a shell call's events (and a prompt's) load.
+SHELL_ONLY = "rewind.hooks.pending_shell_calls"
+# What only an event without a session id loads (or a command naming none).
+RARE = ("rewind.history.sessions",)
 # What only a turn's beginning or end loads (drift, a restore waiting, packing, backups).
 TURN_BOUNDARY_ONLY = (
     "rewind.history.background",

@@ -20,8 +20,6 @@ from rewind.history.recording.turns import (
     track,
 )
 from rewind.history.session import load_head
-from rewind.history.sessions import resolve_session
-from rewind.hooks import pending_shell_calls
 from rewind.hooks.project import project_root
 from rewind.store import hook_calls
 from rewind.store.event_log import STATS_DIR
@@ -78,6 +76,8 @@ class HookContext:
         if found:
             return found
         assert self.store is not None
+        from rewind.history.sessions import resolve_session
+
         return resolve_session(self.store, None, create=True)
 
     # the store -----------------------------------------------------------------------------
@@ -170,6 +170,8 @@ class HookContext:
         )
         if point is not None and self.store.config.conversation_keep:
             self._keep_slice(session, entry.id, point)
+        from rewind.hooks import pending_shell_calls
+
         pending_shell_calls.remove_stale(self.store)
 
     def session_starts(self) -> None:
@@ -283,6 +285,8 @@ class HookContext:
             session, names, source=SHELL, moves=self.stored_moves(plan.moves, directory, names)
         )
         if call or pairing:
+            from rewind.hooks import pending_shell_calls
+
             pending_shell_calls.leave_for_after_event(self.store, names, call, pairing)
 
     def after_shell(self, session: str, call: str, pairing: str = "") -> None:
@@ -296,6 +300,8 @@ class HookContext:
         if not call and not pairing:
             self.after_change(session)
             return
+        from rewind.hooks import pending_shell_calls
+
         claimed = pending_shell_calls.claim(self.store, call, pairing)
         if claimed is None:
             return  # the command needed no quicksave

@@ -22,7 +22,6 @@ from rewind.history.entry import (
 )
 from rewind.history.filestate import DIRECTORY, SPECIAL, TOO_LARGE, UNREADABLE, FileState, capture
 from rewind.history.session import SessionHead, Settled, journal_path_of, new_entry_id, save_entry
-from rewind.history.sessions import resolve_session
 from rewind.store import hook_calls
 from rewind.store.repository import Store
 
@@ -223,6 +222,8 @@ def settled_head(store: Store, session: str | None) -> SessionHead:
     """The head of ``session`` (else ``$REWIND_SESSION``, else the project's most recent one)
     after closing its open turn, so that its last changes are recorded: what a restore, an
     undo or a plan of either starts from."""
+    from rewind.history.sessions import resolve_session
+
     return closed_head(store, resolve_session(store, session))
 
 
