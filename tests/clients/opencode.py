@@ -95,6 +95,10 @@ def seed_plugin_package(config: Path) -> None:
 
 class OpenCode:
     agent = OPENCODE.agent
+    # The client's name for its config folder and file, and its environment's prefix.
+    app, prefix = "opencode", "OPENCODE"
+    # Whether it installs its plugin package into a config folder holding a plugin.
+    installs_its_package = True
 
     def __init__(
         self, program: Path, permission: dict[str, Any] | None = None, started: bool = False
@@ -110,14 +114,13 @@ class OpenCode:
         return AnthropicServer(script)
 
     def prepare(self, world: World) -> None:
-        config_folder = world.home / ".config" / "opencode"
+        config_folder = world.home / ".config" / self.app
         provider = {
             "npm": "@ai-sdk/anthropic",
             "options": {"baseURL": f"{world.server.url}/v1", "apiKey": "sk-scripted"},
             "models": {MODEL: {}},
         }
         config: dict[str, Any] = {
-            "$schema": "https://opencode.ai/config.json",
             "provider": {PROVIDER: provider},
             "model": f"{PROVIDER}/{MODEL}",
             "autoupdate": False,
@@ -126,9 +129,10 @@ class OpenCode:
         if self.permission is not None:
             config["permission"] = self.permission
         config_folder.mkdir(parents=True, exist_ok=True)
-        (config_folder / "opencode.json").write_text(json.dumps(config, indent=2))
-        seed_plugin_package(config_folder)
-        seed_plugin_package(world.root / ".opencode")
+        (config_folder / f"{self.app}.json").write_text(json.dumps(config, indent=2))
+        if self.installs_its_package:
+            seed_plugin_package(config_folder)
+            seed_plugin_package(world.root / f".{self.app}")
         if self.started:
             done = subprocess.run(
                 [str(self.program), "session", "list"],
@@ -149,9 +153,9 @@ class OpenCode:
             "XDG_DATA_HOME": str(home / ".local" / "share"),
             "XDG_CACHE_HOME": str(home / ".cache"),
             "XDG_STATE_HOME": str(home / ".local" / "state"),
-            "OPENCODE_DISABLE_MODELS_FETCH": "1",
-            "OPENCODE_DISABLE_AUTOUPDATE": "1",
-            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+            f"{self.prefix}_DISABLE_MODELS_FETCH": "1",
+            f"{self.prefix}_DISABLE_AUTOUPDATE": "1",
+            f"{self.prefix}_DISABLE_LSP_DOWNLOAD": "1",
         }
 
     def argv(self, world: World, prompt: str, session: str | None) -> list[str]:
