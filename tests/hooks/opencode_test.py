@@ -77,19 +77,33 @@ def test_outside_git_the_project_is_the_sessions_directory_not_opencodes_worktre
     assert [file["path"] for file in turn["files"]] == ["a.txt"]
 
 
-def test_apply_patch_records_every_file_its_patch_text_names(project: Path) -> None:
+# Codex's headers, and the same without the space after the colon: OpenCode's parser takes the
+# rest of a header line after its colon, trimmed, so a file its patch changes that way is
+# changed all the same, and must have been recorded before.
+PATCHES = {
+    "headers": (
+        "*** Add File: new.txt\n+new\n"
+        "*** Update File: old.txt\n@@\n-old\n+OLD\n"
+        "*** Update File: moved.txt\n*** Move to: there.txt\n@@\n-moved\n+MOVED\n"
+        "*** Delete File: gone.txt"
+    ),
+    "headers-without-a-space-after-the-colon": (
+        "*** Add File:new.txt\n+new\n"
+        "*** Update File:old.txt\n@@\n-old\n+OLD\n"
+        "*** Update File:\tmoved.txt\n*** Move to:there.txt\n@@\n-moved\n+MOVED\n"
+        "*** Delete File:gone.txt"
+    ),
+}
+
+
+@pytest.mark.parametrize("body", list(PATCHES.values()), ids=list(PATCHES))
+def test_apply_patch_records_every_file_its_patch_text_names(project: Path, body: str) -> None:
     (project / "old.txt").write_text("old\n")
     (project / "moved.txt").write_text("moved\n")
     (project / "gone.txt").write_text("gone\n")
     before_all = snapshot(project)
     agent = OpenCode(project)
     hook("opencode", agent.prompt("Patch everything"))
-    body = (
-        "*** Add File: new.txt\n+new\n"
-        "*** Update File: old.txt\n@@\n-old\n+OLD\n"
-        "*** Update File: moved.txt\n*** Move to: there.txt\n@@\n-moved\n+MOVED\n"
-        "*** Delete File: gone.txt"
-    )
     before, after = agent.patch(body)
     hook("opencode", before)
     (project / "new.txt").write_text("new\n")
@@ -102,37 +116,6 @@ def test_apply_patch_records_every_file_its_patch_text_names(project: Path) -> N
     files = files_by_path(log_json("--session", agent.session)[0])
     assert set(files) == {"new.txt", "old.txt", "moved.txt", "there.txt", "gone.txt"}
     assert all(file["source"] == "edit" for file in files.values())
-    ok("restore", "1", "--yes", "--session", agent.session)
-    assert snapshot(project) == before_all
-
-
-def test_apply_patch_headers_without_a_space_after_the_colon_are_recorded(project: Path) -> None:
-    """OpenCode's parser takes the rest of a header line after its colon, trimmed: no space is
-    needed there (Codex's is), so a file its patch deletes, moves or changes that way is
-    changed all the same, and must have been recorded before."""
-    (project / "old.txt").write_text("old\n")
-    (project / "moved.txt").write_text("moved\n")
-    (project / "gone.txt").write_text("gone\n")
-    before_all = snapshot(project)
-    agent = OpenCode(project)
-    hook("opencode", agent.prompt("Patch, tersely"))
-    body = (
-        "*** Add File:new.txt\n+new\n"
-        "*** Update File:old.txt\n@@\n-old\n+OLD\n"
-        "*** Update File:\tmoved.txt\n*** Move to:there.txt\n@@\n-moved\n+MOVED\n"
-        "*** Delete File:gone.txt"
-    )
-    before, after = agent.patch(body)
-    hook("opencode", before)
-    (project / "new.txt").write_text("new\n")
-    (project / "old.txt").write_text("OLD\n")
-    (project / "moved.txt").rename(project / "there.txt")
-    (project / "there.txt").write_text("MOVED\n")
-    (project / "gone.txt").unlink()
-    hook("opencode", after)
-    hook("opencode", agent.end())
-    files = files_by_path(log_json("--session", agent.session)[0])
-    assert set(files) == {"new.txt", "old.txt", "moved.txt", "there.txt", "gone.txt"}
     ok("restore", "1", "--yes", "--session", agent.session)
     assert snapshot(project) == before_all
 
