@@ -27,7 +27,6 @@ names (rewind.history.remote.push), and read back from a fetched session's view,
 from __future__ import annotations
 
 import os
-import stat
 import time
 
 from rewind.errors import StoreError
@@ -36,6 +35,7 @@ from rewind.store.atomic import write_text_atomically
 from rewind.store.digest import sha1_hex
 from rewind.store.input_limits import TRANSCRIPT_BYTES, too_large
 from rewind.store.objects import MODE_FILE
+from rewind.store.regular_file import open_regular
 from rewind.store.repository import Store
 
 # The agents whose cut point has an offset in an append-only transcript.
@@ -88,7 +88,7 @@ def _read_slice(
     transcript: str, offset: int, last: tuple[int, str, str, str] | None
 ) -> tuple[int, bytes, str]:
     """Where the slice starts, its bytes, and the fingerprint of the bytes before ``offset``."""
-    fd = _open_regular(transcript)
+    fd, _ = open_regular(transcript)
     try:
         start = 0
         # Going on from the last slice only while the transcript still holds what it kept.
@@ -131,17 +131,6 @@ def _last_cut(store: Store, session_id: str) -> tuple[int, str, str, str] | None
         return int(end), mark, transcript, entry
     except (OSError, ValueError):
         return None
-
-
-def _open_regular(path: str) -> int:
-    """The open regular file at ``path`` (non-blocking: a fifo swapped in does not block)."""
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        raise ValueError(f"{path} is not a regular file")
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise ValueError(f"{path} is not a regular file")
-    return fd
 
 
 def tail_fingerprint(data: bytes) -> str:

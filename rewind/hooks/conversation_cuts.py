@@ -28,9 +28,9 @@ A cut point that cannot be taken is logged and the turn starts all the same.
 from __future__ import annotations
 
 import os
-import stat
 
 from rewind.history.conversation.cut_point import TAIL, CutPoint, fingerprint
+from rewind.store.regular_file import open_regular
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ def transcript_cut(path: str) -> tuple[int, bytes]:
     nearer the start). A transcript that does not exist yet (a conversation's first prompt)
     is cut at 0."""
     try:
-        fd, offset = _open_regular(path)
+        fd, offset = open_regular(path)
     except FileNotFoundError:
         return 0, b""
     try:
@@ -160,20 +160,6 @@ def transcript_cut(path: str) -> tuple[int, bytes]:
     finally:
         os.close(fd)
     return offset, tail
-
-
-def _open_regular(path: str) -> tuple[int, int]:
-    """The open file at ``path`` and its size; a ValueError for anything but a regular file,
-    told before it is opened (opening a fifo lets its writer through, opening a device acts on
-    it) and after (it might have been swapped: non-blocking, a fifo then does not block)."""
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        raise ValueError(f"{path} is not a regular file")
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    status = os.fstat(fd)
-    if not stat.S_ISREG(status.st_mode):
-        os.close(fd)
-        raise ValueError(f"{path} is not a regular file")
-    return fd, status.st_size
 
 
 def _before(fd: int, offset: int) -> bytes:
@@ -232,7 +218,7 @@ def _package_of(path: str, names: tuple[str, ...]) -> str:
 
 def _package_version(path: str) -> str:
     try:
-        fd, _ = _open_regular(path)
+        fd, _ = open_regular(path)
     except (OSError, ValueError):  # no version is no reason not to take the cut
         return ""
     try:

@@ -15,11 +15,9 @@ than the lines since its last prompt, and memory stays bounded whatever its leng
 
 from __future__ import annotations
 
-import os
-import stat
-
 from rewind.store.fastjson import load_object
 from rewind.store.input_limits import SESSION_FILE_BYTES
+from rewind.store.regular_file import open_regular
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,22 +74,17 @@ def last_exchange(path: str, limit: int = SESSION_FILE_BYTES) -> Exchange:
                 reply = text
             elif role == "user" and text and _is_prompt(record, message, text):
                 return Exchange(text, _seconds(record.get("timestamp")), reply)
-    except (OSError, ValueError):  # ValueError: a path holding a NUL byte or a lone surrogate
+    except (OSError, ValueError):  # ValueError: not a regular file, or a NUL byte in the path
         pass
     return Exchange()
 
 
 def _lines_backwards(path: str, limit: int) -> Iterator[bytes]:
     """The lines of the file's last ``limit`` bytes, last first (the first of them may be
-    the end of a longer line). Anything but a regular file is an OSError, told before it is
-    opened (opening a fifo would wait for a writer: the hook would hang) and after
-    (non-blocking: a fifo swapped in meanwhile does not block)."""
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        raise OSError(f"{path} is not a regular file")
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    the end of a longer line). Anything but a regular file is a ValueError (a fifo would
+    hang the hook: :func:`~rewind.store.regular_file.open_regular`)."""
+    fd, _ = open_regular(path)
     with open(fd, "rb") as stream:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path} is not a regular file")
         end = stream.seek(0, 2)
         start, pending = end, b""
         while start > 0 and end - start < limit:
