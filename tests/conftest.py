@@ -24,7 +24,7 @@ import pytest
 
 from tests.support.fresh_lane import LANE, command_started
 from tests.support.installed_wheel import Installed, install_wheel_once
-from tests.support.watchers import stop_watchers
+from tests.support.watchers import free_port, stop_residents, stop_watchers
 
 
 @pytest.fixture(scope="session")
@@ -223,7 +223,12 @@ def isolated_home(
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.com")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.com")
-    yield home
+    # Claude Code's HTTP hooks a test installs post to a resident of the test's own.
+    monkeypatch.setenv("REWIND_RESIDENT_PORT", str(free_port()))
+    try:
+        yield home
+    finally:
+        stop_residents(home / "rewind-home")
 
 
 @pytest.fixture

@@ -125,13 +125,24 @@ def handle_event(agent: str, argument: str | None, started: float) -> None:
     """Handles one event; ``started`` is when the command began (time.perf_counter), taken
     by this process when it was asked to run (rewind.cli.main), never when rewind was loaded:
     a process that loaded rewind long before (a fork of one) runs a call of its own."""
+    output = answer_event(agent, argument, started)
+    if output:
+        sys.stdout.write(output)
+        sys.stdout.flush()
+
+
+def answer_event(agent: str, argument: str | None, started: float, via: str = "") -> str | None:
+    """Handles one event (read from standard input when ``argument`` is None) and returns what
+    the agent's protocol wants answered, if anything; never raises. ``via``: how the event
+    came when not as a process of its own (``http``: the resident recorder), kept in the
+    call's stats line."""
     context = HookContext(agent)
     output = None
     try:
         load = ADAPTERS.get(agent)
         if load is None:
             context.log(f"unknown agent {agent!r}; expected one of {', '.join(ADAPTERS)}")
-            return
+            return None
         adapter = load()
         # An adapter whose caller sends no event (git runs its pre-commit hook with nothing on
         # standard input) says so with NEEDS_PAYLOAD = False; the others need one.
@@ -141,10 +152,8 @@ def handle_event(agent: str, argument: str | None, started: float) -> None:
     except Exception as error:  # a hook must never fail the agent
         context.log_failure(error)
     finally:
-        context.record_call(time.perf_counter() - started)
-    if output:
-        sys.stdout.write(output)
-        sys.stdout.flush()
+        context.record_call(time.perf_counter() - started, via)
+    return output
 
 
 def _read_stdin() -> str:
@@ -161,4 +170,4 @@ def _read_stdin() -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-__all__ = ["ADAPTERS", "handle_event"]
+__all__ = ["ADAPTERS", "answer_event", "handle_event"]

@@ -367,15 +367,18 @@ class HookContext:
         except Exception:
             log_hook_problem(f"hook {self.agent}: an event failed: {error!r}")
 
-    def record_call(self, seconds: float) -> None:
+    def record_call(self, seconds: float, via: str = "") -> None:
         """Appends this call's line to the stats of the store it used (none when it found no
-        store): how long it took, what it could not do in full. Never raises."""
+        store): how long it took, what it could not do in full, and ``via``, how the event came
+        when not as a process of its own. Never raises."""
         try:
             if self.store is None:
                 return
             path = self.store.state_path(STATS_DIR, hook_calls.HOOK_CALLS)
             event = self.text(*EVENT_KEYS)[:EVENT_NAME_LENGTH]
-            hook_calls.write_hook_call(path, seconds * 1000, self.agent, event, self.store.noted)
+            hook_calls.write_hook_call(
+                path, seconds * 1000, self.agent, event, self.store.noted, via
+            )
         except Exception:
             pass
 

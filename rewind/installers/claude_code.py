@@ -6,11 +6,14 @@ like Bash. Interactive sessions run no hook in a folder whose trust dialog was n
 (``projects[DIR].hasTrustDialogAccepted`` in ``~/.claude.json``, for the folder or one above
 it): doctor reports it.
 
-Every hook is a process Claude Code starts and waits for, once per event: rewind subscribes to
-the events that record something, and no more. SessionStart records nothing (the watcher of
-``watch_on_session_start`` starts at the first prompt instead), so it is not subscribed. None
-runs ``async``: measured with the real client (tests/bench/real_clients.py), an async SessionEnd
-made ``claude -p`` slower than waiting for it, and an async Stop is dropped when it exits.
+Every command hook is a process Claude Code starts and waits for, once per event: rewind
+subscribes to the events that record something, and no more, and makes a process only of those
+whose record could be lost for good (the prompt, the state before a tool call): the
+after-events are HTTP hooks to rewind's resident recorder (rewind.resident), which those two
+keep listening. SessionStart records nothing (the watcher of ``watch_on_session_start`` starts
+at the first prompt instead), so it is not subscribed. No command hook runs ``async``:
+measured with the real client (tests/bench/real_clients.py), an async SessionEnd made
+``claude -p`` slower than waiting for it, and an async Stop is dropped when it exits.
 """
 
 from __future__ import annotations
@@ -18,22 +21,28 @@ from __future__ import annotations
 import os
 
 from rewind.installers import Change, Context, Inspection, Probe, ProbeStep
-from rewind.installers.json_settings import JsonHooksTarget, command_groups
+from rewind.installers.json_settings import JsonHooksTarget
 from rewind.installers.mcp_json import JsonEntry, JsonRegistration
 from rewind.installers.mcp_registration import JsonMcp, server_entry
 from rewind.installers.settings_file import JsonObject, SettingsFile
 from rewind.mcp.names import READ_TOOLS, SERVER_NAME
+from rewind.resident import address
 from rewind.store.git_program import GitFailed, run_git
 
 # Anchored, so that old versions (unanchored regex) and new ones (exact lists) match the same.
 MATCHER = "^(Edit|Write|MultiEdit|NotebookEdit|Bash|PowerShell)$"
+AGENT = "claude-code"
+COMMAND, HTTP = "command", "http"
+# (event, matcher, timeout in seconds, how): a process for what could be lost for good (the
+# prompt, every file's state before a tool changes it); the rest posted to the resident
+# recorder (rewind.resident), taken again at the turn's or session's end when it was not there.
 EVENTS = (
-    ("UserPromptSubmit", None, 10),
-    ("PreToolUse", MATCHER, 30),
-    ("PostToolUse", MATCHER, 30),
-    ("PostToolUseFailure", MATCHER, 30),
-    ("Stop", None, 30),
-    ("SessionEnd", None, 30),
+    ("UserPromptSubmit", None, 10, COMMAND),
+    ("PreToolUse", MATCHER, 30, COMMAND),
+    ("PostToolUse", MATCHER, 30, HTTP),
+    ("PostToolUseFailure", MATCHER, 30, HTTP),
+    ("Stop", None, 30, HTTP),
+    ("SessionEnd", None, 30, HTTP),
 )
 PLUGIN_COMMAND = "rewind hook claude-code"  # hooks/claude-code/hooks/hooks.json
 PATHS = {
@@ -44,7 +53,26 @@ PATHS = {
 
 
 def document(command: str) -> JsonObject:
-    return {"hooks": command_groups(command, EVENTS)}
+    """Per event, one group with its matcher and one hook: ``command`` or a POST to the
+    resident on the port ``REWIND_RESIDENT_PORT`` names now (rewind.resident.address)."""
+    port = address.install_port()
+    block: JsonObject = {}
+    for event, matcher, timeout, how in EVENTS:
+        group: JsonObject = {"matcher": matcher} if matcher else {}
+        hook: JsonObject
+        if how == COMMAND:
+            hook = {"type": "command", "command": command, "timeout": timeout}
+        else:
+            hook = {
+                "type": "http",
+                "url": address.url(AGENT, port),
+                "timeout": timeout,
+                "headers": address.headers(),
+                "allowedEnvVars": list(address.HOME_HEADERS.values()),
+            }
+        group["hooks"] = [hook]
+        block[event] = [group]
+    return {"hooks": block}
 
 
 def probe(project: str, path: str) -> Probe:
@@ -199,7 +227,7 @@ def mcp_files(scope: str, context: Context) -> list[JsonRegistration]:
     ]
 
 
-TARGET = ClaudeCode("claude-code", "Claude Code", PATHS, document, probe)
+TARGET = ClaudeCode(AGENT, "Claude Code", PATHS, document, probe)
 TARGET.mcp = JsonMcp(
     mcp_files,
     scopes=("user", "project", "local"),

@@ -4,7 +4,8 @@ An event of an agent's hook settings holds a list of items: a group with its own
 (Claude Code, Codex, Gemini) or a hook itself (Cursor, GitHub Copilot). A hook is rewind's when
 its ``command`` (its ``bash`` for Copilot) ends with ``rewind hook AGENT``, whichever path or
 quoting the ``rewind`` has, optionally followed by a guard that keeps its exit status 0
-(``|| true``).
+(``|| true``), or when it posts to rewind's resident recorder for that agent (Claude Code's
+HTTP hooks: rewind.resident).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 
 from rewind.installers.settings_file import HOOKS
+from rewind.resident.address import url_pattern
 
 # Where a hook keeps the command it runs: ``command`` (Claude Code, Codex, Gemini, Cursor), or
 # ``bash`` (GitHub Copilot, whose hooks also have a ``powershell`` twin of it).
@@ -33,6 +35,11 @@ def hook_command(hook: object) -> str | None:
 
 
 def is_rewind_hook(hook: object, agent: str) -> bool:
+    """A command that runs ``rewind hook AGENT``, or a POST to rewind's resident recorder for
+    ``agent`` (rewind.resident.address)."""
+    if isinstance(hook, dict) and hook.get("type") == "http":
+        url = hook.get("url")
+        return isinstance(url, str) and url_pattern(agent).fullmatch(url) is not None
     command = hook_command(hook)
     pattern = r"""(?:^|[\s/'"])rewind['"]?\s+hook\s+""" + re.escape(agent) + GUARDS + r"\s*$"
     return command is not None and re.search(pattern, command) is not None
@@ -66,6 +73,7 @@ def commands_of(hooks: object, events: list[str], agent: str) -> list[str]:
         items = hooks.get(event) if isinstance(hooks, dict) else None
         for item in items if isinstance(items, list) else []:
             for hook in inner_hooks(item):
-                if is_rewind_hook(hook, agent):
-                    commands[str(hook_command(hook))] = None
+                command = hook_command(hook)
+                if command is not None and is_rewind_hook(hook, agent):
+                    commands[command] = None
     return list(commands)

@@ -21,10 +21,18 @@ COUNTED = (SPOOLED, LOCK_TIMEOUT, ERROR, IGNORED, UNREADABLE, TOO_LARGE, SPECIAL
 
 
 def write_hook_call(
-    path: str, milliseconds: float, agent: str, event: str, counts: dict[str, int]
+    path: str,
+    milliseconds: float,
+    agent: str,
+    event: str,
+    counts: dict[str, int],
+    via: str = "",
 ) -> bool:
-    """Appends the line of one hook call; never raises (see rewind.store.event_log)."""
+    """Appends the line of one hook call; never raises (see rewind.store.event_log). ``via``:
+    how the event came when not as a process of its own (``http``: the resident recorder)."""
     fields: dict[str, object] = {"ms": milliseconds, "agent": agent, "event": event}
+    if via:
+        fields["via"] = via
     fields.update((name, count) for name, count in counts.items() if count)
     return append_event(path, fields)
 

@@ -109,6 +109,8 @@ class Sandbox:
         self.root = Path(tempfile.mkdtemp(prefix=f"rewind-bench-{self.name}-"))
         home = self.root / "home"
         home.mkdir()
+        from tests.support.watchers import free_port
+
         env = dict(os.environ)
         # PYTHONDONTWRITEBYTECODE would make every process compile the rewind modules changed
         # since their .pyc was written: measure what an installed rewind does, with cached
@@ -132,6 +134,8 @@ class Sandbox:
             GIT_AUTHOR_EMAIL="bench@example.com",
             GIT_COMMITTER_NAME="Bench",
             GIT_COMMITTER_EMAIL="bench@example.com",
+            # Claude Code's HTTP hooks installed here post to a resident of this sandbox's own.
+            REWIND_RESIDENT_PORT=str(free_port()),
         )
         self.env = env
         return self
@@ -142,9 +146,10 @@ class Sandbox:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        from tests.support.watchers import stop_watchers  # the watchers the hooks started
+        from tests.support.watchers import stop_residents, stop_watchers
 
-        stop_watchers(self.root / "rewind-home")
+        stop_watchers(self.root / "rewind-home")  # the watchers the hooks started
+        stop_residents(self.root / "rewind-home")  # and the resident recorders
         if self.keep:
             print(f"  .. kept {self.root}", file=sys.stderr)
         else:

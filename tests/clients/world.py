@@ -25,7 +25,7 @@ from tests.clients.npm_install import with_node
 from tests.clients.scenario import Script
 from tests.conftest import snapshot
 from tests.support.installed_wheel import Installed
-from tests.support.watchers import stop_watchers
+from tests.support.watchers import stop_residents, stop_watchers
 
 Tree = dict[bytes, tuple[str, bytes, int]]
 
@@ -226,6 +226,7 @@ def open_world(
     server = stack.enter_context(client.server(script.at(root)))
     world = World(client=client, rewind=rewind, root=root, server=server, home=home)
     stack.callback(stop_watchers, home / "rewind-home")  # the watchers the hooks started
+    stack.callback(stop_residents, home / "rewind-home")  # and the resident recorder
     stack.callback(world.close)  # before the server stops
     if hooks:
         world.ok("install", client.agent)

@@ -138,9 +138,11 @@ def uninstall(agent: str, scope: str) -> None:
 
 
 def rewind_commands(text: str, agent: str) -> int:
-    return sum(
-        is_rewind_hook({"command": command}, agent)
-        for command in re.findall(r'"(?:command|bash)": "([^"]*)"', text)
+    """How many of rewind's hooks the text holds: commands, and posts to the resident."""
+    commands = re.findall(r'"(?:command|bash)": "([^"]*)"', text)
+    urls = re.findall(r'"url": "([^"]*)"', text)
+    return sum(is_rewind_hook({"command": command}, agent) for command in commands) + sum(
+        is_rewind_hook({"type": "http", "url": url}, agent) for url in urls
     )
 
 

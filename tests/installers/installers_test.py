@@ -39,6 +39,8 @@ READY_MADE = {
 }
 CLAUDE_EVENTS = ["UserPromptSubmit", "PreToolUse", "PostToolUse"]
 CLAUDE_EVENTS += ["PostToolUseFailure", "Stop", "SessionEnd"]
+# The events Claude Code posts to rewind's resident recorder (rewind.resident).
+CLAUDE_HTTP_EVENTS = ["PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"]
 
 # A Claude Code settings file with a life of its own: keys rewind has no business with, hooks of
 # other tools (one in an event rewind also uses), in an order that is not alphabetical.
@@ -83,8 +85,36 @@ def commands_in(data: Any) -> list[str]:
     for items in data.get("hooks", data).values():
         for item in items if isinstance(items, list) else []:
             for hook in item.get("hooks", [item]):
-                found.append(hook["command"])
+                if hook.get("type") != "http":
+                    found.append(hook["command"])
     return found
+
+
+def resident_hook(timeout: int) -> dict[str, Any]:
+    """Claude Code's HTTP hook to the resident recorder on this test's port."""
+    return {
+        "type": "http",
+        "url": f"http://127.0.0.1:{os.environ['REWIND_RESIDENT_PORT']}/rewind/hook/claude-code",
+        "timeout": timeout,
+        "headers": {
+            "X-Rewind-Home": "${REWIND_HOME}",
+            "X-Rewind-Xdg-Data-Home": "${XDG_DATA_HOME}",
+            "X-Rewind-User-Home": "${HOME}",
+        },
+        "allowedEnvVars": ["REWIND_HOME", "XDG_DATA_HOME", "HOME"],
+    }
+
+
+def as_commands(data: Any, command: str) -> Any:
+    """``data`` with each HTTP hook to the resident replaced by a command hook running
+    ``command`` (what the Claude Code plugin, which runs every event as a process, has)."""
+    if isinstance(data, dict):
+        if data.get("type") == "http":
+            return {"type": "command", "command": command, "timeout": data["timeout"]}
+        return {key: as_commands(value, command) for key, value in data.items()}
+    if isinstance(data, list):
+        return [as_commands(item, command) for item in data]
+    return data
 
 
 def with_command(data: Any, old: str, new: str) -> Any:
@@ -105,6 +135,8 @@ def test_install_creates_the_file_with_the_whole_block(project: Path) -> None:
     for event, groups in data["hooks"].items():
         timeout = 10 if event == "UserPromptSubmit" else 30
         hook = {"type": "command", "command": command, "timeout": timeout}
+        if event in CLAUDE_HTTP_EVENTS:
+            hook = resident_hook(timeout)
         tool_event = event.startswith(("PreToolUse", "PostToolUse"))
         group = {"matcher": matcher, "hooks": [hook]} if tool_event else {}
         group.setdefault("hooks", [hook])
@@ -199,11 +231,12 @@ def test_install_updates_an_older_rewind_entry_in_place(project: Path) -> None:
     result = ok("install", "claude-code")
     assert "  updated  Stop" in result.stdout.splitlines()
     stop = read_json(settings)["hooks"]["Stop"]
-    assert [group["hooks"][0]["command"] for group in stop] == [
+    assert [group["hooks"][0].get("command") for group in stop] == [
         "./before.sh",
-        expected_command("claude-code"),
+        None,
         "./after.sh",
     ]
+    assert stop[1]["hooks"] == [resident_hook(30)]  # posted to the resident now
 
 
 def test_installing_again_retires_the_events_an_earlier_version_subscribed_to(
@@ -521,6 +554,9 @@ def test_ready_made_files_are_what_install_writes(project: Path, agent: str) -> 
     ready = read_json(HOOKS / READY_MADE[agent])
     if agent == "claude-code":
         assert isinstance(ready.pop("description"), str)
+        # The plugin has no settings file the hooks could find the resident's port in: every
+        # event is a process.
+        installed = as_commands(installed, f"rewind hook {agent}")
     assert ready == installed
 
 
@@ -652,7 +688,7 @@ def test_a_hook_waits_for_the_watcher_at_most_half_the_time_its_agent_gives_it(a
         events = [(event, module.TIMEOUT_SECONDS) for event, _ in module.EVENTS]
     else:
         scale = 1000 if agent == "gemini" else 1  # Gemini CLI's are in milliseconds
-        events = [(event, timeout / scale) for event, _, timeout in module.EVENTS]
+        events = [(entry[0], entry[2] / scale) for entry in module.EVENTS]
     assert events
     for event, seconds in events:
         wait = TURN_START_TIMEOUT if event in PROMPT_EVENTS else BARRIER_TIMEOUT

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import ROOT
+from tests.support.watchers import free_port
 
 LOCAL_ONLY = (".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache", "wt-*")
 LEAKS = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PIP_PYTHON")
@@ -64,8 +65,10 @@ class Installed:
         return Path(where).parent
 
     def with_home(self, home: Path) -> Installed:
-        """The same install, run with another home (and rewind home) of its own."""
+        """The same install, run with another home (and rewind home) of its own, and a port of
+        its own for the resident recorder of the Claude Code hooks it installs."""
         env = dict(self.env, HOME=str(home), REWIND_HOME=str(home / "rewind-home"))
+        env["REWIND_RESIDENT_PORT"] = str(free_port())
         env["GIT_CONFIG_GLOBAL"] = str(home / "gitconfig")
         return replace(self, home=home, env=env)
 

@@ -1,20 +1,39 @@
-"""Stopping the watchers the hooks started (capture_programs) when a test or a benchmark
-ends: each one's pid file is in a store under the REWIND_HOME it used."""
+"""Stopping the watchers the hooks started (capture_programs) and the resident recorders they
+started (rewind.resident) when a test or a benchmark ends: each one's pid file is under the
+REWIND_HOME it used."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
+import socket
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 
 def stop_watchers(rewind_home: Path, wait: float = 10.0) -> None:
     """Stops (SIGTERM, then SIGKILL) every watcher whose pid file is in a store under
     ``rewind_home``."""
+    _stop_named(rewind_home.glob("stores/*/rewind/watch.json"), wait)
+
+
+def stop_residents(rewind_home: Path, wait: float = 10.0) -> None:
+    """Stops every resident recorder (rewind.resident) of ``rewind_home``."""
+    _stop_named(rewind_home.glob("resident/*.json"), wait)
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 that nothing listened on a moment ago."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _stop_named(files: Iterable[Path], wait: float) -> None:
     pids = []
-    for info in rewind_home.glob("stores/*/rewind/watch.json"):
+    for info in files:
         try:
             pid = json.loads(info.read_text())["pid"]
         except (OSError, ValueError, KeyError):

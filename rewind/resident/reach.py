@@ -1,0 +1,186 @@
+"""Whether the resident listens on the port an agent's settings name, and starting it when it
+does not: called by the command hooks (a prompt, a tool call's before-state), so the events
+posted to it afterwards find it. Light imports only: this is on the hook path (``_socket``,
+not ``socket``, which loads ``enum``).
+
+The port is bound here, before the resident is started, and handed to it: when this returns,
+the port accepts connections (they wait in the listen queue while the resident loads), so no
+event posted right after the prompt is refused. Two hooks starting one at once: the second
+bind fails and that hook leaves it to the first.
+"""
+
+from __future__ import annotations
+
+import _socket
+import errno
+import os
+import time
+
+from rewind.resident.address import HOST, PATH_PREFIX
+from rewind.store.home import rewind_home
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+SETTINGS_BYTES = 1 << 20
+CONNECT_TIMEOUT = 0.2
+# How often a port held by another program is written to the log.
+CONFLICT_NOTE_EVERY = 24 * 3600.0
+STATE_DIR = "resident"
+
+
+def state_path(*parts: str) -> str:
+    return os.path.join(rewind_home(), STATE_DIR, *parts)
+
+
+def info_path(port: int) -> str:
+    return state_path(f"{port}.json")
+
+
+def claude_code_settings(project: str) -> list[str]:
+    """The settings files Claude Code reads hooks from, for a session in ``project``."""
+    config = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+    paths = [os.path.join(config, "settings.json")]
+    if project:
+        paths += [
+            os.path.join(project, ".claude", "settings.json"),
+            os.path.join(project, ".claude", "settings.local.json"),
+        ]
+    return paths
+
+
+def port_in(paths: list[str], agent: str) -> int | None:
+    """The port of rewind's resident that the first of ``paths`` naming one names (read as
+    text, without ``re``, which the hook path does not load)."""
+    start, end = f"http://{HOST}:", PATH_PREFIX + agent
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                text = handle.read(SETTINGS_BYTES).decode("utf-8", "replace")
+        except OSError:
+            continue
+        at = text.find(start)
+        while at >= 0:
+            digits = text[at + len(start) : at + len(start) + 6].partition("/")[0]
+            after = at + len(start) + len(digits)
+            if digits.isdigit() and len(digits) <= 5 and text.startswith(end, after):
+                return int(digits)
+            at = text.find(start, at + 1)
+    return None
+
+
+def ensure(port: int, log: Callable[[str], None]) -> bool:
+    """Makes sure rewind's resident listens on ``port``; True when it does (or is starting).
+    A port another program holds is logged (at most once a day), never taken."""
+    probe = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    probe.settimeout(CONNECT_TIMEOUT)
+    try:
+        probe.connect((HOST, port))
+    except OSError:
+        pass  # nobody listens: start it
+    else:
+        return _ours_listening(port, log)
+    finally:
+        probe.close()
+    return _start(port, log)
+
+
+def _ours_listening(port: int, log: Callable[[str], None]) -> bool:
+    """Something listens on ``port``: rewind's resident of this rewind home, when the pid its
+    file names is alive."""
+    if running_pid(port) is not None:
+        return True
+    _note_conflict(port, log)
+    return False
+
+
+def running_pid(port: int) -> int | None:
+    """The pid of rewind's resident on ``port`` for this rewind home, if its file names a
+    process that is alive."""
+    from rewind.store.fastjson import load_object
+
+    try:
+        with open(info_path(port), encoding="utf-8") as handle:
+            pid = load_object(handle.read()).get("pid")
+        if isinstance(pid, int) and pid > 0:
+            os.kill(pid, 0)
+            return pid
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _start(port: int, log: Callable[[str], None]) -> bool:
+    listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
+        listener.bind((HOST, port))
+        listener.listen(128)
+    except OSError as error:
+        listener.close()
+        if error.errno == errno.EADDRINUSE:
+            return True  # another hook started it a moment ago (or a program took it)
+        log(f"the resident recorder could not listen on {HOST}:{port}: {error}")
+        return False
+    try:
+        # Named before the port is handed over: from the bind on, whoever finds it taken
+        # finds it rewind's (this process's, then the resident's, which writes it again).
+        write_info(port, os.getpid())
+        _spawn(listener)
+    except OSError as error:
+        log(f"the resident recorder could not be started: {error}")
+        return False
+    finally:
+        listener.close()
+    return True
+
+
+def _spawn(listener: _socket.socket) -> None:
+    import subprocess
+    import sys
+
+    os.makedirs(state_path(), exist_ok=True)
+    descriptor = listener.fileno()
+    arguments = [sys.executable, "-m", "rewind.resident.server", str(descriptor)]
+    with open(state_path("resident.out"), "ab") as output:
+        process = subprocess.Popen(
+            arguments,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=output,
+            pass_fds=(descriptor,),
+            start_new_session=True,
+            cwd="/",
+        )
+    write_info(listener.getsockname()[1], process.pid)
+
+
+def write_info(port: int, pid: int) -> None:
+    """The resident's file: which process listens on ``port`` for this rewind home."""
+    from rewind.store.atomic import write_text_atomically
+    from rewind.store.fastjson import dumps
+
+    os.makedirs(state_path(), exist_ok=True)
+    info = {"pid": pid, "port": port, "started": time.time()}
+    write_text_atomically(info_path(port), dumps(info))
+
+
+def _note_conflict(port: int, log: Callable[[str], None]) -> None:
+    marker = state_path(f"{port}.conflict")
+    try:
+        if time.time() - os.stat(marker).st_mtime < CONFLICT_NOTE_EVERY:
+            return
+    except OSError:
+        pass
+    try:
+        os.makedirs(state_path(), exist_ok=True)
+        with open(marker, "w", encoding="utf-8"):
+            pass
+    except OSError:
+        pass
+    log(
+        f"{HOST}:{port}, where rewind's HTTP hooks post, is held by another program (or another "
+        f"user's rewind): the events sent there are recorded late, at the next prompt; set "
+        f"REWIND_RESIDENT_PORT to a free port and run 'rewind install' again"
+    )
