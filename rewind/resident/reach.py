@@ -156,13 +156,14 @@ def _spawn(listener: _socket.socket) -> None:
     write_info(listener.getsockname()[1], process.pid)
 
 
-def write_info(port: int, pid: int) -> None:
-    """The resident's file: which process listens on ``port`` for this rewind home."""
+def write_info(port: int, pid: int, ready: bool = False) -> None:
+    """The resident's file: which process listens on ``port`` for this rewind home, and
+    whether it has begun serving (``ready``)."""
     from rewind.store.atomic import write_text_atomically
     from rewind.store.fastjson import dumps
 
     os.makedirs(state_path(), exist_ok=True)
-    info = {"pid": pid, "port": port, "started": time.time()}
+    info = {"pid": pid, "port": port, "started": time.time(), "ready": ready}
     write_text_atomically(info_path(port), dumps(info))
 
 

@@ -88,16 +88,25 @@ class ResidentServer(HTTPServer):
         self.port = int(listener.getsockname()[1])
         self.last_request = time.monotonic()
         self.stopping = False
+        self.busy = False
         self.timeout = POLL
 
     def finish_request(self, request: object, client_address: object) -> None:
         request.settimeout(READ_TIMEOUT)  # type: ignore[attr-defined]
-        super().finish_request(request, client_address)  # type: ignore[arg-type]
+        self.busy = True
+        try:
+            super().finish_request(request, client_address)  # type: ignore[arg-type]
+        finally:
+            self.busy = False
 
     def should_end(self) -> bool:
         if self.stopping or time.monotonic() - self.last_request >= IDLE_EXIT:
             return True
         return running_pid(self.port) not in (os.getpid(), None)
+
+
+class _Stopped(Exception):
+    """SIGTERM while no request was in hand."""
 
 
 def serve(descriptor: int) -> None:
@@ -109,14 +118,19 @@ def serve(descriptor: int) -> None:
 
     def stop(_signal: int, _frame: object) -> None:
         server.stopping = True
+        if not server.busy:  # waiting for a request: end now; else once it is answered
+            raise _Stopped
+
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    write_info(server.port, os.getpid())
+    write_info(server.port, os.getpid(), ready=True)
     try:
         while not server.should_end():
             server.handle_request()
+    except _Stopped:
+        pass
     finally:
         server.server_close()
         if running_pid(server.port) == os.getpid():

@@ -1,0 +1,226 @@
+"""The resident recorder (rewind.resident): Claude Code's after-events posted over HTTP, as
+Claude Code 2.1.332 posts them, to the process the command hooks keep listening; a resident
+killed mid-session (SIGKILL) loses no record; requests that are not rewind's hooks' are
+refused or left alone; a port another program holds is never taken."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import files_by_path, hook, ok
+from tests.support.agent_payloads import ClaudeCode
+from tests.support.watchers import alive
+
+
+def port() -> int:
+    return int(os.environ["REWIND_RESIDENT_PORT"])
+
+
+def info() -> Path:
+    return Path(os.environ["REWIND_HOME"]) / "resident" / f"{port()}.json"
+
+
+def resident_pid() -> int:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            written = json.loads(info().read_text())
+        except (OSError, ValueError):
+            written = {}
+        pid = written.get("pid")
+        if written.get("ready") and isinstance(pid, int) and alive(pid) and listening():
+            return pid
+        time.sleep(0.02)
+    raise AssertionError("no resident recorder listens")
+
+
+def listening() -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port())) == 0
+
+
+def headers(**values: str) -> dict[str, str]:
+    """The headers Claude Code sends, its variables interpolated (unset ones as "")."""
+    names = {"X-Rewind-Home": "REWIND_HOME", "X-Rewind-Xdg-Data-Home": "XDG_DATA_HOME"}
+    names["X-Rewind-User-Home"] = "HOME"
+    return {header: values.get(name, os.environ.get(name, "")) for header, name in names.items()}
+
+
+def post(
+    payload: dict[str, Any], sent: dict[str, str] | None = None, path: str = "claude-code"
+) -> tuple[int, str]:
+    """One HTTP hook's POST; (status, body), or (0, reason) when nothing answered, which
+    Claude Code reports and goes on from."""
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port()}/rewind/hook/{path}",
+        data=json.dumps(payload).encode(),
+        headers={"Content-Type": "application/json", **(headers() if sent is None else sent)},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+    except OSError as error:
+        return 0, str(error)
+
+
+def log(project: Path) -> list[dict[str, Any]]:
+    entries = json.loads(ok("log", "--json", cwd=project).stdout)
+    assert isinstance(entries, list)
+    return entries
+
+
+def stats(project: Path) -> list[str]:
+    [path] = Path(os.environ["REWIND_HOME"]).glob("stores/*/rewind/stats/hook-calls.log")
+    return path.read_text().splitlines()
+
+
+@pytest.fixture
+def claude(project: Path) -> ClaudeCode:
+    """Claude Code's hooks installed as 'rewind install claude-code' writes them."""
+    ok("install", "claude-code", "--local")
+    return ClaudeCode(project)
+
+
+def send(agent: ClaudeCode, payload: dict[str, Any] | None) -> None:
+    """An event as Claude Code sends it: a process for a command hook, a POST otherwise."""
+    assert payload is not None
+    if payload["hook_event_name"] in ("UserPromptSubmit", "PreToolUse"):
+        hook("claude-code", payload, env={"CLAUDE_PROJECT_DIR": str(agent.root)})
+    else:
+        assert post(payload) == (200, "{}")
+
+
+def test_the_after_events_posted_to_the_resident_are_recorded(
+    project: Path, claude: ClaudeCode
+) -> None:
+    (project / "a.txt").write_text("one\n")
+    send(claude, claude.prompt("change a"))
+    resident_pid()  # the prompt's hook started it
+    before, after = claude.edit("a.txt", "one", "two")
+    send(claude, before)
+    (project / "a.txt").write_text("two\n")
+    send(claude, after)
+    send(claude, claude.end())
+    [turn] = log(project)
+    assert turn["prompt"] == "change a" and turn["ended"] is not None
+    assert list(files_by_path(turn)) == ["a.txt"]
+    calls = [line.split()[2:] for line in stats(project)]
+    assert [call[1:] for call in calls] == [
+        ["event=UserPromptSubmit"],
+        ["event=PreToolUse"],
+        ["event=PostToolUse", "via=http"],
+        ["event=Stop", "via=http"],
+    ]
+    ok("restore", "1", "--yes", cwd=project)
+    assert (project / "a.txt").read_text() == "one\n"
+
+
+def test_a_resident_killed_mid_turn_loses_no_record(project: Path, claude: ClaudeCode) -> None:
+    """SIGKILL of the resident between a tool call and its after-event: the after-event finds
+    nobody (Claude Code goes on), the next tool call's hook starts a resident again, and every
+    file comes back exactly by a restore before the turn."""
+    (project / "a.txt").write_text("a, first\n")
+    (project / "b.txt").write_text("b, first\n")
+    send(claude, claude.prompt("change both"))
+    before, after = claude.edit("a.txt", "first", "second")
+    send(claude, before)
+    (project / "a.txt").write_text("a, second\n")
+    os.kill(resident_pid(), signal.SIGKILL)
+    assert post(after)[0] == 0  # refused: nothing listens
+    before, after = claude.write("b.txt", "b, second\n")
+    send(claude, before)  # starts the resident again
+    (project / "b.txt").write_text("b, second\n")
+    send(claude, after)
+    send(claude, claude.end())
+    [turn] = log(project)
+    assert sorted(files_by_path(turn)) == ["a.txt", "b.txt"] and turn["ended"] is not None
+    ok("restore", "1", "--yes", cwd=project)
+    assert (project / "a.txt").read_text() == "a, first\n"
+    assert (project / "b.txt").read_text() == "b, first\n"
+
+
+def test_a_turn_whose_end_was_lost_is_ended_by_the_next_prompt(
+    project: Path, claude: ClaudeCode
+) -> None:
+    """SIGKILL of the resident before the Stop: the turn is closed, with its files'
+    after-states, by the next prompt's hook; both turns restore exactly."""
+    (project / "a.txt").write_text("1\n")
+    send(claude, claude.prompt("first"))
+    before, after = claude.write("a.txt", "2\n")
+    send(claude, before)
+    (project / "a.txt").write_text("2\n")
+    send(claude, after)
+    os.kill(resident_pid(), signal.SIGKILL)
+    assert post(claude.end())[0] == 0
+    send(claude, claude.prompt("second"))
+    before, after = claude.write("a.txt", "3\n")
+    send(claude, before)
+    (project / "a.txt").write_text("3\n")
+    send(claude, after)
+    send(claude, claude.end())
+    first, second = log(project)
+    assert first["prompt"] == "first" and first["ended"] and second["ended"]
+    ok("restore", "2", "--yes", cwd=project)
+    assert (project / "a.txt").read_text() == "2\n"
+    ok("restore", "1", "--yes", cwd=project)
+    assert (project / "a.txt").read_text() == "1\n"
+
+
+def test_requests_that_are_not_rewinds_hooks_are_refused_or_left_alone(
+    project: Path, claude: ClaudeCode, tmp_path: Path
+) -> None:
+    (project / "a.txt").write_text("1\n")
+    send(claude, claude.prompt("first"))
+    resident_pid()
+    stop = claude.end()
+    assert post(stop, sent={})[0] == 403  # a web page's request has no such headers
+    assert post(stop, path="codex")[0] == 404
+    elsewhere = headers(REWIND_HOME=str(tmp_path / "another-home"))
+    assert post(stop, sent=elsewhere) == (200, "{}")  # another rewind home's: not recorded
+    [turn] = log(project)
+    assert turn["ended"] is None
+    assert post(stop) == (200, "{}")
+    [turn] = log(project)
+    assert turn["ended"] is not None
+
+
+def test_a_port_another_program_holds_is_not_taken(project: Path, claude: ClaudeCode) -> None:
+    """The events still reach the store: the after-states at the turn's end, by the next
+    prompt; the conflict is logged once."""
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", port()))
+        squatter.listen(8)
+        (project / "a.txt").write_text("1\n")
+        send(claude, claude.prompt("first"))
+        before, _ = claude.write("a.txt", "2\n")
+        send(claude, before)
+        (project / "a.txt").write_text("2\n")
+        send(claude, claude.prompt("second"))
+    assert not info().exists()
+    first, _ = log(project)
+    assert first["ended"] is not None and list(files_by_path(first)) == ["a.txt"]
+    [store_log] = Path(os.environ["REWIND_HOME"]).glob("stores/*/rewind/rewind.log")
+    assert store_log.read_text().count("is held by another program") == 1
+
+
+def test_sigterm_ends_the_resident_and_its_file(project: Path, claude: ClaudeCode) -> None:
+    send(claude, claude.prompt("first"))
+    pid = resident_pid()
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not alive(pid) and not info().exists() and not listening()
