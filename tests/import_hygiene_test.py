@@ -3,6 +3,7 @@ imports. Each test runs the real command in a fresh interpreter and inspects sys
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -58,9 +59,16 @@ def json_text(**fields: object) -> str:
     return json.dumps(fields)
 
 
-def loaded_after(*arguments: str, stdin: str = "") -> tuple[int, set[str]]:
+def loaded_after(
+    *arguments: str, stdin: str = "", cwd: Path | None = None, project: Path | None = None
+) -> tuple[int, set[str]]:
+    """The exit code of ``rewind ARGUMENTS`` in a fresh interpreter, and the modules it
+    loaded; ``project``: Claude Code's CLAUDE_PROJECT_DIR for it."""
+    extra = {"CLAUDE_PROJECT_DIR": str(project)} if project is not None else {}
     completed = subprocess.run(
         [sys.executable, "-c", PROGRAM, *arguments],
+        cwd=cwd,
+        env={**os.environ, **extra},
         input=stdin,
         capture_output=True,
         text=True,

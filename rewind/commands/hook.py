@@ -1,10 +1,35 @@
 from __future__ import annotations
 
-from rewind.hooks import handle_event
+import sys
+
+# The agents whose command hooks hand their events to the resident recorder when it runs
+# (rewind.resident.forward): the process then loads none of the recording.
+FORWARDED = frozenset({"claude-code"})
 
 
 def run(*, agent: str, argument: str | None, started: float) -> int:
     """Always 0: a hook never breaks the agent (problems go to the store's log). ``started``
     is when the command began (time.perf_counter), where the call's latency runs from."""
-    handle_event(agent, argument, started)
+    unreadable: Exception | None = None
+    if agent in FORWARDED:
+        from rewind.commands.hook_event import read_event
+        from rewind.resident.forward import forwarded
+
+        try:
+            argument = read_event() if argument is None else argument
+        except ValueError as error:
+            argument, unreadable = "", error
+        else:
+            try:
+                output = forwarded(agent, argument)
+            except Exception:  # never worth the event: this process handles it
+                output = None
+            if output is not None:
+                if output:
+                    sys.stdout.write(output)
+                    sys.stdout.flush()
+                return 0
+    from rewind.hooks import handle_event
+
+    handle_event(agent, argument, started, unreadable)
     return 0

@@ -18,7 +18,7 @@ import sys
 import time
 
 from rewind.hooks.context import HookContext
-from rewind.store.input_limits import PAYLOAD_BYTES, too_large
+from rewind.commands.hook_event import read_event
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -121,21 +121,30 @@ ADAPTERS: dict[str, Callable[[], Adapter]] = {
 }
 
 
-def handle_event(agent: str, argument: str | None, started: float) -> None:
+def handle_event(
+    agent: str, argument: str | None, started: float, unreadable: Exception | None = None
+) -> None:
     """Handles one event; ``started`` is when the command began (time.perf_counter), taken
     by this process when it was asked to run (rewind.cli.main), never when rewind was loaded:
-    a process that loaded rewind long before (a fork of one) runs a call of its own."""
-    output = answer_event(agent, argument, started)
+    a process that loaded rewind long before (a fork of one) runs a call of its own.
+    ``unreadable``: why the event on standard input could not be read (logged)."""
+    output = answer_event(agent, argument, started, unreadable=unreadable)
     if output:
         sys.stdout.write(output)
         sys.stdout.flush()
 
 
-def answer_event(agent: str, argument: str | None, started: float, via: str = "") -> str | None:
+def answer_event(
+    agent: str,
+    argument: str | None,
+    started: float,
+    via: str = "",
+    unreadable: Exception | None = None,
+) -> str | None:
     """Handles one event (read from standard input when ``argument`` is None) and returns what
     the agent's protocol wants answered, if anything; never raises. ``via``: how the event
-    came when not as a process of its own (``http``: the resident recorder), kept in the
-    call's stats line."""
+    came when not as a process of its own (``http``, ``forwarded``: the resident recorder),
+    kept in the call's stats line; ``unreadable``: why the event could not be read."""
     context = HookContext(agent)
     output = None
     try:
@@ -146,28 +155,16 @@ def answer_event(agent: str, argument: str | None, started: float, via: str = ""
         adapter = load()
         # An adapter whose caller sends no event (git runs its pre-commit hook with nothing on
         # standard input) says so with NEEDS_PAYLOAD = False; the others need one.
+        if unreadable is not None:
+            raise unreadable
         if getattr(adapter, "NEEDS_PAYLOAD", True):
-            context.read_payload(argument if argument is not None else _read_stdin())
+            context.read_payload(argument if argument is not None else read_event())
         output = adapter.handle(context)
     except Exception as error:  # a hook must never fail the agent
         context.log_failure(error)
     finally:
         context.record_call(time.perf_counter() - started, via)
     return output
-
-
-def _read_stdin() -> str:
-    """The event on standard input; a ValueError (logged: the event is ignored) past
-    PAYLOAD_BYTES, the rest read and dropped, so that the agent's write of it never blocks."""
-    if sys.stdin is None or sys.stdin.isatty():
-        return ""
-    data = sys.stdin.buffer.read(PAYLOAD_BYTES + 1)
-    if len(data) > PAYLOAD_BYTES:
-        del data
-        while sys.stdin.buffer.read(1 << 20):
-            pass
-        raise ValueError(too_large(PAYLOAD_BYTES, "a hook's event").of("the event"))
-    return data.decode("utf-8", "surrogateescape")
 
 
 __all__ = ["ADAPTERS", "answer_event", "handle_event"]

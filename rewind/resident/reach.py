@@ -70,9 +70,15 @@ def port_in(paths: list[str], agent: str) -> int | None:
     return None
 
 
+# True in the resident itself, which needs no check that it listens.
+IN_RESIDENT = False
+
+
 def ensure(port: int, log: Callable[[str], None]) -> bool:
     """Makes sure rewind's resident listens on ``port``; True when it does (or is starting).
     A port another program holds is logged (at most once a day), never taken."""
+    if IN_RESIDENT:
+        return True
     probe = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
     probe.settimeout(CONNECT_TIMEOUT)
     try:
@@ -98,17 +104,29 @@ def _ours_listening(port: int, log: Callable[[str], None]) -> bool:
 def running_pid(port: int) -> int | None:
     """The pid of rewind's resident on ``port`` for this rewind home, if its file names a
     process that is alive."""
-    from rewind.store.fastjson import load_object
+    found = running(port)
+    return found[0] if found is not None else None
 
+
+def running(port: int) -> tuple[int, str] | None:
+    """The pid and secret of rewind's resident on ``port`` for this rewind home, if its file
+    names a process that is alive (read without a JSON parser: the file is rewind's own)."""
     try:
         with open(info_path(port), encoding="utf-8") as handle:
-            pid = load_object(handle.read()).get("pid")
-        if isinstance(pid, int) and pid > 0:
-            os.kill(pid, 0)
-            return pid
+            text = handle.read(4096)
+        pid = int(_field(text, "pid"))
+        if pid <= 0:
+            return None
+        os.kill(pid, 0)
     except (OSError, ValueError):
-        pass
-    return None
+        return None
+    return pid, _field(text, "secret").strip('"')
+
+
+def _field(text: str, name: str) -> str:
+    """The raw value of ``name`` in the flat JSON object of the resident's file."""
+    after = text.partition(f'"{name}":')[2]
+    return after.partition(",")[0].partition("}")[0].strip()
 
 
 def _start(port: int, log: Callable[[str], None]) -> bool:
@@ -140,7 +158,7 @@ def _spawn(listener: _socket.socket) -> None:
     import subprocess
     import sys
 
-    os.makedirs(state_path(), exist_ok=True)
+    os.makedirs(state_path(), mode=0o700, exist_ok=True)
     descriptor = listener.fileno()
     arguments = [sys.executable, "-m", "rewind.resident.server", str(descriptor)]
     with open(state_path("resident.out"), "ab") as output:
@@ -156,15 +174,16 @@ def _spawn(listener: _socket.socket) -> None:
     write_info(listener.getsockname()[1], process.pid)
 
 
-def write_info(port: int, pid: int, ready: bool = False) -> None:
-    """The resident's file: which process listens on ``port`` for this rewind home, and
-    whether it has begun serving (``ready``)."""
-    from rewind.store.atomic import write_text_atomically
+def write_info(port: int, pid: int, secret: str = "", ready: bool = False) -> None:
+    """The resident's file: which process listens on ``port`` for this rewind home, the secret
+    a forwarded event must carry (rewind.resident.forward), and whether it has begun serving
+    (``ready``). The file and its folder are this user's alone."""
+    from rewind.store.atomic import replace_file
     from rewind.store.fastjson import dumps
 
-    os.makedirs(state_path(), exist_ok=True)
-    info = {"pid": pid, "port": port, "started": time.time(), "ready": ready}
-    write_text_atomically(info_path(port), dumps(info))
+    os.makedirs(state_path(), mode=0o700, exist_ok=True)
+    info = {"pid": pid, "port": port, "secret": secret, "started": time.time(), "ready": ready}
+    replace_file(os.fsencode(info_path(port)), dumps(info).encode(), 0o600)
 
 
 def _note_conflict(port: int, log: Callable[[str], None]) -> None:
@@ -175,7 +194,7 @@ def _note_conflict(port: int, log: Callable[[str], None]) -> None:
     except OSError:
         pass
     try:
-        os.makedirs(state_path(), exist_ok=True)
+        os.makedirs(state_path(), mode=0o700, exist_ok=True)
         with open(marker, "w", encoding="utf-8"):
             pass
     except OSError:

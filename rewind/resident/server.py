@@ -1,32 +1,41 @@
 """The resident recorder: ``python -m rewind.resident.server FD`` serves, on the listening
-socket FD that the hook starting it bound (rewind.resident.reach), the events an agent posts.
+socket FD that the hook starting it bound (rewind.resident.reach), the events of an agent.
 
-Each ``POST /rewind/hook/AGENT`` is handled exactly as ``rewind hook AGENT`` would handle it in
-a process of its own (rewind.hooks.answer_event: the same adapters, store locks, logs and
-stats, its line marked ``via=http``), one request at a time, and answered once recorded, so the
+- ``POST /rewind/hook/AGENT``: an event the agent posts itself (Claude Code's HTTP hooks).
+- ``POST /rewind/forward/AGENT``: an event of a command hook, whose process hands it over
+  with its environment and working directory (rewind.resident.forward), which this process
+  takes on while it handles it; it must carry this resident's secret.
+
+Each is handled exactly as ``rewind hook AGENT`` would handle it in a process of its own
+(rewind.hooks.answer_event: the same adapters, store locks, logs and stats, its line marked
+``via=http`` or ``via=forwarded``), one request at a time, and answered once recorded, so the
 agent goes on only when the event is in the store. A request is refused (403) without the
 rewind-home headers every hook of rewind's sends (a browser cannot add them to a cross-site
 request without a preflight, which is never answered), and answered without being recorded when
 they name another rewind home than this process's. Each connection carries one request
-(HTTP/1.0): a client holding a connection open never stalls the others.
+(HTTP/1.0, rewind.resident.wire): a client holding a connection open never stalls the others
+longer than :data:`READ_TIMEOUT`.
 
-It ends by itself after :data:`IDLE_EXIT` seconds without a request, on SIGTERM (after the
-request in hand), or when its file (rewind.resident.reach.info_path) names another process.
-Nothing is kept from one request to the next: its memory does not grow with use.
+It ends by itself after :data:`IDLE_EXIT` seconds without a request, on SIGTERM (at once when
+waiting, else after the request in hand), or when its file (rewind.resident.reach.info_path)
+names another process. Nothing is kept from one request to the next: its memory does not grow
+with use.
 """
 
 from __future__ import annotations
 
 import os
+import select
 import signal
 import socket
 import sys
 import time
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from hmac import compare_digest
 
 from rewind.hooks import answer_event
+from rewind.resident import reach, wire
 from rewind.resident.address import AGENTS, HOME_HEADERS, PATH_PREFIX, home_for
-from rewind.resident.reach import info_path, running_pid, write_info
+from rewind.resident.forward import FORWARD_PREFIX, SECRET_HEADER, environment_of
 from rewind.store.home import rewind_home
 from rewind.store.input_limits import PAYLOAD_BYTES
 
@@ -35,74 +44,91 @@ POLL = 5.0
 READ_TIMEOUT = 30.0
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: ResidentServer
-    protocol_version = "HTTP/1.0"
-
-    def do_POST(self) -> None:
-        started = time.perf_counter()
-        self.server.last_request = time.monotonic()
-        agent = self.path[len(PATH_PREFIX) :] if self.path.startswith(PATH_PREFIX) else ""
-        if agent not in AGENTS:
-            self._answer(404, '{"error": "unknown path"}')
-            return
-        values = {}
-        for header, variable in HOME_HEADERS.items():
-            value = self.headers.get(header)
-            if value is None:
-                self._answer(403, '{"error": "not a hook of rewind"}')
-                return
-            values[variable] = value
-        length = self.headers.get("Content-Length", "")
-        if not length.isdigit() or int(length) > PAYLOAD_BYTES:
-            self._answer(413, '{"error": "no length, or too large"}')
-            return
-        body = self.rfile.read(int(length))
-        if home_for(values) != self.server.home:
-            self._answer(200, "{}")  # another rewind home's event: not this process's to record
-            return
-        output = answer_event(agent, body.decode("utf-8", "surrogateescape"), started, "http")
-        self._answer(200, output or "{}")
-
-    def do_GET(self) -> None:
-        self._answer(404, '{"error": "post hook events to /rewind/hook/AGENT"}')
-
-    def _answer(self, status: int, body: str) -> None:
-        data = body.encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass  # each event's problems go to its store's log, as a hook's do
-
-
-class ResidentServer(HTTPServer):
+class Resident:
     def __init__(self, listener: socket.socket) -> None:
-        super().__init__(listener.getsockname(), _Handler, bind_and_activate=False)
-        self.socket.close()
-        self.socket = listener
+        self.listener = listener
         self.home = rewind_home()
         self.port = int(listener.getsockname()[1])
+        self.secret = os.urandom(16).hex()
         self.last_request = time.monotonic()
         self.stopping = False
         self.busy = False
-        self.timeout = POLL
-
-    def finish_request(self, request: object, client_address: object) -> None:
-        request.settimeout(READ_TIMEOUT)  # type: ignore[attr-defined]
-        self.busy = True
-        try:
-            super().finish_request(request, client_address)  # type: ignore[arg-type]
-        finally:
-            self.busy = False
 
     def should_end(self) -> bool:
         if self.stopping or time.monotonic() - self.last_request >= IDLE_EXIT:
             return True
-        return running_pid(self.port) not in (os.getpid(), None)
+        return reach.running_pid(self.port) not in (os.getpid(), None)
+
+    def serve_one(self) -> None:
+        ready, _, _ = select.select([self.listener], [], [], POLL)
+        if not ready:
+            return
+        try:
+            connection, _ = self.listener.accept()
+        except OSError:
+            return
+        self.busy = True
+        try:
+            connection.settimeout(READ_TIMEOUT)
+            status, body = self.answer(connection)
+            connection.sendall(wire.response(status, body))
+        except (OSError, wire.BadRequest):
+            pass  # a probe that only connected, or a client gone: nothing to answer
+        finally:
+            connection.close()
+            self.busy = False
+
+    def answer(self, connection: socket.socket) -> tuple[int, bytes]:
+        started = time.perf_counter()
+        try:
+            request = wire.read_request(connection, PAYLOAD_BYTES + 64 * 1024)
+        except wire.BadRequest as problem:
+            if problem.status == 400 and "closed before" in str(problem):
+                raise
+            return problem.status, b'{"error": "%s"}' % str(problem).encode()
+        self.last_request = time.monotonic()
+        forward = request.path.startswith(FORWARD_PREFIX)
+        prefix = FORWARD_PREFIX if forward else PATH_PREFIX
+        agent = request.path[len(prefix) :] if request.path.startswith(prefix) else ""
+        if request.method != "POST" or agent not in AGENTS:
+            return 404, b'{"error": "post hook events to /rewind/hook/AGENT"}'
+        values = {}
+        for header, variable in HOME_HEADERS.items():
+            value = request.headers.get(header.lower())
+            if value is None:
+                return 403, b'{"error": "not a hook of rewind"}'
+            values[variable] = value
+        if home_for(values) != self.home:
+            return 200, b"{}"  # another rewind home's event: not this process's to record
+        if not forward:
+            payload = request.body.decode("utf-8", "surrogateescape")
+            return 200, (answer_event(agent, payload, started, "http") or "{}").encode()
+        if not compare_digest(request.headers.get(SECRET_HEADER.lower(), ""), self.secret):
+            return 403, b'{"error": "not this resident\'s secret"}'
+        return self.forwarded(agent, request.body, started)
+
+    def forwarded(self, agent: str, body: bytes, started: float) -> tuple[int, bytes]:
+        """A command hook's event, handled with its environment and working directory."""
+        environment_line, cwd_line, payload = [*body.split(b"\n", 2), b"", b""][:3]
+        try:
+            environment = environment_of(environment_line)
+            directory = bytes.fromhex(cwd_line.decode())
+            here = os.getcwd()
+            os.chdir(directory)
+        except (ValueError, OSError):
+            return 409, b'{"error": "handle it yourself"}'
+        saved = dict(os.environ)
+        try:
+            os.environ.clear()
+            os.environ.update(environment)
+            output = answer_event(
+                agent, payload.decode("utf-8", "surrogateescape"), started, "forwarded"
+            )
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+            os.chdir(here)
+        return 200, (output or "").encode("utf-8", "surrogateescape")
 
 
 class _Stopped(Exception):
@@ -111,31 +137,31 @@ class _Stopped(Exception):
 
 def serve(descriptor: int) -> None:
     listener = socket.socket(fileno=descriptor)
-    server = ResidentServer(listener)
+    resident = Resident(listener)
+    reach.IN_RESIDENT = True
     # Each hook process of Claude Code has its own project variable; this process serves every
     # session, which the events' cwd tells apart.
     os.environ.pop("CLAUDE_PROJECT_DIR", None)
 
     def stop(_signal: int, _frame: object) -> None:
-        server.stopping = True
-        if not server.busy:  # waiting for a request: end now; else once it is answered
+        resident.stopping = True
+        if not resident.busy:  # waiting for a request: end now; else once it is answered
             raise _Stopped
-
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    write_info(server.port, os.getpid(), ready=True)
+    reach.write_info(resident.port, os.getpid(), resident.secret, ready=True)
     try:
-        while not server.should_end():
-            server.handle_request()
+        while not resident.should_end():
+            resident.serve_one()
     except _Stopped:
         pass
     finally:
-        server.server_close()
-        if running_pid(server.port) == os.getpid():
+        listener.close()
+        if reach.running_pid(resident.port) == os.getpid():
             try:
-                os.unlink(info_path(server.port))
+                os.unlink(reach.info_path(resident.port))
             except OSError:
                 pass
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 import sys
 
-from rewind.store.digest import sha1_hex
-
 
 def rewind_home() -> str:
     configured = os.environ.get("REWIND_HOME")
@@ -26,6 +24,8 @@ def rewind_home() -> str:
 
 def store_dir_for(root: bytes) -> str:
     """One store per project root, named after the root so people can find it."""
+    from rewind.store.digest import sha1_hex  # not for a hook handing its event over
+
     name = os.path.basename(root.rstrip(b"/")).decode("utf-8", "replace") or "root"
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:40]
     return os.path.join(rewind_home(), "stores", f"{safe}-{sha1_hex(root)[:12]}")

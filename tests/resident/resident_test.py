@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import files_by_path, hook, ok
+from tests.import_hygiene_test import loaded_after
 from tests.support.agent_payloads import ClaudeCode
 from tests.support.watchers import alive
 
@@ -119,8 +120,8 @@ def test_the_after_events_posted_to_the_resident_are_recorded(
     assert list(files_by_path(turn)) == ["a.txt"]
     calls = [line.split()[2:] for line in stats(project)]
     assert [call[1:] for call in calls] == [
-        ["event=UserPromptSubmit"],
-        ["event=PreToolUse"],
+        ["event=UserPromptSubmit"],  # handled by its process, which started the resident
+        ["event=PreToolUse", "via=forwarded"],  # its process handed it to the resident
         ["event=PostToolUse", "via=http"],
         ["event=Stop", "via=http"],
     ]
@@ -224,3 +225,48 @@ def test_sigterm_ends_the_resident_and_its_file(project: Path, claude: ClaudeCod
     while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not alive(pid) and not info().exists() and not listening()
+
+
+def test_a_forwarded_event_is_handled_with_its_hooks_environment(
+    project: Path, claude: ClaudeCode, tmp_path: Path
+) -> None:
+    """One resident serves two projects' sessions: each event lands in its own project's store,
+    as the CLAUDE_PROJECT_DIR and working directory of its hook process say; the process that
+    handed it over loaded none of the recording."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".git").mkdir()
+    ok("install", "claude-code", "--local", cwd=other)
+    (project / "a.txt").write_text("here\n")
+    (other / "b.txt").write_text("there\n")
+    send(claude, claude.prompt("in project"))
+    resident_pid()
+    elsewhere = ClaudeCode(other, session="0199aaaa-0000-7000-8000-000000000002")
+    send(elsewhere, elsewhere.prompt("in other"))
+    before, _ = elsewhere.write("b.txt", "changed\n")
+    assert before is not None
+    code, modules = loaded_after(
+        "hook", "claude-code", stdin=json.dumps(before), cwd=other, project=other
+    )
+    assert code == 0 and "rewind.resident.forward" in modules
+    assert not [name for name in modules if name.startswith("rewind.history")], modules
+    [turn] = log(other)
+    assert turn["prompt"] == "in other" and list(files_by_path(turn)) == ["b.txt"]
+    [turn] = log(project)
+    assert turn["prompt"] == "in project" and turn["files"] == []
+
+
+def test_an_event_without_the_residents_secret_is_handled_by_its_process(
+    project: Path, claude: ClaudeCode
+) -> None:
+    (project / "a.txt").write_text("1\n")
+    send(claude, claude.prompt("first"))
+    pid = resident_pid()
+    written = json.loads(info().read_text())
+    info().write_text(json.dumps({**written, "secret": "not-it"}))
+    before, _ = claude.write("a.txt", "2\n")
+    send(claude, before)
+    assert stats(project)[-1].split()[2:] == ["agent=claude-code", "event=PreToolUse"]
+    [turn] = log(project)
+    assert list(files_by_path(turn)) == ["a.txt"]
+    assert resident_pid() == pid
