@@ -17,8 +17,8 @@ from __future__ import annotations
 import sys
 import time
 
-from rewind.hooks.context import HookContext
 from rewind.commands.hook_event import read_event
+from rewind.hooks.context import HookContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
