@@ -82,6 +82,7 @@ def _diagnose(context: Context, report: Report) -> int:
     _check_config(context.project, store_dir, report)
     _check_backup(context.project, store_dir, report)
     _check_capture(context.project, report)
+    _check_resident(context.project, report)
     _report_recent_problems(store_dir, report)
     checked = [_check_target(target, context) for target in targets().values()]
     tried = _to_try(checked)
@@ -300,6 +301,46 @@ def _check_config(project: str, store_dir: str, report: Report) -> None:
         report.add("fail", "rewind", "config", str(error))
         return
     report.add("ok", "rewind", "config", f"{found[0]}: read")
+
+
+def _check_resident(project: str, report: Report) -> None:
+    """Whether the resident recorder Claude Code's HTTP hooks post to (rewind.resident) runs
+    on the port the settings name, waits for the next prompt, or finds the port taken."""
+    import socket
+
+    from rewind.resident import reach
+
+    port = reach.port_in(reach.claude_code_settings(project), "claude-code")
+    if port is None:
+        return
+    pid = reach.running_pid(port)
+    if pid is not None:
+        report.add(
+            "ok",
+            "claude-code",
+            "resident",
+            f"the resident recorder runs (pid {pid}) on "
+            f"127.0.0.1:{port}: the after-events are recorded without a process",
+        )
+        return
+    with socket.socket() as probe:
+        taken = probe.connect_ex(("127.0.0.1", port)) == 0
+    if taken:
+        report.add(
+            "warn",
+            "claude-code",
+            "resident",
+            f"127.0.0.1:{port}, where the hooks post, is held by another program: those events "
+            "are recorded late, at the next prompt; set REWIND_RESIDENT_PORT to a free port "
+            "and run 'rewind install claude-code' again",
+        )
+        return
+    report.add(
+        "ok",
+        "claude-code",
+        "resident",
+        f"no resident recorder runs on 127.0.0.1:{port} now; the next prompt starts it",
+    )
 
 
 def _check_capture(project: str, report: Report) -> None:

@@ -235,10 +235,11 @@ def _first_hook(item: object, agent: str) -> dict[str, object]:
 
 
 def _with_commands(item: object, found: dict[str, object]) -> object:
-    """``item`` with the commands of each of its hooks replaced by those of the hook ``found``
-    (to compare modulo the path)."""
+    """``item`` with the commands (and the resident's URL) of each of its hooks replaced by
+    those of the hook ``found`` (to compare modulo the path, and the port)."""
     if isinstance(item, dict) and isinstance(item.get(HOOKS), list):
         return {**item, HOOKS: [_with_commands(hook, found) for hook in item[HOOKS]]}
     if isinstance(item, dict):
-        return {**item, **{key: found[key] for key in COMMAND_KEYS if key in item and key in found}}
+        keys = (*COMMAND_KEYS, "url")
+        return {**item, **{key: found[key] for key in keys if key in item and key in found}}
     return item

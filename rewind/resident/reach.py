@@ -120,7 +120,18 @@ def running(port: int) -> tuple[int, str] | None:
         os.kill(pid, 0)
     except (OSError, ValueError):
         return None
+    if _ended(pid):
+        return None
     return pid, _field(text, "secret").strip('"')
+
+
+def _ended(pid: int) -> bool:
+    """Whether ``pid`` has ended but was not reaped yet (a zombie, where /proc says)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read(512).rpartition(b")")[2].split()[:1] == [b"Z"]
+    except OSError:
+        return False
 
 
 def _field(text: str, name: str) -> str:

@@ -270,3 +270,22 @@ def test_an_event_without_the_residents_secret_is_handled_by_its_process(
     [turn] = log(project)
     assert list(files_by_path(turn)) == ["a.txt"]
     assert resident_pid() == pid
+
+
+def test_doctor_says_whether_the_resident_runs(project: Path, claude: ClaudeCode) -> None:
+    def said() -> str:
+        lines = ok("doctor", cwd=project).stdout.splitlines()
+        [line] = [line for line in lines if " resident " in line]
+        return line
+
+    assert said().startswith("ok") and "the next prompt starts it" in said()
+    send(claude, claude.prompt("first"))
+    assert f"runs (pid {resident_pid()})" in said()
+    os.kill(resident_pid(), signal.SIGKILL)
+    with socket.socket() as squatter:
+        deadline = time.monotonic() + 10
+        while listening() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        squatter.bind(("127.0.0.1", port()))
+        squatter.listen(1)
+        assert said().startswith("warn") and "held by another program" in said()
