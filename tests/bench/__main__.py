@@ -14,6 +14,7 @@ from tests.bench import (
     drill_cost,
     gc_growth,
     history_length,
+    hook_events,
     hook_per_session,
     hook_startup,
     hunk_diff,
@@ -55,6 +56,7 @@ BENCHMARKS = {
     real_clients.NAME: real_clients,
     conversation_redaction.NAME: conversation_redaction,
     shell_capture.NAME: shell_capture,
+    hook_events.NAME: hook_events,
     hook_per_session.NAME: hook_per_session,
 }
 
