@@ -7,16 +7,18 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import time
 from typing import Any
 
 import pytest
 
+from tests.clients import claude_code
 from tests.clients.claude_code import ClaudeCode, bash
 from tests.clients.clients import CLAUDE_CODE
 from tests.clients.conftest import MakeWorld
 from tests.clients.scenario import Prompt, Script, calls, done
-from tests.clients.shared_scenarios import prepare_programs
+from tests.clients.shared_scenarios import prepare_programs, working
 
 
 @pytest.fixture(scope="module")
@@ -76,3 +78,27 @@ def test_a_killed_watcher_and_a_server_left_running(make_world: MakeWorld, progr
         world.ok("restore", str(turn), "--yes", "--session", session, "--force")
         before = {k: v for k, v in world.before[text].items() if k != b"server.log"}
         assert {k: v for k, v in world.tree().items() if k != b"server.log"} == before
+
+
+def test_no_record_is_lost_when_the_resident_recorder_cannot_run(
+    make_world: MakeWorld, program: Any
+) -> None:
+    """The port the HTTP hooks post to is taken for the whole session (bound by this test,
+    refusing every connection), so no resident ever runs and Claude Code's every post of an
+    after-event fails: Claude Code goes on, and every turn still restores byte for byte (each
+    file's state before a change was taken by a process, and each turn's end by the next
+    prompt, the session's end, or the command hooks' own handling)."""
+    script = working(claude_code.TOOLS)
+    world = make_world(ClaudeCode(program), script)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", int(world.rewind.env["REWIND_RESIDENT_PORT"])))
+        session = None
+        for prompt in script.prompts:
+            session = world.prompt(prompt.text, session)
+        assert session is not None
+        world.check_every_turn_rewinds(session, [prompt.text for prompt in script.prompts])
+    resident = world.root.parent / "home" / "rewind-home" / "resident"
+    assert not list(resident.glob("*.json"))
+    home = world.root.parent / "home" / "rewind-home"
+    calls = "".join(path.read_text() for path in home.glob("stores/*/rewind/stats/hook-calls.log"))
+    assert "event=PreToolUse" in calls and "via=" not in calls
