@@ -262,6 +262,16 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+@pytest.fixture
+def claude(project: Path) -> Any:
+    """Claude Code's hooks installed in ``project`` as 'rewind install claude-code --local'
+    writes them (its after-events posted to the resident recorder), and its events' builder."""
+    from tests.support.agent_payloads import ClaudeCode
+
+    ok("install", "claude-code", "--local")
+    return ClaudeCode(project)
+
+
 class RewindResult:
     def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
         self.returncode = returncode

@@ -129,12 +129,14 @@ def test_install_into_a_home_and_doctor(installed: Installed, tmp_path: Path) ->
     installed.ok("install", "claude-code", "--user", cwd=project)
     settings = json.loads((installed.home / ".claude" / "settings.json").read_text())
     commands = {
-        hook["command"]
+        hook.get("command", hook.get("url"))
         for groups in settings["hooks"].values()
         for group in groups
         for hook in group["hooks"]
     }
-    assert commands == {f"{installed.rewind} hook claude-code"}
+    port = installed.env["REWIND_RESIDENT_PORT"]
+    resident = f"http://127.0.0.1:{port}/rewind/hook/claude-code"
+    assert commands == {f"{installed.rewind} hook claude-code", resident}
     doctor = installed.run("doctor", cwd=project)
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert "claude-code" in doctor.stdout

@@ -12,11 +12,11 @@ def run(*, agent: str, argument: str | None, started: float) -> int:
     is when the command began (time.perf_counter), where the call's latency runs from."""
     unreadable: Exception | None = None
     if agent in FORWARDED:
-        from rewind.commands.hook_event import read_event
         from rewind.resident.forward import forwarded
+        from rewind.store.input_limits import read_hook_event
 
         try:
-            argument = read_event() if argument is None else argument
+            argument = read_hook_event() if argument is None else argument
         except ValueError as error:
             argument, unreadable = "", error
         else:

@@ -17,8 +17,8 @@ from __future__ import annotations
 import sys
 import time
 
-from rewind.commands.hook_event import read_event
 from rewind.hooks.context import HookContext
+from rewind.store.input_limits import read_hook_event
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -158,7 +158,7 @@ def answer_event(
         if unreadable is not None:
             raise unreadable
         if getattr(adapter, "NEEDS_PAYLOAD", True):
-            context.read_payload(argument if argument is not None else read_event())
+            context.read_payload(argument if argument is not None else read_hook_event())
         output = adapter.handle(context)
     except Exception as error:  # a hook must never fail the agent
         context.log_failure(error)

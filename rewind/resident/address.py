@@ -57,15 +57,16 @@ def headers() -> dict[str, str]:
     return {header: f"${{{variable}}}" for header, variable in HOME_HEADERS.items()}
 
 
-def home_for(values: dict[str, str]) -> str:
+def home_for(values: dict[str, str], cwd: str = "") -> str:
     """The rewind home of a process whose ``REWIND_HOME``, ``XDG_DATA_HOME`` and ``HOME`` are
-    ``values`` (as rewind.store.home.rewind_home answers from its own environment)."""
+    ``values`` (as rewind.store.home.rewind_home answers from its own environment; a relative
+    ``REWIND_HOME`` from ``cwd``, its working directory, when known), normalised."""
     configured = values.get("REWIND_HOME", "")
     home = values.get("HOME", "")
     if configured:
         if configured.startswith("~") and home:
             configured = home + configured[1:]
-        return os.path.normpath(configured)
+        return os.path.normpath(os.path.join(cwd, configured) if cwd else configured)
     if sys.platform.startswith("linux"):
         data_home = values.get("XDG_DATA_HOME", "").strip()
         if not data_home or not os.path.isabs(data_home):

@@ -1,31 +1,39 @@
 """A command hook's event handed to the resident recorder instead of handled in the hook's
 own process: the hook then costs an interpreter's start and the resident's warm work, not the
 imports and set-up of recording in a cold process (rewind.commands.hook). On the hook path:
-``_socket`` and ``os`` only.
+``_socket``, ``os`` and ``time`` only.
 
-The event goes only to rewind's resident of this rewind home (its file names a process that
-is alive and holds the secret the request must carry: the file and its folder are the user's
-alone), with the hook's whole environment and working directory, which the resident takes on
-while it handles the event, so it records exactly what this process would. ``None`` (handle it
-here) when no resident is there, it refused, or the connection ended before an answer, so a
-resident killed mid-event costs nothing (recording an event twice records it once); an answer
-that does not come within :data:`ANSWER_TIMEOUT` is left to the resident, which has the event.
+The event goes only to rewind's resident of this rewind home (its file, which only this user
+can read, names a live ``rewind.resident.server`` process and the secret the request must
+carry), with the hook's whole environment and working directory, which the resident takes on
+while it handles the event, so it records exactly what this process would. The exchange:
+
+1. the request, with a deadline (:data:`TAKE_TIMEOUT` from now);
+2. ``TAKEN`` from the resident the moment it takes the event on, before that deadline (a
+   resident that gets to it later refuses it): without it, or when the connection fails, this
+   process handles the event (None), before the tool runs, so a busy, stalled or killed
+   resident costs no record;
+3. the answer once recorded, waited for up to :data:`ANSWER_TIMEOUT`; a resident killed in
+   between also leaves the event to this process (recording an event twice records it once).
 """
 
 from __future__ import annotations
 
 import _socket
 import os
+import time
 
 from rewind.resident import reach, wire
 from rewind.resident.address import HOME_HEADERS, HOST
 
 FORWARD_PREFIX = "/rewind/forward/"
 SECRET_HEADER = "X-Rewind-Secret"
+DEADLINE_HEADER = "X-Rewind-Deadline"
 CONNECT_TIMEOUT = 0.2
-# Longer than any wait of a prompt's or a tool call's hook (rewind.watch.capture), shorter than
-# the timeouts Claude Code is given for them (rewind.installers.claude_code).
-ANSWER_TIMEOUT = 8.0
+TAKE_TIMEOUT = 2.0
+# Once taken, longer than any wait of a prompt's or a tool call's event (rewind.watch.capture's
+# barriers), and within the timeouts Claude Code gives those hooks (10 and 30 s).
+ANSWER_TIMEOUT = 7.0
 
 
 def forwarded(agent: str, payload: str) -> str | None:
@@ -41,24 +49,38 @@ def forwarded(agent: str, payload: str) -> str | None:
     _pid, secret = found
     headers = {header: os.environ.get(variable, "") for header, variable in HOME_HEADERS.items()}
     headers[SECRET_HEADER] = secret
+    headers[DEADLINE_HEADER] = f"{time.time() + TAKE_TIMEOUT:.3f}"
     body = b"\n".join((environment_block(), os.fsencode(os.getcwd()).hex().encode()))
     body += b"\n" + payload.encode("utf-8", "surrogateescape")
     connection = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
     try:
         connection.settimeout(CONNECT_TIMEOUT)
         connection.connect((HOST, port))
-        connection.settimeout(ANSWER_TIMEOUT)
-        connection.sendall(wire.request(FORWARD_PREFIX + agent, headers, body))
-        status, answer = wire.read_response(connection)
-    except TimeoutError:
-        return ""  # sent: the resident records it, late
+        connection.settimeout(TAKE_TIMEOUT)
+        connection.sendall(wire.request(f"{HOST}:{port}", FORWARD_PREFIX + agent, headers, body))
+        if not _taken(connection, time.monotonic() + TAKE_TIMEOUT):
+            return None
+        try:
+            status, answer = wire.read_response(connection, time.monotonic() + ANSWER_TIMEOUT)
+        except TimeoutError:
+            return ""  # taken: the resident records it
     except (OSError, wire.BadRequest):
-        return None  # nobody there, or gone before answering: this process records it
+        return None  # nobody took it, or the resident ended before answering: handled here
     finally:
         connection.close()
     if status != 200:
         return None
     return answer.decode("utf-8", "surrogateescape")
+
+
+def _taken(connection: _socket.socket, deadline: float) -> bool:
+    data = b""
+    while len(data) < len(wire.TAKEN):
+        chunk = wire.receive(connection, len(wire.TAKEN) - len(data), deadline)
+        if not chunk:
+            return False
+        data += chunk
+    return data == wire.TAKEN
 
 
 def environment_block() -> bytes:

@@ -28,6 +28,7 @@ CONNECT_TIMEOUT = 0.2
 # How often a port held by another program is written to the log.
 CONFLICT_NOTE_EVERY = 24 * 3600.0
 STATE_DIR = "resident"
+MODULE = b"rewind.resident.server"
 
 
 def state_path(*parts: str) -> str:
@@ -64,7 +65,8 @@ def port_in(paths: list[str], agent: str) -> int | None:
         while at >= 0:
             digits = text[at + len(start) : at + len(start) + 6].partition("/")[0]
             after = at + len(start) + len(digits)
-            if digits.isdigit() and len(digits) <= 5 and text.startswith(end, after):
+            usable = digits.isascii() and digits.isdigit() and 1024 <= int(digits) <= 65535
+            if usable and text.startswith(end, after):
                 return int(digits)
             at = text.find(start, at + 1)
     return None
@@ -95,10 +97,20 @@ def ensure(port: int, log: Callable[[str], None]) -> bool:
 def _ours_listening(port: int, log: Callable[[str], None]) -> bool:
     """Something listens on ``port``: rewind's resident of this rewind home, when the pid its
     file names is alive."""
-    if running_pid(port) is not None:
+    if running_pid(port) is not None or _starting(port):
         return True
     _note_conflict(port, log)
     return False
+
+
+def _starting(port: int) -> bool:
+    """Whether a hook wrote the file of a resident it is starting, a moment ago."""
+    try:
+        with open(info_path(port), encoding="utf-8") as handle:
+            text = handle.read(4096)
+        return _field(text, "ready") == "false" and time.time() - float(_field(text, "started")) < 5
+    except (OSError, ValueError):
+        return False
 
 
 def running_pid(port: int) -> int | None:
@@ -120,18 +132,24 @@ def running(port: int) -> tuple[int, str] | None:
         os.kill(pid, 0)
     except (OSError, ValueError):
         return None
-    if _ended(pid):
+    if not _a_resident(pid):
         return None
     return pid, _field(text, "secret").strip('"')
 
 
-def _ended(pid: int) -> bool:
-    """Whether ``pid`` has ended but was not reaped yet (a zombie, where /proc says)."""
+def _a_resident(pid: int) -> bool:
+    """Whether ``pid`` runs rewind's resident (where /proc says: a pid a killed resident left in
+    its file may be another program's since), and has not ended unreaped (a zombie)."""
     try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            command = handle.read(4096)
         with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read(512).rpartition(b")")[2].split()[:1] == [b"Z"]
+            state = handle.read(512).rpartition(b")")[2].split()[:1]
+    except FileNotFoundError:
+        return not os.path.isdir("/proc/self")  # no /proc here: the pid is all there is
     except OSError:
         return False
+    return state != [b"Z"] and (MODULE in command or os.getpid() == pid)
 
 
 def _field(text: str, name: str) -> str:
@@ -182,7 +200,9 @@ def _spawn(listener: _socket.socket) -> None:
             start_new_session=True,
             cwd="/",
         )
-    write_info(listener.getsockname()[1], process.pid)
+    port = listener.getsockname()[1]
+    if running(port) is None or running_pid(port) == os.getpid():
+        write_info(port, process.pid)  # unless the resident wrote its own (with its secret)
 
 
 def write_info(port: int, pid: int, secret: str = "", ready: bool = False) -> None:

@@ -157,3 +157,19 @@ def _check_dotted_keys(text: str) -> None:
             raise BeyondLimit(
                 f"has a key of more than {TOML_KEY_PARTS} dotted parts, more than rewind reads"
             )
+
+
+def read_hook_event() -> str:
+    """A hook's event on standard input; a ValueError (logged: the event is ignored) past
+    PAYLOAD_BYTES, the rest read and dropped, so that the agent's write of it never blocks."""
+    import sys
+
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    data = sys.stdin.buffer.read(PAYLOAD_BYTES + 1)
+    if len(data) > PAYLOAD_BYTES:
+        del data
+        while sys.stdin.buffer.read(1 << 20):
+            pass
+        raise ValueError(too_large(PAYLOAD_BYTES, "a hook's event").of("the event"))
+    return data.decode("utf-8", "surrogateescape")

@@ -12,10 +12,8 @@ import time
 from pathlib import Path
 
 from tests.conftest import hook, ok
-from tests.resident.resident_test import claude, log, post, resident_pid
+from tests.resident.resident_test import log, post, resident_pid
 from tests.support.agent_payloads import ClaudeCode
-
-__all__ = ["claude"]  # the fixture: Claude Code's hooks installed as 'rewind install' writes
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -52,7 +50,7 @@ def test_the_resident_killed_at_random_moments_loses_no_record(
         before.append(tree(project))
         hook("claude-code", claude.prompt(f"turn {turn}"), env=env)
         killer = kill_soon(resident_pid(), chance.uniform(0.0, 0.06))
-        for step, name in enumerate(chance.sample(names, 2) + ["new.txt"]):
+        for step, name in enumerate([*chance.sample(names, 2), "new.txt"]):
             content = f"{name} {turn}.{step}\n"
             pre, after = claude.write(name, content)
             hook("claude-code", pre, env=env)

@@ -256,20 +256,31 @@ def test_a_forwarded_event_is_handled_with_its_hooks_environment(
     assert turn["prompt"] == "in project" and turn["files"] == []
 
 
-def test_an_event_without_the_residents_secret_is_handled_by_its_process(
+def test_an_event_without_the_residents_secret_is_refused(
     project: Path, claude: ClaudeCode
 ) -> None:
+    """A forwarded event must carry the secret of the resident's file (this user's alone); a
+    file someone changed is written again by the resident."""
     (project / "a.txt").write_text("1\n")
     send(claude, claude.prompt("first"))
     pid = resident_pid()
     written = json.loads(info().read_text())
+    body = b"\n".join((b"", os.getcwd().encode().hex().encode(), b"{}"))
+    forged = headers()
+    forged.update({"Host": f"127.0.0.1:{port()}", "X-Rewind-Secret": "not-it"})
+    forged["X-Rewind-Deadline"] = str(time.time() + 10)
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port()}/rewind/forward/claude-code", data=body, headers=forged
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 403
     info().write_text(json.dumps({**written, "secret": "not-it"}))
     before, _ = claude.write("a.txt", "2\n")
     send(claude, before)
-    assert stats(project)[-1].split()[2:] == ["agent=claude-code", "event=PreToolUse"]
     [turn] = log(project)
     assert list(files_by_path(turn)) == ["a.txt"]
-    assert resident_pid() == pid
+    assert resident_pid() == pid and json.loads(info().read_text())["secret"] == written["secret"]
 
 
 def test_doctor_says_whether_the_resident_runs(project: Path, claude: ClaudeCode) -> None:

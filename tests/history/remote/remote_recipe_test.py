@@ -20,7 +20,8 @@ import re
 import shutil
 import subprocess
 import time
-from collections.abc import Callable
+import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from rewind.tui.file_list import FileList
 from tests.conftest import error_line, ok, run_rewind, snapshot
 from tests.support.agent_payloads import ClaudeCode, Payload
 from tests.support.git import git
+from tests.support.watchers import free_port, stop_residents
 from tests.tui.app_test import SIZE, diff_shown, prompts
 
 PROJECT_ID = "calc-recipe"
@@ -55,6 +57,8 @@ class Machine:
             "REWIND_HOME": str(self.home / ".local" / "share" / "rewind"),
             "GIT_CONFIG_GLOBAL": str(self.home / ".gitconfig"),  # git's default place
             "REWIND_MACHINE": name or "",
+            # Its Claude Code hooks post to a resident of its own (rewind.resident).
+            "REWIND_RESIDENT_PORT": str(free_port()),
         }
 
     def git(self, *arguments: str, cwd: Path | None = None) -> str:
@@ -75,14 +79,14 @@ class ClaudeCodeHooks:
         self.machine = machine
         self.runs = 0
 
-    def commands(self, payload: Payload) -> list[str]:
+    def hooks(self, payload: Payload) -> list[dict[str, Any]]:
         tool = str(payload.get("tool_name", ""))
         found = []
         for group in self.groups.get(str(payload["hook_event_name"]), []):
             matcher = group.get("matcher")
             if matcher and not re.search(matcher, tool):
                 continue
-            found += [hook["command"] for hook in group["hooks"] if hook["type"] == "command"]
+            found += [hook for hook in group["hooks"] if hook["type"] in ("command", "http")]
         return found
 
     def tool_call(self, call: tuple[Payload | None, Payload], change: Callable[[], object]) -> None:
@@ -94,21 +98,44 @@ class ClaudeCodeHooks:
         self.send(after)
 
     def send(self, payload: Payload) -> None:
-        commands = self.commands(payload)
-        assert commands, f"no hook installed for {payload['hook_event_name']}"
-        for command in commands:
+        hooks = self.hooks(payload)
+        assert hooks, f"no hook installed for {payload['hook_event_name']}"
+        env = {**os.environ, **self.machine.env, "CLAUDE_PROJECT_DIR": str(self.project)}
+        for hook in hooks:
+            if hook["type"] == "http":
+                post_as_claude_code(hook, payload, env)
+                self.runs += 1
+                continue
             done = subprocess.run(
-                command,
+                hook["command"],
                 shell=True,
                 cwd=self.project,
                 input=json.dumps(payload),
-                env={**os.environ, **self.machine.env, "CLAUDE_PROJECT_DIR": str(self.project)},
+                env=env,
                 capture_output=True,
                 text=True,
                 timeout=60,
             )
             assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), done
             self.runs += 1
+
+
+def post_as_claude_code(hook: dict[str, Any], payload: Payload, env: dict[str, str]) -> None:
+    """An HTTP hook as Claude Code runs it: the event POSTed to its URL with its headers (the
+    variables it allows interpolated); a failure is reported and the session goes on."""
+    headers = {"Content-Type": "application/json"}
+    for name, value in hook.get("headers", {}).items():
+        for variable in hook.get("allowedEnvVars", []):
+            value = value.replace(f"${{{variable}}}", env.get(variable, ""))
+        headers[name] = value
+    request = urllib.request.Request(
+        hook["url"], data=json.dumps(payload).encode(), headers=headers, method="POST"
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=hook.get("timeout", 30)) as answer:
+            answer.read()
+    except OSError:
+        pass
 
 
 def write(path: Path, text: str) -> None:
@@ -139,6 +166,14 @@ def agent_session(hooks: ClaudeCodeHooks, root: Path) -> None:
     hooks.send(agent.end())
 
     hooks.send(agent.session_end())
+
+
+@pytest.fixture(autouse=True)
+def residents_stopped(tmp_path: Path) -> Iterator[None]:
+    """Each machine's resident recorder, started by its hooks, is stopped at the test's end."""
+    yield
+    for folder in tmp_path.rglob("resident"):
+        stop_residents(folder.parent)
 
 
 @pytest.fixture
