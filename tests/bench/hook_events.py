@@ -12,12 +12,17 @@ hook, in the warm-up rounds, as it is by a session's first prompt). Capture of w
 change is off (a watcher's start would be timed with the first round's prompt, and it is
 shell_capture's subject).
 
+With ``--plugin``, the hooks of rewind's Claude Code plugin instead (``hooks/claude-code``):
+every event a command hook, no resident (its settings name no port), each process doing the
+recording itself: what every event cost before the resident, and what the plugin costs.
+
 The reference, in the same rounds, after each event: ``sh -c 'python -c pass'`` with the same
 interpreter (a bare interpreter, as a command hook runs it). Medians of 15 rounds (quick: 5)
 after 2 warm-up rounds.
 
-Target: every command hook's event (the processes that must exist), median / median(python -c
-pass) <= 2.0. The posted events are figures (the time Claude Code waits for the answer).
+Target (without ``--plugin``): every command hook's event (the processes that must exist),
+median / median(python -c pass) <= 2.0. The posted events are figures (the time Claude Code
+waits for the answer).
 Afterwards (untimed), ``rewind log --json`` must show every round's turn ended, with the edited
 file, and the stats must show the command hooks' events handed to the resident
 (``via=forwarded``): a benchmark of hooks that did not record, or of processes that did the
@@ -49,6 +54,7 @@ from tests.bench.harness import (
     standalone,
 )
 from tests.support.agent_payloads import ClaudeCode
+from tests.support.paths import ROOT
 
 NAME = "hook_events"
 WARMUP = 2
@@ -64,6 +70,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="timed rounds (default 15, quick 5; env REWIND_BENCH_EVENT_ROUNDS)",
+    )
+    parser.add_argument(
+        "--plugin",
+        action="store_true",
+        help="every event a process, as rewind's Claude Code plugin runs it (no resident)",
     )
 
 
@@ -84,8 +95,9 @@ def round_events(agent: ClaudeCode, number: int) -> list[tuple[str, dict[str, An
 
 
 class Session:
-    def __init__(self, box: Sandbox) -> None:
+    def __init__(self, box: Sandbox, plugin: bool) -> None:
         self.box = box
+        self.plugin = plugin
         self.root = box.root / "project"
         git_init(box, self.root)
         (self.root / "a.txt").write_text("line 0\n" * 80)
@@ -93,6 +105,12 @@ class Session:
         box.run(["git", "-c", "gc.auto=0", "commit", "-q", "-m", "start"], cwd=self.root)
         self.env = box.environment(CLAUDE_PROJECT_DIR=str(self.root), REWIND_CAPTURE_PROGRAMS="0")
         box.run([rewind_script(), "install", "claude-code", "--local"], cwd=self.root, env=self.env)
+        if plugin:  # the plugin's hooks: the same events, each a command, no port named
+            settings = self.root / ".claude" / "settings.local.json"
+            plugin_hooks = ROOT / "hooks" / "claude-code" / "hooks" / "hooks.json"
+            hooks = json.loads(plugin_hooks.read_text())["hooks"]
+            text = json.dumps({"hooks": hooks}).replace("rewind hook", f"{rewind_script()} hook")
+            settings.write_text(text)
         self.port = int(self.env["REWIND_RESIDENT_PORT"])
         self.agent = ClaudeCode(self.root)
         self.times: dict[str, list[float]] = {}
@@ -106,7 +124,7 @@ class Session:
                     path.read_text().replace(f"line {number}\n", f"line {number + 1}\n", 1)
                 )
             body = json.dumps(event).encode()
-            if event["hook_event_name"] in COMMAND_EVENTS:
+            if self.plugin or event["hook_event_name"] in COMMAND_EVENTS:
                 seconds = self.box.timed(["sh", "-c", self.command], self.root, self.env, body)
             else:
                 seconds = self.post(body)
@@ -139,15 +157,17 @@ class Session:
                 raise BenchError(f"turn {entry['id']} did not record a.txt")
         [stats] = Path(self.env["REWIND_HOME"]).glob("stores/*/rewind/stats/hook-calls.log")
         forwarded = [line for line in stats.read_text().splitlines() if "via=forwarded" in line]
-        if not forwarded:
+        if not forwarded and not self.plugin:
             raise BenchError("no command hook handed its event to the resident")
+        if forwarded and self.plugin:
+            raise BenchError("the plugin's hooks handed events to a resident")
 
 
 def run(options: argparse.Namespace) -> Report:
     rounds = choose(options.event_rounds, "REWIND_BENCH_EVENT_ROUNDS", 15, 5, options.quick)
     report = Report(NAME)
     with Sandbox("events", keep=options.keep) as box:
-        session = Session(box)
+        session = Session(box, options.plugin)
         progress(f"{WARMUP} warm-up rounds + {rounds} timed rounds of 7 events")
         for number in range(WARMUP + rounds):
             if number == WARMUP:
@@ -161,7 +181,9 @@ def run(options: argparse.Namespace) -> Report:
                 continue
             report.figure(f"{kind}", f"{spread(times)} ({ms(median(times))} median)")
             ratio = median(times) / reference
-            if kind.split(" ")[0] in COMMAND_EVENTS:
+            if options.plugin:
+                report.figure(f"{kind}, a process / python -c pass", f"{ratio:.2f}x")
+            elif kind.split(" ")[0] in COMMAND_EVENTS:
                 report.check(f"{kind}, a process / python -c pass", ratio, "<=", TARGET)
             else:
                 report.figure(f"{kind}, posted / python -c pass", f"{ratio:.2f}x")
