@@ -11,7 +11,8 @@ def run(*, agent: str, argument: str | None, started: float) -> int:
     """Always 0: a hook never breaks the agent (problems go to the store's log). ``started``
     is when the command began (time.perf_counter), where the call's latency runs from."""
     unreadable: Exception | None = None
-    if agent in FORWARDED:
+    resident = _resident(agent)
+    if resident is not None:
         from rewind.resident.forward import forwarded
         from rewind.store.input_limits import read_hook_event
 
@@ -21,7 +22,7 @@ def run(*, agent: str, argument: str | None, started: float) -> int:
             argument, unreadable = "", error
         else:
             try:
-                output = forwarded(agent, argument)
+                output = forwarded(agent, argument, *resident)
             except Exception:  # never worth the event: this process handles it
                 output = None
             if output is not None:
@@ -33,3 +34,20 @@ def run(*, agent: str, argument: str | None, started: float) -> int:
 
     handle_event(agent, argument, started, unreadable)
     return 0
+
+
+def _resident(agent: str) -> tuple[int, str] | None:
+    """The port and secret of the resident this hook hands its event to: when the agent's
+    settings post to one and it runs (rewind.resident.reach); else None."""
+    if agent not in FORWARDED:
+        return None
+    try:
+        from rewind.resident import reach
+
+        port = reach.port_for(agent)
+        found = reach.running(port) if port is not None else None
+    except Exception:  # never worth the event: this process handles it
+        return None
+    if port is None or found is None:
+        return None
+    return port, found[1]

@@ -23,7 +23,7 @@ import _socket
 import os
 import time
 
-from rewind.resident import reach, wire
+from rewind.resident import wire
 from rewind.resident.address import HOME_HEADERS, HOST
 
 FORWARD_PREFIX = "/rewind/forward/"
@@ -36,17 +36,9 @@ TAKE_TIMEOUT = 2.0
 ANSWER_TIMEOUT = 7.0
 
 
-def forwarded(agent: str, payload: str) -> str | None:
-    """The agent's answer to the event as the resident handled it ("" for none), or None when
-    this process must handle it."""
-    project = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-    port = reach.port_in(reach.claude_code_settings(project), agent)
-    if port is None:
-        return None
-    found = reach.running(port)
-    if found is None:
-        return None
-    _pid, secret = found
+def forwarded(agent: str, payload: str, port: int, secret: str) -> str | None:
+    """The agent's answer to the event as the resident on ``port`` (whose file holds
+    ``secret``) handled it ("" for none), or None when this process must handle it."""
     headers = {header: os.environ.get(variable, "") for header, variable in HOME_HEADERS.items()}
     headers[SECRET_HEADER] = secret
     headers[DEADLINE_HEADER] = f"{time.time() + TAKE_TIMEOUT:.3f}"

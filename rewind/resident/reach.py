@@ -51,6 +51,14 @@ def claude_code_settings(project: str) -> list[str]:
     return paths
 
 
+def port_for(agent: str) -> int | None:
+    """The port a hook process of ``agent`` finds its resident on: the one its settings post
+    to (Claude Code's, for the project in ``CLAUDE_PROJECT_DIR``, else the working
+    directory)."""
+    project = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+    return port_in(claude_code_settings(project), agent)
+
+
 def port_in(paths: list[str], agent: str) -> int | None:
     """The port of rewind's resident that the first of ``paths`` naming one names (read as
     text, without ``re``, which the hook path does not load)."""

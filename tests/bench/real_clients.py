@@ -15,7 +15,11 @@ replaced by this interpreter's ``python -c pass``, the floor of one process per 
 hook written in Python goes below; and each HTTP hook posting to a server in this process that
 answers ``{}`` at once instead of to rewind's resident recorder). A run is the sum of the client
 processes' wall-clock times (the project and its server are set up untimed). Interleaved with
-rotating order, after one warm-up round; median of 5 (quick: 3).
+rotating order, after one warm-up round; median of 5 (quick: 3). Each run is a new project; the
+runs with rewind's hooks share one rewind home, as one person's sessions do, so its resident
+recorder, started in the warm-up round, is already there (each project's watcher is started by
+its first prompt); with ``--cold``, each run has a rewind home of its own and starts its
+resident too.
 
 Also counted: the hook processes rewind's hooks ran per prompt, by event, and the events posted
 to the resident instead (the lines of each store's ``stats/hook-calls.log``, one per call, those
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -54,6 +59,7 @@ from tests.bench.harness import (
 from tests.clients.scenario import Script
 from tests.clients.world import AnyClient, open_world
 from tests.support.installed_wheel import Installed
+from tests.support.watchers import free_port
 
 NAME = "real_clients"
 WARMUP = 1
@@ -100,6 +106,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         choices=sorted(SESSIONS),
         help="only this client (repeatable)",
+    )
+    parser.add_argument(
+        "--capture-off",
+        action="store_true",
+        help="capture_programs = false in each project's rewind.toml (no watcher)",
+    )
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="a rewind home of its own per session (its resident started by its first prompt)",
     )
 
 
@@ -165,10 +181,20 @@ class Sessions:
     with the same hooks each running ``python -c pass`` (the floor of a hook process)."""
 
     def __init__(
-        self, box: Sandbox, agent: str, client: AnyClient, script: Script, empty_url: str
+        self,
+        box: Sandbox,
+        agent: str,
+        client: AnyClient,
+        script: Script,
+        empty_url: str,
+        cold: bool,
+        capture_off: bool = False,
     ) -> None:
+        self.capture_off = capture_off
         self.box = box
         self.empty_url = empty_url
+        shared = box.root / f"{agent}-rewind-home"
+        self.rewind_home = None if cold else (shared, free_port())
         self.agent = agent
         self.client = client
         self.script = script
@@ -183,15 +209,18 @@ class Sessions:
         base = self.box.root / f"{self.agent}-{self.made}-{variant.replace(' ', '-')}"
         hooks = variant != WITHOUT
         with ExitStack() as stack:
-            world = open_world(stack, self.client, self.script, base, self.rewind, hooks)
+            shared = self.rewind_home if variant == REWIND else None
+            world = open_world(stack, self.client, self.script, base, self.rewind, hooks, shared)
             if variant == FLOOR:
                 _empty_hooks(world.root, self.agent, self.empty_url)
+            if self.capture_off:
+                (world.root / "rewind.toml").write_text("capture_programs = false\n")
             session = None
             for prompt in self.script.prompts:
                 session = world.prompt(prompt.text, session)
             self.times[variant].append(sum(world.seconds))
             if variant == REWIND:  # recorded: every turn rewinds (untimed)
-                self.calls.append(hook_calls(world.home))
+                self.calls.append(hook_calls(world.root, Path(world.rewind.env["REWIND_HOME"])))
                 world.check_every_turn_rewinds(
                     session or "", [prompt.text for prompt in self.script.prompts]
                 )
@@ -200,12 +229,23 @@ class Sessions:
 POSTED = " (posted)"
 
 
-def hook_calls(home: Path) -> dict[str, int]:
-    """The hook calls rewind logged in the stores of ``home``'s rewind home, by event (a line
-    is ``TIME ms=... agent=... event=...``, with ``via=http`` when the resident took it: those
-    are counted under ``EVENT (posted)``)."""
+def hook_calls(project: Path, rewind_home: Path) -> dict[str, int]:
+    """The hook calls rewind logged in ``project``'s store, by event (a line is ``TIME ms=...
+    agent=... event=...``, with ``via=http`` when the resident took a posted event: those are
+    counted under ``EVENT (posted)``; ``via=forwarded`` is a process that handed its event on)."""
+    from rewind.store.home import store_dir_for
+
+    saved = os.environ.get("REWIND_HOME")
+    os.environ["REWIND_HOME"] = str(rewind_home)
+    try:
+        store = Path(store_dir_for(os.fsencode(project)))
+    finally:
+        if saved is None:
+            del os.environ["REWIND_HOME"]
+        else:
+            os.environ["REWIND_HOME"] = saved
     counts: dict[str, int] = {}
-    for log in (home / "rewind-home" / "stores").glob("*/rewind/stats/hook-calls.log*"):
+    for log in store.glob("rewind/stats/hook-calls.log*"):
         for line in log.read_text().splitlines():
             fields = dict(part.split("=", 1) for part in line.split()[1:] if "=" in part)
             event = fields.get("event", "") + (POSTED if fields.get("via") == "http" else "")
@@ -234,36 +274,59 @@ def run(options: argparse.Namespace) -> Report:
     runs = choose(options.client_runs, "REWIND_BENCH_CLIENT_RUNS", 5, 3, options.quick)
     report = Report(NAME)
     chosen = options.client or sorted(SESSIONS)
-    with Sandbox("clients", keep=options.keep) as box, empty_hook_server() as empty_url:
-        for agent in chosen:
-            try:
-                client, script = SESSIONS[agent]()
-            except pytest.fail.Exception as error:  # npm could not install it
-                raise BenchError(str(error)) from None
-            sessions = Sessions(box, agent, client, script, empty_url)
-            progress(f"{agent}: {WARMUP} warm-up round + {runs} interleaved rounds of 3 sessions")
-            for number in range(WARMUP + runs):
-                shift = number % len(VARIANTS)
-                for variant in VARIANTS[shift:] + VARIANTS[:shift]:
-                    sessions.run(variant)
-                if number < WARMUP:
-                    sessions.times = {variant: [] for variant in VARIANTS}
-                    sessions.calls = []
-            times = sessions.times
-            prompts = len(script.prompts)
-            for variant in VARIANTS:
-                report.figure(f"{agent}, {prompts} prompts {variant}", spread(times[variant]))
-            ratio = median(times[REWIND]) / median(times[WITHOUT])
-            floor = median(times[FLOOR]) / median(times[WITHOUT])
-            own = median(times[REWIND]) / median(times[FLOOR])
-            report.figure(f"{agent} with empty hooks / without (the floor)", f"{floor:.2f}x")
-            report.check(f"{agent} rewind's hooks / empty hooks", own, "<=", OWN_WORK)
-            report.figure(f"{agent} hook processes", calls_per_prompt(sessions.calls, prompts))
-            if agent in TARGETS:
-                report.check(f"{agent} with / without hooks", ratio, "<=", TARGETS[agent])
-            else:
-                report.figure(f"{agent} with / without hooks", f"{ratio:.2f}x")
+    with ExitStack() as stack:
+        box = stack.enter_context(Sandbox("clients", keep=options.keep))
+        empty_url = stack.enter_context(empty_hook_server())
+        stack.callback(_stop_shared_residents, box.root)
+        _measure(options, report, box, empty_url, chosen, runs)
     return report
+
+
+def _stop_shared_residents(root: Path) -> None:
+    from tests.support.watchers import stop_residents
+
+    for home in root.glob("*-rewind-home"):
+        stop_residents(home)
+
+
+def _measure(
+    options: argparse.Namespace,
+    report: Report,
+    box: Sandbox,
+    empty_url: str,
+    chosen: list[str],
+    runs: int,
+) -> None:
+    for agent in chosen:
+        try:
+            client, script = SESSIONS[agent]()
+        except pytest.fail.Exception as error:  # npm could not install it
+            raise BenchError(str(error)) from None
+        sessions = Sessions(
+            box, agent, client, script, empty_url, options.cold, options.capture_off
+        )
+        progress(f"{agent}: {WARMUP} warm-up round + {runs} interleaved rounds of 3 sessions")
+        for number in range(WARMUP + runs):
+            shift = number % len(VARIANTS)
+            for variant in VARIANTS[shift:] + VARIANTS[:shift]:
+                sessions.run(variant)
+            if number < WARMUP:
+                sessions.times = {variant: [] for variant in VARIANTS}
+                sessions.calls = []
+        times = sessions.times
+        prompts = len(script.prompts)
+        for variant in VARIANTS:
+            report.figure(f"{agent}, {prompts} prompts {variant}", spread(times[variant]))
+        ratio = median(times[REWIND]) / median(times[WITHOUT])
+        floor = median(times[FLOOR]) / median(times[WITHOUT])
+        own = median(times[REWIND]) / median(times[FLOOR])
+        report.figure(f"{agent} with empty hooks / without (the floor)", f"{floor:.2f}x")
+        report.check(f"{agent} rewind's hooks / empty hooks", own, "<=", OWN_WORK)
+        report.figure(f"{agent} hook processes", calls_per_prompt(sessions.calls, prompts))
+        if agent in TARGETS:
+            report.check(f"{agent} with / without hooks", ratio, "<=", TARGETS[agent])
+        else:
+            report.figure(f"{agent} with / without hooks", f"{ratio:.2f}x")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

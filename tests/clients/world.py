@@ -16,7 +16,7 @@ import os
 import subprocess
 import time
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -208,16 +208,23 @@ def open_world(
     base: Path,
     rewind: Installed,
     hooks: bool = True,
+    rewind_home: tuple[Path, int] | None = None,
 ) -> World:
     """A project (a git work tree with one commit) and a home in ``base`` for ``client``, the
     client's model server answering ``script`` (``{root}`` in its arguments is the project's
     path) until ``stack`` closes (which first ends the client processes still holding
-    sessions), and, with ``hooks``, rewind's hooks as ``rewind install`` writes them."""
+    sessions), and, with ``hooks``, rewind's hooks as ``rewind install`` writes them.
+    ``rewind_home``: a rewind home and resident port shared with other worlds (as one person's
+    sessions share them), whose resident recorder outlives this world."""
     home = base / "home"
     root = base / "project"
     home.mkdir(parents=True)
     root.mkdir()
     rewind = rewind.with_home(home)
+    if rewind_home is not None:
+        shared, port = rewind_home
+        env = dict(rewind.env, REWIND_HOME=str(shared), REWIND_RESIDENT_PORT=str(port))
+        rewind = replace(rewind, env=env)
     git = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com"]
     subprocess.run([*git, "init", "-q", str(root)], check=True, env=rewind.env)
     (root / "README.md").write_text("# project\n")
@@ -225,8 +232,10 @@ def open_world(
     subprocess.run([*git, "commit", "-qm", "start"], cwd=root, check=True, env=rewind.env)
     server = stack.enter_context(client.server(script.at(root)))
     world = World(client=client, rewind=rewind, root=root, server=server, home=home)
-    stack.callback(stop_watchers, home / "rewind-home")  # the watchers the hooks started
-    stack.callback(stop_residents, home / "rewind-home")  # and the resident recorder
+    own_home = Path(rewind.env["REWIND_HOME"])
+    stack.callback(stop_watchers, own_home)  # the watchers the hooks started
+    if rewind_home is None:
+        stack.callback(stop_residents, own_home)  # and the resident recorder
     stack.callback(world.close)  # before the server stops
     if hooks:
         world.ok("install", client.agent)
