@@ -309,8 +309,9 @@ def _check_resident(project: str, report: Report) -> None:
     import socket
 
     from rewind.resident import reach
+    from rewind.resident.address import claude_code_settings, port_in
 
-    port = reach.port_in(reach.claude_code_settings(project), "claude-code")
+    port = port_in(claude_code_settings(project), "claude-code")
     if port is None:
         return
     pid = reach.running_pid(port)

@@ -42,12 +42,14 @@ def _resident(agent: str) -> tuple[int, str] | None:
     if agent not in FORWARDED:
         return None
     try:
-        from rewind.resident import reach
+        from rewind.resident.address import port_for
 
-        port = reach.port_for(agent)
-        found = reach.running(port) if port is not None else None
+        port = port_for(agent)
+        if port is None:
+            return None
+        from rewind.resident.reach import running
+
+        found = running(port)
     except Exception:  # never worth the event: this process handles it
         return None
-    if port is None or found is None:
-        return None
-    return port, found[1]
+    return (port, found[1]) if found is not None else None

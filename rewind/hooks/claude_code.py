@@ -46,10 +46,10 @@ def handle(context: HookContext) -> None:
         context.start_turn(session, context.text("prompt"), conversation_cuts.claude_code)
         if not capture_on(context):  # a turn's start already keeps the watcher running
             start_watcher(context, session)
-        keep_resident(context, project or directory)
+        keep_resident(context)
     elif event == "PreToolUse":
         _before_tool(context, session, directory)
-        keep_resident(context, project or directory)
+        keep_resident(context)
     elif event in ("PostToolUse", "PostToolUseFailure"):
         _after_tool(context, session, directory)
     elif event == "Stop":
@@ -59,13 +59,15 @@ def handle(context: HookContext) -> None:
         context.end_turn(session)
 
 
-def keep_resident(context: HookContext, project: str) -> None:
+def keep_resident(context: HookContext) -> None:
     """When this session's settings post events to rewind's resident recorder, makes sure it
     listens (rewind.resident): a resident that was killed is back by the next tool call."""
-    from rewind.resident import reach
+    from rewind.resident.address import port_for
 
-    port = reach.port_in(reach.claude_code_settings(project), "claude-code")
+    port = port_for("claude-code")
     if port is not None:
+        from rewind.resident import reach
+
         reach.ensure(port, context.log)
 
 

@@ -2,7 +2,8 @@
 
 The port is fixed when the hooks are installed (``REWIND_RESIDENT_PORT``, else
 :data:`DEFAULT_PORT`) and read back from the agent's settings by the command hooks that start
-the resident, so the two always agree. Each HTTP hook sends the poster's ``REWIND_HOME``,
+the resident (:func:`port_for`, light: every hook of the agent looks), so the two always
+agree. Each HTTP hook sends the poster's ``REWIND_HOME``,
 ``XDG_DATA_HOME`` and ``HOME`` as headers (Claude Code interpolates the variables a hook lists
 in ``allowedEnvVars``): the resident records only events meant for its own rewind home (another
 user's, or a test's, is answered and left alone), and a request without them (a web page's,
@@ -75,3 +76,51 @@ def home_for(values: dict[str, str], cwd: str = "") -> str:
     if sys.platform == "darwin":
         return os.path.join(home, "Library", "Application Support", "rewind")
     return ""  # elsewhere, only REWIND_HOME says
+
+
+SETTINGS_BYTES = 1 << 20
+_PORTS: dict[tuple[str, str], int | None] = {}
+
+
+def claude_code_settings(project: str) -> list[str]:
+    """The settings files Claude Code reads hooks from, for a session in ``project``."""
+    config = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+    paths = [os.path.join(config, "settings.json")]
+    if project:
+        paths += [
+            os.path.join(project, ".claude", "settings.json"),
+            os.path.join(project, ".claude", "settings.local.json"),
+        ]
+    return paths
+
+
+def port_for(agent: str) -> int | None:
+    """The port a hook process of ``agent`` finds its resident on: the one its settings post
+    to (Claude Code's, for the project in ``CLAUDE_PROJECT_DIR``, else the working
+    directory); looked for once per process and project."""
+    project = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+    key = (agent, project)
+    if key not in _PORTS:
+        _PORTS[key] = port_in(claude_code_settings(project), agent)
+    return _PORTS[key]
+
+
+def port_in(paths: list[str], agent: str) -> int | None:
+    """The port of rewind's resident that the first of ``paths`` naming one names (read as
+    text, without ``re``, which the hook path does not load)."""
+    start, end = f"http://{HOST}:", PATH_PREFIX + agent
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                text = handle.read(SETTINGS_BYTES).decode("utf-8", "replace")
+        except OSError:
+            continue
+        at = text.find(start)
+        while at >= 0:
+            digits = text[at + len(start) : at + len(start) + 6].partition("/")[0]
+            after = at + len(start) + len(digits)
+            usable = digits.isascii() and digits.isdigit() and 1024 <= int(digits) <= 65535
+            if usable and text.startswith(end, after):
+                return int(digits)
+            at = text.find(start, at + 1)
+    return None

@@ -16,14 +16,13 @@ import errno
 import os
 import time
 
-from rewind.resident.address import HOST, PATH_PREFIX
+from rewind.resident.address import HOST
 from rewind.store.home import rewind_home
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-SETTINGS_BYTES = 1 << 20
 CONNECT_TIMEOUT = 0.2
 # How often a port held by another program is written to the log.
 CONFLICT_NOTE_EVERY = 24 * 3600.0
@@ -37,47 +36,6 @@ def state_path(*parts: str) -> str:
 
 def info_path(port: int) -> str:
     return state_path(f"{port}.json")
-
-
-def claude_code_settings(project: str) -> list[str]:
-    """The settings files Claude Code reads hooks from, for a session in ``project``."""
-    config = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
-    paths = [os.path.join(config, "settings.json")]
-    if project:
-        paths += [
-            os.path.join(project, ".claude", "settings.json"),
-            os.path.join(project, ".claude", "settings.local.json"),
-        ]
-    return paths
-
-
-def port_for(agent: str) -> int | None:
-    """The port a hook process of ``agent`` finds its resident on: the one its settings post
-    to (Claude Code's, for the project in ``CLAUDE_PROJECT_DIR``, else the working
-    directory)."""
-    project = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-    return port_in(claude_code_settings(project), agent)
-
-
-def port_in(paths: list[str], agent: str) -> int | None:
-    """The port of rewind's resident that the first of ``paths`` naming one names (read as
-    text, without ``re``, which the hook path does not load)."""
-    start, end = f"http://{HOST}:", PATH_PREFIX + agent
-    for path in paths:
-        try:
-            with open(path, "rb") as handle:
-                text = handle.read(SETTINGS_BYTES).decode("utf-8", "replace")
-        except OSError:
-            continue
-        at = text.find(start)
-        while at >= 0:
-            digits = text[at + len(start) : at + len(start) + 6].partition("/")[0]
-            after = at + len(start) + len(digits)
-            usable = digits.isascii() and digits.isdigit() and 1024 <= int(digits) <= 65535
-            if usable and text.startswith(end, after):
-                return int(digits)
-            at = text.find(start, at + 1)
-    return None
 
 
 # True in the resident itself, which needs no check that it listens.
