@@ -2,10 +2,6 @@ from __future__ import annotations
 
 import sys
 
-# The agents whose command hooks hand their events to the resident recorder when it runs
-# (rewind.resident.forward): the process then loads none of the recording.
-FORWARDED = frozenset({"claude-code"})
-
 
 def run(*, agent: str, argument: str | None, started: float) -> int:
     """Always 0: a hook never breaks the agent (problems go to the store's log). ``started``
@@ -37,10 +33,9 @@ def run(*, agent: str, argument: str | None, started: float) -> int:
 
 
 def _resident(agent: str) -> tuple[int, str] | None:
-    """The port and secret of the resident this hook hands its event to: when the agent's
-    settings post to one and it runs (rewind.resident.reach); else None."""
-    if agent not in FORWARDED:
-        return None
+    """The port and secret of the resident this hook hands its event to, when it has one and
+    it runs (rewind.resident.address.port_for, rewind.resident.reach); else None: the process
+    records the event itself, and loads none of the forwarding."""
     try:
         from rewind.resident.address import port_for
 

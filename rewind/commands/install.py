@@ -17,6 +17,7 @@ def run(*, agent: str, scope: str | None, mcp: bool = False) -> int:
         require_server_package()
         registration.check(chosen, context)
     change = target.install(chosen, context)
+    want_resident()
     if not change.changed:
         print(f"{agent}: already installed in {change.path}; nothing changed.")
         for note in change.notes:
@@ -35,6 +36,23 @@ def run(*, agent: str, scope: str | None, mcp: bool = False) -> int:
     elif registration.advice:
         print(f"  next: {registration.advice}.")
     return 0
+
+
+def want_resident() -> None:
+    """Lets the hooks of this rewind home hand their events to a resident recorder
+    (rewind.resident.address.wanted_path); a home that cannot be written is said by the hooks,
+    not here."""
+    import os
+
+    from rewind.resident.address import wanted_path
+
+    path = wanted_path()
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError:
+        pass
 
 
 def require_utf8(context: Context) -> None:

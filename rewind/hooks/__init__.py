@@ -164,7 +164,25 @@ def answer_event(
         context.log_failure(error)
     finally:
         context.record_call(time.perf_counter() - started, via)
+    if not via:
+        _keep_resident(agent, context)
     return output
+
+
+def _keep_resident(agent: str, context: HookContext) -> None:
+    """An event handled by a process of its own: when the agent's hooks have a resident
+    recorder (rewind.resident), start it if it does not run, so the next events are handed to
+    it (Claude Code's after-events are posted to it). Never raises."""
+    try:
+        from rewind.resident.address import port_for
+
+        port = port_for(agent)
+        if port is not None:
+            from rewind.resident import reach
+
+            reach.ensure(port, context.log)
+    except Exception as error:
+        context.log(f"the resident recorder could not be started: {error!r}")
 
 
 __all__ = ["ADAPTERS", "answer_event", "handle_event"]

@@ -7,9 +7,9 @@ rewind.quicksave.powershell says). A failed tool call (PostToolUseFailure: ``err
 ``tool_response``) gets its after-state at once, like a successful one. When a PostToolUse
 reports the text from before the edit (``tool_response.originalFile``, ``type``) for a file no
 PreToolUse recorded, what it says for certain becomes its pre-image. SessionStart and each
-prompt start the project's watcher when none runs (rewind.watch.capture). The prompt and each
-PreToolUse also keep rewind's resident recorder listening when the settings post the other
-events to it (rewind.resident); those events come the same way through it. With
+prompt start the project's watcher when none runs (rewind.watch.capture). The after-events
+come posted to rewind's resident recorder (rewind.resident), which each event handled in a
+process of its own starts when it does not run (rewind.hooks.answer_event). With
 ``capture_programs = false`` and ``watch_on_session_start`` in rewind.toml, the session's first
 prompt starts ``rewind watch`` for the session alone, and SessionEnd stops it.
 """
@@ -46,10 +46,8 @@ def handle(context: HookContext) -> None:
         context.start_turn(session, context.text("prompt"), conversation_cuts.claude_code)
         if not capture_on(context):  # a turn's start already keeps the watcher running
             start_watcher(context, session)
-        keep_resident(context)
     elif event == "PreToolUse":
         _before_tool(context, session, directory)
-        keep_resident(context)
     elif event in ("PostToolUse", "PostToolUseFailure"):
         _after_tool(context, session, directory)
     elif event == "Stop":
@@ -57,18 +55,6 @@ def handle(context: HookContext) -> None:
     elif event == "SessionEnd":
         stop_watcher(context, session)
         context.end_turn(session)
-
-
-def keep_resident(context: HookContext) -> None:
-    """When this session's settings post events to rewind's resident recorder, makes sure it
-    listens (rewind.resident): a resident that was killed is back by the next tool call."""
-    from rewind.resident.address import port_for
-
-    port = port_for("claude-code")
-    if port is not None:
-        from rewind.resident import reach
-
-        reach.ensure(port, context.log)
 
 
 def capture_on(context: HookContext) -> bool:

@@ -25,6 +25,11 @@ HOST = "127.0.0.1"
 PATH_PREFIX = "/rewind/hook/"
 # The agents whose hooks may post to the resident.
 AGENTS = ("claude-code",)
+# The agents whose command hooks hand their events to it when it runs (rewind.resident.forward).
+HANDING_OVER = frozenset(
+    {"codex", "gemini", "copilot", "cursor", "cline", "windsurf", "pi", "qwen", "droid", "kilo"}
+    | {"opencode"}
+)
 # Header name -> the environment variable the hook interpolates into it.
 HOME_HEADERS = {
     "X-Rewind-Home": "REWIND_HOME",
@@ -95,14 +100,30 @@ def claude_code_settings(project: str) -> list[str]:
 
 
 def port_for(agent: str) -> int | None:
-    """The port a hook process of ``agent`` finds its resident on: the one its settings post
-    to (Claude Code's, for the project in ``CLAUDE_PROJECT_DIR``, else the working
-    directory); looked for once per process and project."""
+    """The port a hook process of ``agent`` finds its resident on, None when it has none:
+    Claude Code's, the one its settings post to (for the project in ``CLAUDE_PROJECT_DIR``,
+    else the working directory); another agent's command hooks', :func:`install_port` once
+    ``rewind install`` has run under this rewind home (:func:`wanted_path`). Looked for once per
+    process and project."""
+    if agent not in AGENTS and agent not in HANDING_OVER:
+        return None
     project = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
     key = (agent, project)
     if key not in _PORTS:
-        _PORTS[key] = port_in(claude_code_settings(project), agent)
+        if agent in AGENTS:
+            _PORTS[key] = port_in(claude_code_settings(project), agent)
+        else:
+            _PORTS[key] = install_port() if os.path.exists(wanted_path()) else None
     return _PORTS[key]
+
+
+def wanted_path() -> str:
+    """The file ``rewind install`` leaves under the rewind home: the hooks of this home's
+    agents may hand their events to a resident (those of a committed settings file on a
+    machine where nobody installed rewind's hooks handle them themselves)."""
+    from rewind.store.home import rewind_home
+
+    return os.path.join(rewind_home(), "resident", "wanted")
 
 
 def port_in(paths: list[str], agent: str) -> int | None:

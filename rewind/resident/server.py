@@ -42,7 +42,7 @@ from hmac import compare_digest
 
 from rewind.hooks import answer_event
 from rewind.resident import reach, wire
-from rewind.resident.address import AGENTS, HOME_HEADERS, PATH_PREFIX, home_for
+from rewind.resident.address import AGENTS, HANDING_OVER, HOME_HEADERS, PATH_PREFIX, home_for
 from rewind.resident.forward import DEADLINE_HEADER, FORWARD_PREFIX, SECRET_HEADER, environment_of
 from rewind.store.fastjson import load_object
 from rewind.store.home import rewind_home
@@ -132,7 +132,8 @@ class Resident:
             secret = request.headers.get(SECRET_HEADER.lower(), "").encode("utf-8", "replace")
             if not compare_digest(secret, self.secret.encode()):
                 raise wire.BadRequest(403, "not this resident's secret")
-            if request.path[len(FORWARD_PREFIX) :] not in AGENTS:
+            agent = request.path[len(FORWARD_PREFIX) :]
+            if agent not in AGENTS and agent not in HANDING_OVER:
                 raise wire.BadRequest(404, "no such agent")
         elif request.path[len(PATH_PREFIX) :] not in AGENTS or not request.path.startswith(
             PATH_PREFIX

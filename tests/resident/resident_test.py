@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import files_by_path, hook, ok
 from tests.import_hygiene_test import loaded_after
-from tests.support.agent_payloads import ClaudeCode
+from tests.support.agent_payloads import ClaudeCode, Codex
 from tests.support.watchers import alive
 
 
@@ -300,3 +300,38 @@ def test_doctor_says_whether_the_resident_runs(project: Path, claude: ClaudeCode
         squatter.bind(("127.0.0.1", port()))
         squatter.listen(1)
         assert said().startswith("warn") and "held by another program" in said()
+
+
+def test_another_agents_command_hooks_hand_their_events_over(project: Path) -> None:
+    """Codex has no HTTP hooks: once 'rewind install' has run under this rewind home, the first
+    event its hooks handle themselves starts the resident, and the next are handed to it; they
+    record what a process would (a quicksave before 'rm', restored byte for byte)."""
+    ok("install", "codex")
+    codex = Codex(project)
+    (project / "keep.txt").write_text("a day's work\n")
+    hook("codex", codex.prompt("tidy up"))
+    pid = resident_pid()
+    before, after = codex.shell("rm keep.txt")
+    hook("codex", before)
+    (project / "keep.txt").unlink()
+    hook("codex", after)
+    hook("codex", codex.end())
+    calls = [line.split()[3:] for line in stats(project)]
+    assert calls[0] == ["event=UserPromptSubmit"]  # handled by its process, which started it
+    assert calls[1:] == [
+        ["event=PreToolUse", "via=forwarded"],
+        ["event=PostToolUse", "via=forwarded"],
+        ["event=Stop", "via=forwarded"],
+    ]
+    assert resident_pid() == pid
+    ok("restore", "1", "--yes", cwd=project)
+    assert (project / "keep.txt").read_text() == "a day's work\n"
+
+
+def test_without_an_install_no_resident_is_started(project: Path) -> None:
+    """Hooks that run where 'rewind install' never ran (a settings file committed by someone
+    else) record their events themselves and start nothing."""
+    codex = Codex(project)
+    hook("codex", codex.prompt("tidy up"))
+    assert not info().exists()
+    assert stats(project)[0].split()[3:] == ["event=UserPromptSubmit"]
