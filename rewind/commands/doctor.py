@@ -304,24 +304,37 @@ def _check_config(project: str, store_dir: str, report: Report) -> None:
 
 
 def _check_resident(project: str, report: Report) -> None:
-    """Whether the resident recorder Claude Code's HTTP hooks post to (rewind.resident) runs
-    on the port the settings name, waits for the next prompt, or finds the port taken."""
+    """Whether the resident recorder (rewind.resident) runs on the port Claude Code's HTTP
+    hooks post to, and on the one the other agents' hooks hand their events to, waits for the
+    next event, or finds the port taken."""
+    import os
+
+    from rewind.resident.address import (
+        claude_code_settings,
+        install_port,
+        port_in,
+        wanted_path,
+    )
+
+    posted = port_in(claude_code_settings(project), "claude-code")
+    if posted is not None:
+        _report_resident(report, "claude-code", posted, "the after-events are posted")
+    if os.path.exists(wanted_path()) and install_port() != posted:
+        _report_resident(report, "rewind", install_port(), "the hooks hand their events")
+
+
+def _report_resident(report: Report, target: str, port: int, what: str) -> None:
     import socket
 
     from rewind.resident import reach
-    from rewind.resident.address import claude_code_settings, port_in
 
-    port = port_in(claude_code_settings(project), "claude-code")
-    if port is None:
-        return
     pid = reach.running_pid(port)
     if pid is not None:
         report.add(
             "ok",
-            "claude-code",
+            target,
             "resident",
-            f"the resident recorder runs (pid {pid}) on "
-            f"127.0.0.1:{port}: the after-events are recorded without a process",
+            f"the resident recorder runs (pid {pid}) on 127.0.0.1:{port}, where {what}",
         )
         return
     with socket.socket() as probe:
@@ -329,18 +342,18 @@ def _check_resident(project: str, report: Report) -> None:
     if taken:
         report.add(
             "warn",
-            "claude-code",
+            target,
             "resident",
-            f"127.0.0.1:{port}, where the hooks post, is held by another program: those events "
-            "are recorded late, at the next prompt; set REWIND_RESIDENT_PORT to a free port "
-            "and run 'rewind install claude-code' again",
+            f"127.0.0.1:{port}, where {what}, is held by another program: the hooks record "
+            "every event themselves (after-events late, at the next prompt); set "
+            "REWIND_RESIDENT_PORT to a free port and run 'rewind install' again",
         )
         return
     report.add(
         "ok",
-        "claude-code",
+        target,
         "resident",
-        f"no resident recorder runs on 127.0.0.1:{port} now; the next prompt starts it",
+        f"no resident recorder runs on 127.0.0.1:{port} now; the next event starts it",
     )
 
 

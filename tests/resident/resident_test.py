@@ -286,10 +286,10 @@ def test_an_event_without_the_residents_secret_is_refused(
 def test_doctor_says_whether_the_resident_runs(project: Path, claude: ClaudeCode) -> None:
     def said() -> str:
         lines = ok("doctor", cwd=project).stdout.splitlines()
-        [line] = [line for line in lines if " resident " in line]
+        [line] = [line for line in lines if " resident " in line and "claude-code" in line]
         return line
 
-    assert said().startswith("ok") and "the next prompt starts it" in said()
+    assert said().startswith("ok") and "the next event starts it" in said()
     send(claude, claude.prompt("first"))
     assert f"runs (pid {resident_pid()})" in said()
     os.kill(resident_pid(), signal.SIGKILL)
