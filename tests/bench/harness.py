@@ -77,6 +77,12 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         default=env_flag("REWIND_BENCH_KEEP"),
         help="keep the temporary directories for inspection (env REWIND_BENCH_KEEP=1)",
     )
+    parser.add_argument(
+        "--capture-off",
+        action="store_true",
+        help="what programs change not captured (capture_programs = false): no watcher, no "
+        "barriers, in the benchmarks of hooks (hook_events, real_clients)",
+    )
 
 
 def choose(value: int | None, env: str, full: int, quick: int, is_quick: bool) -> int:

@@ -8,9 +8,8 @@ process), the ``PreToolUse``/``PostToolUse`` of a ``Bash`` ``rm -f``, ``Stop`` a
 ``PreToolUse`` events are command hooks, run as Claude Code runs them (``sh -c 'rewind hook
 claude-code'``, the event on standard input); the others are POSTed to the resident recorder on
 127.0.0.1 with the headers Claude Code sends (the resident is started by the first prompt's
-hook, in the warm-up rounds, as it is by a session's first prompt). Capture of what programs
-change is off (a watcher's start would be timed with the first round's prompt, and it is
-shell_capture's subject).
+hook, in the warm-up rounds, as it is by a session's first prompt, and so is the project's
+watcher: capture of what programs change is on, as installed; ``--capture-off`` turns it off).
 
 With ``--plugin``, the hooks of rewind's Claude Code plugin instead (``hooks/claude-code``):
 every event a command hook, no resident (its settings name no port), each process doing the
@@ -95,7 +94,7 @@ def round_events(agent: ClaudeCode, number: int) -> list[tuple[str, dict[str, An
 
 
 class Session:
-    def __init__(self, box: Sandbox, plugin: bool) -> None:
+    def __init__(self, box: Sandbox, plugin: bool, capture: bool) -> None:
         self.box = box
         self.plugin = plugin
         self.root = box.root / "project"
@@ -103,7 +102,11 @@ class Session:
         (self.root / "a.txt").write_text("line 0\n" * 80)
         box.run(["git", "add", "-A"], cwd=self.root)
         box.run(["git", "-c", "gc.auto=0", "commit", "-q", "-m", "start"], cwd=self.root)
-        self.env = box.environment(CLAUDE_PROJECT_DIR=str(self.root), REWIND_CAPTURE_PROGRAMS="0")
+        self.env = box.environment(CLAUDE_PROJECT_DIR=str(self.root))
+        if capture:
+            self.env.pop("REWIND_CAPTURE_PROGRAMS", None)
+        else:
+            self.env["REWIND_CAPTURE_PROGRAMS"] = "0"
         box.run([rewind_script(), "install", "claude-code", "--local"], cwd=self.root, env=self.env)
         if plugin:  # the plugin's hooks: the same events, each a command, no port named
             settings = self.root / ".claude" / "settings.local.json"
@@ -167,7 +170,7 @@ def run(options: argparse.Namespace) -> Report:
     rounds = choose(options.event_rounds, "REWIND_BENCH_EVENT_ROUNDS", 15, 5, options.quick)
     report = Report(NAME)
     with Sandbox("events", keep=options.keep) as box:
-        session = Session(box, options.plugin)
+        session = Session(box, options.plugin, not options.capture_off)
         progress(f"{WARMUP} warm-up rounds + {rounds} timed rounds of 7 events")
         for number in range(WARMUP + rounds):
             if number == WARMUP:

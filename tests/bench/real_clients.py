@@ -108,11 +108,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="only this client (repeatable)",
     )
     parser.add_argument(
-        "--capture-off",
-        action="store_true",
-        help="capture_programs = false in each project's rewind.toml (no watcher)",
-    )
-    parser.add_argument(
         "--cold",
         action="store_true",
         help="a rewind home of its own per session (its resident started by its first prompt)",
