@@ -36,6 +36,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rewind.hooks.context import HookContext
 
+HOOK_PARENT_VARIABLE = "REWIND_HOOK_PARENT"
 _VERSION_KEY = b'"version":"'
 # How many of the hook's ancestors are looked at for the client's program (a shell may be
 # between the client and the hook).
@@ -167,11 +168,19 @@ def _before(fd: int, offset: int) -> bytes:
     return os.pread(fd, offset - start, start)
 
 
+def hook_parent() -> int:
+    """The process that started the hook: this one's parent, or, for an event the hook's process
+    handed to the resident recorder, the parent of that process (``REWIND_HOOK_PARENT`` in the
+    environment the resident takes on: rewind.resident.forward)."""
+    handed = os.environ.get(HOOK_PARENT_VARIABLE, "")
+    return int(handed) if handed.isascii() and handed.isdigit() else os.getppid()
+
+
 def _parent_package_version(names: tuple[str, ...]) -> str:
     """The version in the ``package.json`` of the script one of the hook's nearest ancestor
     processes runs, when one of its first arguments is, links to, a file of a package folder
     named in ``names`` (Linux only: through ``/proc``)."""
-    pid = os.getppid()
+    pid = hook_parent()
     for _ in range(_ANCESTORS):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as handle:
@@ -197,7 +206,7 @@ def _parent_program_version() -> str:
     ``opencode-linux-x64/bin/opencode``), when its name begins with ``opencode`` (Linux only:
     through ``/proc``)."""
     try:
-        program = os.path.realpath(f"/proc/{os.getppid()}/exe")
+        program = os.path.realpath(f"/proc/{hook_parent()}/exe")
     except (OSError, ValueError):
         return ""
     package = os.path.dirname(os.path.dirname(program))

@@ -77,8 +77,11 @@ def _taken(connection: _socket.socket, deadline: float) -> bool:
 
 def environment_block() -> bytes:
     """This process's environment, as one line the resident reads back
-    (:func:`environment_of`)."""
-    return b"\0".join(key + b"=" + value for key, value in os.environb.items()).hex().encode()
+    (:func:`environment_of`), with ``REWIND_HOOK_PARENT``: this process's parent, the agent's
+    client, whose version a prompt's cut point reads (rewind.hooks.conversation_cuts)."""
+    items = [key + b"=" + value for key, value in os.environb.items()]
+    items.append(b"REWIND_HOOK_PARENT=%d" % os.getppid())
+    return b"\0".join(items).hex().encode()
 
 
 def environment_of(line: bytes) -> dict[str, str]:

@@ -249,9 +249,11 @@ def serve(descriptor: int) -> None:
     listener = socket.socket(fileno=descriptor)
     resident = Resident(listener)
     reach.IN_RESIDENT = True
-    # Each hook process of Claude Code has its own project variable; this process serves every
-    # session, which the events' cwd (and a forwarded event's own environment) tell apart.
-    os.environ.pop("CLAUDE_PROJECT_DIR", None)
+    # Each hook process has its agent's project variable (CLAUDE_PROJECT_DIR, QWEN_...); this
+    # process serves every session, which the posted events' cwd (and a forwarded event's own
+    # environment) tell apart: the one of the hook that started it is no one else's.
+    for name in [name for name in os.environ if name.endswith("_PROJECT_DIR")]:
+        del os.environ[name]
     waiting = [True]
 
     def stop(_signal: int, _frame: object) -> None:
