@@ -309,17 +309,15 @@ def _check_resident(project: str, report: Report) -> None:
     next event, or finds the port taken."""
     import os
 
-    from rewind.resident.address import (
-        claude_code_settings,
-        install_port,
-        port_in,
-        wanted_path,
-    )
+    from rewind.resident.address import AGENTS, install_port, port_in, settings_files, wanted_path
 
-    posted = port_in(claude_code_settings(project), "claude-code")
-    if posted is not None:
-        _report_resident(report, "claude-code", posted, "the after-events are posted")
-    if os.path.exists(wanted_path()) and install_port() != posted:
+    reported = set()
+    for agent in AGENTS:
+        posted = port_in(settings_files(agent, project), agent)
+        if posted is not None:
+            _report_resident(report, agent, posted, "the after-events are posted")
+            reported.add(posted)
+    if os.path.exists(wanted_path()) and install_port() not in reported:
         _report_resident(report, "rewind", install_port(), "the hooks hand their events")
 
 

@@ -24,15 +24,14 @@ from rewind.installers import Change, Context, Inspection, Probe, ProbeStep
 from rewind.installers.json_settings import JsonHooksTarget
 from rewind.installers.mcp_json import JsonEntry, JsonRegistration
 from rewind.installers.mcp_registration import JsonMcp, server_entry
+from rewind.installers.resident_hooks import COMMAND, HTTP, resident_groups
 from rewind.installers.settings_file import JsonObject, SettingsFile
 from rewind.mcp.names import READ_TOOLS, SERVER_NAME
-from rewind.resident import address
 from rewind.store.git_program import GitFailed, run_git
 
 # Anchored, so that old versions (unanchored regex) and new ones (exact lists) match the same.
 MATCHER = "^(Edit|Write|MultiEdit|NotebookEdit|Bash|PowerShell)$"
 AGENT = "claude-code"
-COMMAND, HTTP = "command", "http"
 # (event, matcher, timeout in seconds, how): a process for what could be lost for good (the
 # prompt, every file's state before a tool changes it); the rest posted to the resident
 # recorder (rewind.resident), taken again at the turn's or session's end when it was not there.
@@ -53,26 +52,7 @@ PATHS = {
 
 
 def document(command: str) -> JsonObject:
-    """Per event, one group with its matcher and one hook: ``command`` or a POST to the
-    resident on the port ``REWIND_RESIDENT_PORT`` names now (rewind.resident.address)."""
-    port = address.install_port()
-    block: JsonObject = {}
-    for event, matcher, timeout, how in EVENTS:
-        group: JsonObject = {"matcher": matcher} if matcher else {}
-        hook: JsonObject
-        if how == COMMAND:
-            hook = {"type": "command", "command": command, "timeout": timeout}
-        else:
-            hook = {
-                "type": "http",
-                "url": address.url(AGENT, port),
-                "timeout": timeout,
-                "headers": address.headers(),
-                "allowedEnvVars": list(address.HOME_HEADERS.values()),
-            }
-        group["hooks"] = [hook]
-        block[event] = [group]
-    return {"hooks": block}
+    return {"hooks": resident_groups(command, EVENTS, AGENT)}
 
 
 def probe(project: str, path: str) -> Probe:

@@ -1,7 +1,8 @@
 """Qwen Code: hooks in ``settings.json``, in Claude Code's shape; timeouts in seconds.
 
-Read from Qwen Code 0.24.4: every hook is a process Qwen starts and waits for (PreToolUse
-before the tool runs); ``disableAllHooks: true`` turns them all off. With folder trust turned on
+Read from Qwen Code 0.24.4: a command hook is a process Qwen starts and waits for (PreToolUse
+before the tool runs), an HTTP hook a POST it waits for (the after-events go to rewind's
+resident recorder); ``disableAllHooks: true`` turns them all off. With folder trust turned on
 (``security.folderTrust.enabled``, off by default) a project's ``.qwen/settings.json`` is read
 only in a trusted folder; the user's hooks run everywhere. SessionStart records nothing, so it
 is not subscribed. MCP servers are read from ``mcpServers`` in the same files.
@@ -10,26 +11,30 @@ is not subscribed. MCP servers are read from ``mcpServers`` in the same files.
 from __future__ import annotations
 
 from rewind.installers import Probe, ProbeStep
-from rewind.installers.json_settings import JsonHooksTarget, command_groups
+from rewind.installers.json_settings import JsonHooksTarget
 from rewind.installers.mcp_registration import JsonMcp, servers_file
+from rewind.installers.resident_hooks import COMMAND, HTTP, resident_groups
 from rewind.installers.settings_file import JsonObject, SettingsFile
 
 # A list of exact names (Qwen compares each entry first); ``edit`` as a regular expression
 # would match ``notebook_edit`` too, which is also wanted.
 MATCHER = "write_file|edit|notebook_edit|run_shell_command"
+# A process for the prompt and the state before a tool call; the after-events posted to rewind's
+# resident recorder (rewind.resident), as Claude Code's are: Qwen runs HTTP hooks to 127.0.0.1,
+# and one that finds nobody is reported and passed over.
 EVENTS = (
-    ("UserPromptSubmit", None, 10),
-    ("PreToolUse", MATCHER, 30),
-    ("PostToolUse", MATCHER, 30),
-    ("PostToolUseFailure", MATCHER, 30),
-    ("Stop", None, 30),
-    ("SessionEnd", None, 30),
+    ("UserPromptSubmit", None, 10, COMMAND),
+    ("PreToolUse", MATCHER, 30, COMMAND),
+    ("PostToolUse", MATCHER, 30, HTTP),
+    ("PostToolUseFailure", MATCHER, 30, HTTP),
+    ("Stop", None, 30, HTTP),
+    ("SessionEnd", None, 30, HTTP),
 )
 PATHS = {"user": ".qwen/settings.json", "project": ".qwen/settings.json"}
 
 
 def document(command: str) -> JsonObject:
-    return {"hooks": command_groups(command, EVENTS)}
+    return {"hooks": resident_groups(command, EVENTS, "qwen")}
 
 
 def probe(project: str, path: str) -> Probe:

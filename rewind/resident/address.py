@@ -23,8 +23,10 @@ DEFAULT_PORT = 47811
 PORT_VARIABLE = "REWIND_RESIDENT_PORT"
 HOST = "127.0.0.1"
 PATH_PREFIX = "/rewind/hook/"
-# The agents whose hooks may post to the resident.
-AGENTS = ("claude-code",)
+# The agents whose hooks may post to the resident (their clients run HTTP hooks to 127.0.0.1),
+# and the variable each one's hook processes name the project in.
+AGENTS = ("claude-code", "qwen")
+PROJECT_VARIABLES = {"claude-code": "CLAUDE_PROJECT_DIR", "qwen": "QWEN_PROJECT_DIR"}
 # The agents whose command hooks hand their events to it when it runs (rewind.resident.forward).
 HANDING_OVER = frozenset(
     {"codex", "gemini", "copilot", "cursor", "cline", "windsurf", "pi", "qwen", "droid", "kilo"}
@@ -87,6 +89,14 @@ SETTINGS_BYTES = 1 << 20
 _PORTS: dict[tuple[str, str], int | None] = {}
 
 
+def settings_files(agent: str, project: str) -> list[str]:
+    """The settings files ``agent``'s client reads hooks from, for a session in ``project``."""
+    if agent == "qwen":
+        paths = [os.path.join(os.path.expanduser("~"), ".qwen", "settings.json")]
+        return paths + ([os.path.join(project, ".qwen", "settings.json")] if project else [])
+    return claude_code_settings(project)
+
+
 def claude_code_settings(project: str) -> list[str]:
     """The settings files Claude Code reads hooks from, for a session in ``project``."""
     config = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
@@ -101,17 +111,17 @@ def claude_code_settings(project: str) -> list[str]:
 
 def port_for(agent: str) -> int | None:
     """The port a hook process of ``agent`` finds its resident on, None when it has none:
-    Claude Code's, the one its settings post to (for the project in ``CLAUDE_PROJECT_DIR``,
-    else the working directory); another agent's command hooks', :func:`install_port` once
-    ``rewind install`` has run under this rewind home (:func:`wanted_path`). Looked for once per
-    process and project."""
+    Claude Code's and Qwen Code's, the one their settings post to (for the project their
+    variable names, else the working directory); another agent's command hooks',
+    :func:`install_port` once ``rewind install`` has run under this rewind home
+    (:func:`wanted_path`). Looked for once per process and project."""
     if agent not in AGENTS and agent not in HANDING_OVER:
         return None
-    project = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+    project = os.environ.get(PROJECT_VARIABLES.get(agent, ""), "") or os.getcwd()
     key = (agent, project)
     if key not in _PORTS:
         if agent in AGENTS:
-            _PORTS[key] = port_in(claude_code_settings(project), agent)
+            _PORTS[key] = port_in(settings_files(agent, project), agent)
         else:
             _PORTS[key] = install_port() if os.path.exists(wanted_path()) else None
     return _PORTS[key]

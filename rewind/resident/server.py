@@ -1,9 +1,9 @@
 """The resident recorder: ``python -m rewind.resident.server FD`` serves, on the listening
 socket FD that the hook starting it bound (rewind.resident.reach), the events of an agent.
 
-- ``POST /rewind/hook/AGENT``: an after-event the agent posts itself (Claude Code's HTTP hooks:
-  ``PostToolUse``, ``PostToolUseFailure``, ``Stop``, ``SessionEnd``; no other event is taken
-  this way).
+- ``POST /rewind/hook/AGENT``: an after-event the agent posts itself (Claude Code's and Qwen
+  Code's HTTP hooks: ``PostToolUse``, ``PostToolUseFailure``, ``Stop``, ``SessionEnd``; no other
+  event is taken this way).
 - ``POST /rewind/forward/AGENT``: any event of a command hook, whose process hands it over with
   its environment and working directory (rewind.resident.forward), which this process takes on
   while it handles it; it must carry this resident's secret and arrive before its deadline.
@@ -53,9 +53,8 @@ POLL = 5.0
 READ_BUDGET = 5.0
 READERS = 32
 # The events the agents post themselves (their HTTP hooks), by agent.
-POSTED_EVENTS = {
-    "claude-code": frozenset({"PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"})
-}
+AFTER_EVENTS = frozenset({"PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"})
+POSTED_EVENTS = {"claude-code": AFTER_EVENTS, "qwen": AFTER_EVENTS}
 
 Job = tuple[socket.socket, wire.Request, float]
 

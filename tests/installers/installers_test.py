@@ -557,6 +557,9 @@ def test_ready_made_files_are_what_install_writes(project: Path, agent: str) -> 
         # The plugin has no settings file the hooks could find the resident's port in: every
         # event is a process.
         installed = as_commands(installed, f"rewind hook {agent}")
+    # A file people copy names the default port (this test's install, its own).
+    port = os.environ["REWIND_RESIDENT_PORT"]
+    installed = json.loads(json.dumps(installed).replace(f"127.0.0.1:{port}/", "127.0.0.1:47811/"))
     assert ready == installed
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import files_by_path, hook, ok
 from tests.import_hygiene_test import loaded_after
-from tests.support.agent_payloads import ClaudeCode, Codex
+from tests.support.agent_payloads import ClaudeCode, Codex, Qwen
 from tests.support.watchers import alive
 
 
@@ -335,3 +335,30 @@ def test_without_an_install_no_resident_is_started(project: Path) -> None:
     hook("codex", codex.prompt("tidy up"))
     assert not info().exists()
     assert stats(project)[0].split()[3:] == ["event=UserPromptSubmit"]
+
+
+def test_qwens_after_events_are_posted_too(project: Path) -> None:
+    """Qwen Code runs HTTP hooks to 127.0.0.1 as Claude Code does: its after-events are posted
+    to the resident, its prompt and before-events handed over by their processes."""
+    ok("install", "qwen")
+    qwen = Qwen(project)
+    env = {"QWEN_PROJECT_DIR": str(project)}
+    (project / "a.txt").write_text("one\n")
+    hook("qwen", qwen.prompt("change a"), env=env)
+    resident_pid()
+    before, after = qwen.write("a.txt", "two\n")
+    hook("qwen", before, env=env)
+    (project / "a.txt").write_text("two\n")
+    assert post(after, path="qwen") == (200, "{}")
+    assert post(qwen.end(), path="qwen") == (200, "{}")
+    calls = [line.split()[3:] for line in stats(project)]
+    assert calls == [
+        ["event=UserPromptSubmit"],
+        ["event=PreToolUse", "via=forwarded"],
+        ["event=PostToolUse", "via=http"],
+        ["event=Stop", "via=http"],
+    ]
+    [turn] = log(project)
+    assert turn["ended"] is not None and list(files_by_path(turn)) == ["a.txt"]
+    ok("restore", "1", "--yes", cwd=project)
+    assert (project / "a.txt").read_text() == "one\n"
