@@ -1,12 +1,15 @@
-"""Whether the resident listens on the port an agent's settings name, and starting it when it
-does not: called by the command hooks (a prompt, a tool call's before-state), so the events
-posted to it afterwards find it. Light imports only: this is on the hook path (``_socket``,
-not ``socket``, which loads ``enum``).
+"""Whether the resident listens on a port, and starting it when it does not: called after an
+event a hook's process handled itself (rewind.hooks.answer_event), so the events after it are
+posted or handed to it. Light imports only: this is on the hook path (``_socket``, not
+``socket``, which loads ``enum``).
 
 The port is bound here, before the resident is started, and handed to it: when this returns,
 the port accepts connections (they wait in the listen queue while the resident loads), so no
-event posted right after the prompt is refused. Two hooks starting one at once: the second
-bind fails and that hook leaves it to the first.
+event posted right after is refused. Two hooks starting one at once: the second bind fails and
+that hook leaves it to the first. A port another program holds is never taken (logged once a
+day). The resident's file (``$REWIND_HOME/resident/PORT.json``, this user's alone) names its pid
+and the secret a handed-over event must carry; a pid counts only while ``/proc`` shows it
+running the resident.
 """
 
 from __future__ import annotations
