@@ -34,7 +34,14 @@ def store_path() -> Path:
 
 
 def loose_objects(store: Path) -> list[Path]:
-    return [p for p in (store / "objects").glob("??/*")]
+    """The store's loose objects now; a folder a gc running meanwhile removes is empty."""
+    found: list[Path] = []
+    for folder in sorted((store / "objects").glob("??")):
+        try:
+            found += [Path(entry.path) for entry in os.scandir(folder)]
+        except FileNotFoundError:
+            pass  # packed and removed by the gc since it was listed
+    return found
 
 
 def pack_files(store: Path) -> dict[str, os.stat_result]:
