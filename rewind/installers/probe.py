@@ -57,8 +57,10 @@ def run_probe(command: str, target: Target, home_parent: str | None = None) -> P
             "REWIND_HOME": home,
             "XDG_STATE_HOME": os.path.join(temporary, "state"),
             "TMPDIR": temporary,
-            # A probe's hooks start no watcher: it would outlive the throwaway project.
+            # A probe's hooks start no watcher, and no resident recorder: either would outlive
+            # the throwaway project (and a resident would hold the port of the real one).
             "REWIND_CAPTURE_PROGRAMS": "0",
+            "REWIND_RESIDENT": "off",
         }
         environment.pop("REWIND_SESSION", None)
         environment.update(probe.environment)

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 DEFAULT_PORT = 47811
 PORT_VARIABLE = "REWIND_RESIDENT_PORT"
+# REWIND_RESIDENT=off: the hooks neither hand events to a resident nor start one.
+SWITCH_VARIABLE = "REWIND_RESIDENT"
 HOST = "127.0.0.1"
 PATH_PREFIX = "/rewind/hook/"
 # The agents whose hooks may post to the resident (their clients run HTTP hooks to 127.0.0.1),
@@ -117,6 +119,8 @@ def port_for(agent: str) -> int | None:
     (:func:`wanted_path`). Looked for once per process and project."""
     if agent not in AGENTS and agent not in HANDING_OVER:
         return None
+    if os.environ.get(SWITCH_VARIABLE, "").strip().lower() in ("off", "0", "false", "no"):
+        return None  # every event handled by its own process
     project = os.environ.get(PROJECT_VARIABLES.get(agent, ""), "") or os.getcwd()
     key = (agent, project)
     if key not in _PORTS:

@@ -74,13 +74,19 @@ class Resident:
     # the main thread: accepting --------------------------------------------------------------
 
     def should_end(self) -> bool:
+        """Idle long enough, asked to stop, its file gone (its rewind home removed: it is not
+        written again there), or naming another resident; a file naming no live resident, or
+        this one without its secret, is written again."""
         if self.stopping or time.monotonic() - self.last_request >= IDLE_EXIT:
             return True
+        if not os.path.exists(reach.info_path(self.port)):
+            return True
         found = reach.running(self.port)
-        if found is None or found != (os.getpid(), self.secret):
-            if reach.running_pid(self.port) not in (os.getpid(), None):
-                return True  # another resident is this port's now
-            reach.write_info(self.port, os.getpid(), self.secret, ready=True)
+        if found == (os.getpid(), self.secret):
+            return False
+        if found is not None and found[0] != os.getpid():
+            return True  # another resident is this port's now
+        reach.write_info(self.port, os.getpid(), self.secret, ready=True)
         return False
 
     def accept_one(self) -> None:

@@ -362,3 +362,26 @@ def test_qwens_after_events_are_posted_too(project: Path) -> None:
     assert turn["ended"] is not None and list(files_by_path(turn)) == ["a.txt"]
     ok("restore", "1", "--yes", cwd=project)
     assert (project / "a.txt").read_text() == "one\n"
+
+
+def test_a_resident_whose_home_is_removed_ends(project: Path, claude: ClaudeCode) -> None:
+    """Its file gone (its rewind home deleted, a CI runner's say): it ends at its next look,
+    and never writes the home again."""
+    send(claude, claude.prompt("first"))
+    pid = resident_pid()
+    info().unlink()
+    with socket.create_connection(("127.0.0.1", port())):
+        pass  # wakes it: it looks at its file after each connection
+    deadline = time.monotonic() + 10
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not alive(pid) and not info().exists()
+
+
+def test_doctor_starts_no_resident(project: Path, claude: ClaudeCode) -> None:
+    """doctor's probe runs the hooks in a throwaway rewind home: a resident started there
+    would hold the port of the real one for half an hour."""
+    ok("install", "claude-code", "--user")  # the probe's hooks find the port there
+    ok("doctor", cwd=project)
+    assert not listening()
+    assert not list(Path(os.environ["REWIND_HOME"]).glob("**/resident/*.json"))
