@@ -10,10 +10,13 @@ socket FD that the hook starting it bound (rewind.resident.reach), the events of
 
 Each is handled exactly as ``rewind hook AGENT`` would handle it in a process of its own
 (rewind.hooks.answer_event: the same adapters, store locks, logs and stats, its line marked
-``via=http`` or ``via=forwarded``), one at a time, and answered once recorded, so the agent
-goes on only when the event is in the store. Requests are read by threads of their own, each
-within :data:`READ_BUDGET` for the whole request (at most :data:`READERS` at once; more are
-closed at once), so a client that sends slowly, or nothing, never holds the others.
+``via=http`` or ``via=forwarded``), one at a time in the order they came, and answered once
+recorded, so the agent goes on only when the event is in the store; except a posted tool
+call's end (``PostToolUse``, ``PostToolUseFailure``), answered as soon as it is queued: the
+agent's next recorded step comes behind it, and the turn's end waits for it. Requests are
+read by threads of their own, each within :data:`READ_BUDGET` for the whole request (at most
+:data:`READERS` at once; more are closed at once), so a client that sends slowly, or nothing,
+never holds the others.
 
 Refused (403): a peer of another user (where /proc/net/tcp says), a ``Host`` other than this
 port of 127.0.0.1 or localhost (a web page under a rebound name), a request without the
@@ -55,8 +58,11 @@ READERS = 32
 # The events the agents post themselves (their HTTP hooks), by agent.
 AFTER_EVENTS = frozenset({"PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"})
 POSTED_EVENTS = {"claude-code": AFTER_EVENTS, "qwen": AFTER_EVENTS}
+# The posted events answered as soon as they are read (see _answered_on_arrival).
+TOOL_CALL_ENDS = frozenset({"PostToolUse", "PostToolUseFailure"})
 
-Job = tuple[socket.socket, wire.Request, float]
+# The connection is None for an event already answered.
+Job = tuple[socket.socket | None, wire.Request, float]
 
 
 class Resident:
@@ -120,7 +126,12 @@ class Resident:
             connection.close()
         else:
             self.last_request = time.monotonic()
-            self.jobs.put((connection, request, started))
+            if _answered_on_arrival(request):
+                _send(connection, 200, b"{}")
+                connection.close()
+                self.jobs.put((None, request, started))
+            else:
+                self.jobs.put((connection, request, started))
         finally:
             self.readers.release()
 
@@ -153,6 +164,14 @@ class Resident:
             if job is None:
                 return
             connection, request, started = job
+            if connection is None:  # answered on arrival: recorded in its turn
+                try:
+                    self.posted(request.path[len(PATH_PREFIX) :], request, started)
+                except Exception:
+                    pass
+                finally:
+                    _forget_repositories()
+                continue
             try:
                 if request.path.startswith(FORWARD_PREFIX):
                     agent = request.path[len(FORWARD_PREFIX) :]
@@ -212,6 +231,23 @@ class Resident:
             os.environ.update(saved)
             os.chdir(here)
         return 200, (output or "").encode("utf-8", "surrogateescape")
+
+
+def _answered_on_arrival(request: wire.Request) -> bool:
+    """A posted tool call's end (Claude Code and Qwen Code wait for every hook's answer before
+    the next step, and rewind answers these with nothing): answered as soon as it is read and
+    queued, and recorded in its turn. Whatever the agent does next that rewind records comes
+    behind it in the same queue (a command hook's event, handed over), and so does the turn's
+    end, which is answered once recorded: when the agent's turn is over, everything is in the
+    store. If this process dies first, the event is lost as a post that found nobody would be,
+    and read again the same way (the turn's end, the next prompt)."""
+    if request.path.startswith(FORWARD_PREFIX):
+        return False
+    try:
+        event = load_object(request.body.decode("utf-8", "surrogateescape"))
+    except ValueError:
+        return False
+    return event.get("hook_event_name") in TOOL_CALL_ENDS
 
 
 def _send(connection: socket.socket, status: int, body: bytes) -> None:

@@ -263,7 +263,10 @@ class Watcher:
 
     def _keep_alive(self, now: float) -> None:
         """Touches the pid file now and then (when a killed watcher was last alive), and stops
-        a watcher a hook started once no hook has asked anything for ``idle_exit`` seconds."""
+        a watcher a hook started once no hook has asked anything for ``idle_exit`` seconds
+        (said once: the steps of its last grace come here too)."""
+        if self.stopping:
+            return
         if now - self.last_beat >= HEARTBEAT:
             self.last_beat = now
             try:

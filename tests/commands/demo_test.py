@@ -96,6 +96,16 @@ def test_kept_demo_rewinds_to_the_initial_files(tmp_path: Path) -> None:
         if kind == "file" and not path.startswith(b".git")
     }
     assert files == {os.fsencode(name): content for name, content in INITIAL_FILES.items()}
+    # A kept demo keeps its watcher (it records the restore just made): stopped before removal.
+    stop = subprocess.run(
+        [sys.executable, "-m", "rewind", "watch", "--stop"],
+        cwd=project,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert stop.returncode == 0, stop.stderr
     shutil.rmtree(base)
 
 

@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import socket
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -17,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import files_by_path, hook, ok
+from tests.conftest import files_by_path, hook, ok, store_dir
 from tests.import_hygiene_test import loaded_after
 from tests.support.agent_payloads import ClaudeCode, Codex, Qwen
 from tests.support.watchers import alive
@@ -58,7 +59,10 @@ def headers(**values: str) -> dict[str, str]:
 
 
 def post(
-    payload: dict[str, Any], sent: dict[str, str] | None = None, path: str = "claude-code"
+    payload: dict[str, Any],
+    sent: dict[str, str] | None = None,
+    path: str = "claude-code",
+    timeout: float = 30,
 ) -> tuple[int, str]:
     """One HTTP hook's POST; (status, body), or (0, reason) when nothing answered, which
     Claude Code reports and goes on from."""
@@ -69,7 +73,7 @@ def post(
         method="POST",
     )
     try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
             return answer.status, answer.read().decode()
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode()
@@ -364,14 +368,50 @@ def test_qwens_after_events_are_posted_too(project: Path) -> None:
     assert (project / "a.txt").read_text() == "one\n"
 
 
+@pytest.mark.usefixtures("capture_on")
+def test_a_tool_calls_end_is_answered_at_once_and_the_turns_end_waits_for_it(
+    project: Path, claude: ClaudeCode
+) -> None:
+    """A shell call's PostToolUse is answered as soon as it is queued (the agent goes on while
+    the watcher's barrier for it is awaited); Stop, queued behind it, is answered only once
+    both are recorded. The watcher, stopped here (SIGSTOP), holds the barrier as long as the
+    test wants."""
+    (project / "a.txt").write_text("one\n")
+    send(claude, claude.prompt("change a"))
+    resident_pid()
+    before, after = claude.shell("echo two > a.txt")
+    send(claude, before)  # the watcher is running once this is answered
+    (project / "a.txt").write_text("two\n")
+    watcher = json.loads((store_dir(project) / "rewind" / "watch.json").read_text())["pid"]
+    ended: list[tuple[int, str]] = []
+    os.kill(watcher, signal.SIGSTOP)
+    try:
+        assert post(after, timeout=5) == (200, "{}")  # while its barrier cannot pass
+        stop = threading.Thread(target=lambda: ended.append(post(claude.end())))
+        stop.start()
+        stop.join(1.0)
+        assert stop.is_alive() and not ended  # the turn's end waits for it
+    finally:
+        os.kill(watcher, signal.SIGCONT)
+    stop.join(30)
+    assert ended == [(200, "{}")]
+    [turn] = log(project)  # recorded by the time the turn's end was answered
+    assert turn["ended"] is not None and list(files_by_path(turn)) == ["a.txt"]
+    ok("restore", "1", "--yes", cwd=project)
+    assert (project / "a.txt").read_text() == "one\n"
+
+
 def test_a_resident_whose_home_is_removed_ends(project: Path, claude: ClaudeCode) -> None:
     """Its file gone (its rewind home deleted, a CI runner's say): it ends at its next look,
     and never writes the home again."""
     send(claude, claude.prompt("first"))
     pid = resident_pid()
     info().unlink()
-    with socket.create_connection(("127.0.0.1", port())):
-        pass  # wakes it: it looks at its file after each connection
+    try:
+        with socket.create_connection(("127.0.0.1", port())):
+            pass  # wakes it: it looks at its file after each connection
+    except ConnectionRefusedError:
+        pass  # it looked on its own (it looks every few seconds) and has ended already
     deadline = time.monotonic() + 10
     while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.02)

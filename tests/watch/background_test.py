@@ -131,3 +131,24 @@ def test_the_prompt_only_spawns_the_watcher_and_loads_nothing_heavy(
     assert not [name for name in HEAVY if name in modules]
     info, _, _ = watch_files(committed)
     wait_for(lambda: info.exists() and json.loads(info.read_text()).get("ready"), "the watcher")
+
+
+def test_an_idle_watcher_ends_and_says_so_once(committed: Path) -> None:
+    """What a hook-started watcher does after ``--idle-exit`` seconds without a hook's
+    request; the steps of its last grace once logged the same line a dozen times."""
+    import subprocess
+    import sys
+
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "rewind", "watch", "--background", "--idle-exit", "0.3"],
+        cwd=committed,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert watcher.wait(timeout=30) == 0
+    finally:
+        watcher.kill()
+    log = (store_dir(committed) / "rewind" / "rewind.log").read_text()
+    assert log.count("without an agent's request") == 1, log
