@@ -19,7 +19,8 @@ rotating order, after one warm-up round; median of 5 (quick: 3). Each run is a n
 runs with rewind's hooks share one rewind home, as one person's sessions do, so its resident
 recorder, started in the warm-up round, is already there (each project's watcher is started by
 its first prompt); with ``--cold``, each run has a rewind home of its own and starts its
-resident too.
+resident too; with ``--watching``, each project's watcher is started (untimed) before its
+session, as in a project a person works in all day.
 
 Also counted: the hook processes rewind's hooks ran per prompt, by event, and the events posted
 to the resident instead (the lines of each store's ``stats/hook-calls.log``, one per call, those
@@ -112,6 +113,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="a rewind home of its own per session (its resident started by its first prompt)",
     )
+    parser.add_argument(
+        "--watching",
+        action="store_true",
+        help="each project's watcher already runs when its session begins (started untimed, "
+        "as in a project a person works in all day) instead of being started by its first prompt",
+    )
 
 
 def _this_venv(box: Sandbox) -> Installed:
@@ -184,8 +191,10 @@ class Sessions:
         empty_url: str,
         cold: bool,
         capture_off: bool = False,
+        watching: bool = False,
     ) -> None:
         self.capture_off = capture_off
+        self.watching = watching
         self.box = box
         self.empty_url = empty_url
         shared = box.root / f"{agent}-rewind-home"
@@ -210,6 +219,8 @@ class Sessions:
                 _empty_hooks(world.root, self.agent, self.empty_url)
             if self.capture_off:
                 (world.root / "rewind.toml").write_text("capture_programs = false\n")
+            elif self.watching and variant == REWIND:
+                _start_watcher(world.root, world.env)
             session = None
             for prompt in self.script.prompts:
                 session = world.prompt(prompt.text, session)
@@ -221,6 +232,51 @@ class Sessions:
                 )
 
 
+def _start_watcher(root: Path, env: dict[str, str]) -> None:
+    """The project's watcher as a prompt's hook starts it (rewind.watch.capture), started now
+    and waited for until it says it is ready."""
+    import json
+    import subprocess
+    import time
+
+    from rewind.watch.capture import IDLE_EXIT
+
+    command = [PYTHON, "-m", "rewind", "-C", str(root), "watch", "--background"]
+    subprocess.Popen(
+        [*command, "--idle-exit", str(IDLE_EXIT)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    info = _store_of(root, Path(env["REWIND_HOME"])) / "rewind" / "watch.json"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if json.loads(info.read_text()).get("ready"):
+                return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+    raise BenchError(f"the watcher of {root} did not start")
+
+
+def _store_of(project: Path, rewind_home: Path) -> Path:
+    """Where ``project``'s store is under ``rewind_home``."""
+    from rewind.store.home import store_dir_for
+
+    saved = os.environ.get("REWIND_HOME")
+    os.environ["REWIND_HOME"] = str(rewind_home)
+    try:
+        return Path(store_dir_for(os.fsencode(project)))
+    finally:
+        if saved is None:
+            del os.environ["REWIND_HOME"]
+        else:
+            os.environ["REWIND_HOME"] = saved
+
+
 POSTED = " (posted)"
 
 
@@ -228,17 +284,7 @@ def hook_calls(project: Path, rewind_home: Path) -> dict[str, int]:
     """The hook calls rewind logged in ``project``'s store, by event (a line is ``TIME ms=...
     agent=... event=...``, with ``via=http`` when the resident took a posted event: those are
     counted under ``EVENT (posted)``; ``via=forwarded`` is a process that handed its event on)."""
-    from rewind.store.home import store_dir_for
-
-    saved = os.environ.get("REWIND_HOME")
-    os.environ["REWIND_HOME"] = str(rewind_home)
-    try:
-        store = Path(store_dir_for(os.fsencode(project)))
-    finally:
-        if saved is None:
-            del os.environ["REWIND_HOME"]
-        else:
-            os.environ["REWIND_HOME"] = saved
+    store = _store_of(project, rewind_home)
     counts: dict[str, int] = {}
     for log in store.glob("rewind/stats/hook-calls.log*"):
         for line in log.read_text().splitlines():
@@ -298,7 +344,14 @@ def _measure(
         except pytest.fail.Exception as error:  # npm could not install it
             raise BenchError(str(error)) from None
         sessions = Sessions(
-            box, agent, client, script, empty_url, options.cold, options.capture_off
+            box,
+            agent,
+            client,
+            script,
+            empty_url,
+            options.cold,
+            options.capture_off,
+            options.watching,
         )
         progress(f"{agent}: {WARMUP} warm-up round + {runs} interleaved rounds of 3 sessions")
         for number in range(WARMUP + runs):
