@@ -170,15 +170,13 @@ class Recorder:
     def open_turn_owners(self, paths: set[bytes]) -> dict[bytes, str]:
         """The session whose open turn holds each of ``paths`` (its agent's hooks recorded it),
         when one does."""
-        from rewind.history.index.queries import EntryIndex
+        from rewind.history.index.sync import open_turns
 
         if not paths:
             return {}
-        with EntryIndex(self.store) as index:
-            open_turns = index.sync_all()
         return {
             change.path: entry.session
-            for entry in open_turns
+            for entry in open_turns(self.store)
             if entry.is_open
             for change in entry.files
             if change.path in paths

@@ -243,3 +243,29 @@ def test_changes_between_turns_go_to_a_watch_turn_that_begin_closes(
     assert "changes outside the agent" in ok("log").stdout
     ok("restore", str(outside.number), "--yes")
     assert (committed / "notes.txt").read_text() == "one\ntwo\nthree\n"
+
+
+def test_a_path_another_sessions_open_turn_holds_is_recorded_in_that_turn(
+    committed: Path, watching: Watch
+) -> None:
+    """Two sessions at once: the watcher runs for session ``s``; session ``other``'s open turn
+    holds notes.txt (its agent's hook recorded it), so a later change of notes.txt is that
+    turn's, its after-state refreshed there, and no external change of session ``s``."""
+    from rewind.history.filestate import fingerprint
+
+    ok("begin", "--session", "other", "--agent", "codex", "--prompt", "theirs")
+    ok("track", "--session", "other", "notes.txt")
+    (committed / "notes.txt").write_text("changed under the other session\n")
+
+    def refreshed() -> bool:
+        turn = entries(committed, "other")[-1]
+        [change] = [change for change in turn.files if change.path == b"notes.txt"]
+        expected = fingerprint(b"changed under the other session\n")
+        return change.after is not None and change.after.xxh == expected
+
+    wait_for(refreshed, "the other session's turn to hold the change")
+    assert b"notes.txt" not in external(committed)
+    watching.stop()
+    assert b"notes.txt" not in external(committed)
+    ok("restore", "--session", "other", "1", "--yes")
+    assert (committed / "notes.txt").read_text() == "one\ntwo\nthree\n"

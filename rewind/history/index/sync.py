@@ -226,6 +226,31 @@ class SyncedIndex(IndexDatabase):
         )
 
 
+def open_turns(store: Store) -> list[Entry]:
+    """The open turns that have journal records, as :meth:`SyncedIndex.sync_all` returns them,
+    without the index: only the sessions with a journal are read (the watcher asks at each of
+    its batches, and needs no index)."""
+    from rewind.history.session import load_head
+
+    leaves = _journal_leaves(store)
+    if not leaves:
+        return []
+    found = []
+    for ref in sorted(store.ref_names(store.sessions_prefix)):
+        if ref.rsplit("/", 1)[1] not in leaves:
+            continue
+        try:
+            tip = store.read_ref(ref)
+            if tip is None:
+                continue
+            head = load_head(store, _session_of(store, tip, ref))
+        except StoreError:
+            continue  # a damaged ref or session: 'rewind check' reports it
+        if head.journal is not None and head.current is not None and head.current.is_open:
+            found.append(head.current)
+    return found
+
+
 def _journal_leaves(store: Store) -> set[str]:
     """The sessions (by ref name) that have a journal or spooled records now."""
     from rewind.history import journal
