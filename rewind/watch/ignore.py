@@ -1,5 +1,6 @@
-"""Which changed paths watch mode leaves out: ``.git``, rewind's own files, the exclude globs
-and what the project's ignore rules (``.gitignore`` and the like) exclude.
+"""Which changed paths watch mode leaves out: ``.git``, rewind's own files, an agent's
+temporary files of an atomic write, the exclude globs and what the project's ignore rules
+(``.gitignore`` and the like) exclude.
 
 The ignore rules are read through libgit2 (:mod:`rewind.store.project_repository`), read-only:
 it reads ``.gitignore`` files, ``.git/info/exclude`` and ``core.excludesFile`` and writes nothing.
@@ -16,6 +17,13 @@ from rewind.store.root import GIT_DIR_NAME
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rewind.store.project_repository import ProjectRepository
+
+
+# An agent's atomic write: Claude Code writes FILE.tmp.PID.HEX (12 hex digits; FILE.tmp.HEX, 8,
+# for some of its own files) and renames it over FILE a moment later. Recorded, the temporary
+# would be a change of its own whenever a barrier falls between the two (another session's
+# prompt or turn's end), an "added" then a "deleted" file nobody made.
+AGENT_TEMPORARY = re.compile(r".+\.tmp\.(?:[0-9]+\.[0-9a-f]{12}|[0-9a-f]{8})")
 
 
 class IgnoreRules:
@@ -53,6 +61,8 @@ class IgnoreRules:
         if any(relative.startswith(prefix) for prefix in self.own_prefixes):
             return True
         text = os.fsdecode(relative)
+        if AGENT_TEMPORARY.fullmatch(text.rsplit("/", 1)[-1]):
+            return True
         if self.name_globs is not None:
             match = self.name_globs.match
             if any(match(part) for part in text.split("/")):

@@ -36,6 +36,9 @@ def test_ignored_paths_are_not_recorded(committed: Path, watching: Watch) -> Non
     (committed / "src" / "__pycache__").mkdir()
     (committed / "src" / "__pycache__" / "calc.cpython-311.pyc").write_bytes(b"\0pyc")
     (committed / "src" / ".calc.py.swp").write_bytes(b"vim swap")
+    # Claude Code's atomic writes, caught before their rename (built in, whatever the globs say)
+    (committed / "notes.txt.tmp.6077.a8c4690971c6").write_text("one\ntwo\n")
+    (committed / "src" / "settings.json.tmp.0f3c9a1b").write_text("{}\n")
     subprocess.run(["git", "tag", "v1"], cwd=committed, check=True)  # writes under .git
     (committed / "kept.txt").write_text("recorded\n")
     wait_for(lambda: recorded_with(committed, "kept.txt", b"recorded\n"), "kept.txt")
