@@ -140,12 +140,16 @@ def answer_event(
     started: float,
     via: str = "",
     unreadable: Exception | None = None,
+    on_tool_call_end: Callable[[], None] | None = None,
 ) -> str | None:
     """Handles one event (read from standard input when ``argument`` is None) and returns what
     the agent's protocol wants answered, if anything; never raises. ``via``: how the event
     came when not as a process of its own (``http``, ``forwarded``: the resident recorder),
-    kept in the call's stats line; ``unreadable``: why the event could not be read."""
+    kept in the call's stats line; ``unreadable``: why the event could not be read;
+    ``on_tool_call_end``: called once the event is known to be a tool call's end, before its
+    after-states are recorded (its answer is then nothing)."""
     context = HookContext(agent)
+    context.on_tool_call_end = on_tool_call_end
     output = None
     try:
         load = ADAPTERS.get(agent)

@@ -48,6 +48,11 @@ class HookContext:
         self.agent = agent
         self.payload: dict[str, object] = {}
         self.store: Store | None = None
+        # Set by the resident recorder for an event a hook's process handed over
+        # (rewind.resident.server): called once the event is known to be a tool call's end,
+        # which no agent is answered anything for, so that the process can end while the
+        # after-states are recorded.
+        self.on_tool_call_end: Callable[[], None] | None = None
 
     def read_payload(self, text: str) -> None:
         if not text.strip():
@@ -296,6 +301,7 @@ class HookContext:
         from rewind.watch import capture
 
         assert self.store is not None
+        self._tool_call_ends()
         capture.shell_ends(self.store, session, call or pairing, self.log)
         if not call and not pairing:
             self.after_change(session)
@@ -320,10 +326,16 @@ class HookContext:
         for a path the turn has no earlier record of.
         """
         assert self.store is not None
+        self._tool_call_ends()
         if names is None:
             record_after(self.store, session)
         elif names:
             record_after_states(self.store, session, names, candidates)
+
+    def _tool_call_ends(self) -> None:
+        release, self.on_tool_call_end = self.on_tool_call_end, None
+        if release is not None:
+            release()
 
     def end_turn(self, session: str, reply: str = "", barrier: float | None = None) -> None:
         """Closes the open turn; with ``[conversation] keep``, keeps ``reply``, the agent's

@@ -11,9 +11,10 @@ socket FD that the hook starting it bound (rewind.resident.reach), the events of
 Each is handled exactly as ``rewind hook AGENT`` would handle it in a process of its own
 (rewind.hooks.answer_event: the same adapters, store locks, logs and stats, its line marked
 ``via=http`` or ``via=forwarded``), one at a time in the order they came, and answered once
-recorded, so the agent goes on only when the event is in the store; except a posted tool
-call's end (``PostToolUse``, ``PostToolUseFailure``), answered as soon as it is queued: the
-agent's next recorded step comes behind it, and the turn's end waits for it. Requests are
+recorded, so the agent goes on only when the event is in the store; except a tool call's end
+(``PostToolUse``, ``PostToolUseFailure``), posted or handed over, answered (with nothing, its
+only answer) as soon as it is queued or known: the agent's next recorded step comes behind it,
+and the turn's end waits for it. Requests are
 read by threads of their own, each within :data:`READ_BUDGET` for the whole request (at most
 :data:`READERS` at once; more are closed at once), so a client that sends slowly, or nothing,
 never holds the others.
@@ -127,9 +128,11 @@ class Resident:
         else:
             self.last_request = time.monotonic()
             if _answered_on_arrival(request):
+                # Queued before it is answered: the agent's next event, sent once it has the
+                # answer, is queued behind it.
+                self.jobs.put((None, request, started))
                 _send(connection, 200, b"{}")
                 connection.close()
-                self.jobs.put((None, request, started))
             else:
                 self.jobs.put((connection, request, started))
         finally:
@@ -175,11 +178,12 @@ class Resident:
             try:
                 if request.path.startswith(FORWARD_PREFIX):
                     agent = request.path[len(FORWARD_PREFIX) :]
-                    status, body = self.forwarded(connection, agent, request, started)
+                    answer = self.forwarded(connection, agent, request, started)
                 else:
                     agent = request.path[len(PATH_PREFIX) :]
-                    status, body = self.posted(agent, request, started)
-                _send(connection, status, body)
+                    answer = self.posted(agent, request, started)
+                if answer is not None:
+                    _send(connection, *answer)
             except Exception:  # never the resident's end: the event's own failure is logged
                 pass
             finally:
@@ -201,9 +205,11 @@ class Resident:
 
     def forwarded(
         self, connection: socket.socket, agent: str, request: wire.Request, started: float
-    ) -> tuple[int, bytes]:
+    ) -> tuple[int, bytes] | None:
         """A command hook's event, handled with its environment and working directory, when
-        it comes before its deadline; else its process handles it (409)."""
+        it comes before its deadline; else its process handles it (409). A tool call's end is
+        answered (with nothing, its only answer) as soon as the adapter knows it for one, so
+        its process ends while the after-states are recorded: then None."""
         try:
             deadline = float(request.headers.get(DEADLINE_HEADER.lower(), "0"))
             environment_line, cwd_line, payload = [*request.body.split(b"\n", 2), b"", b""][:3]
@@ -220,16 +226,28 @@ class Resident:
         except OSError:
             return 409, b'{"error": "handle it yourself"}'
         connection.sendall(wire.TAKEN)
+        answered: list[bool] = []
+
+        def answer_now() -> None:
+            _send(connection, 200, b"")
+            try:
+                connection.shutdown(socket.SHUT_WR)  # the answer's end: its process goes on
+            except OSError:
+                pass
+            answered.append(True)
+
         saved = dict(os.environ)
         try:
             os.environ.clear()
             os.environ.update(environment)
             text = payload.decode("utf-8", "surrogateescape")
-            output = answer_event(agent, text, started, "forwarded")
+            output = answer_event(agent, text, started, "forwarded", on_tool_call_end=answer_now)
         finally:
             os.environ.clear()
             os.environ.update(saved)
             os.chdir(here)
+        if answered:
+            return None
         return 200, (output or "").encode("utf-8", "surrogateescape")
 
 
@@ -295,7 +313,7 @@ def serve(descriptor: int) -> None:
     # environment) tell apart: the one of the hook that started it is no one else's.
     for name in [name for name in os.environ if name.endswith("_PROJECT_DIR")]:
         del os.environ[name]
-    waiting = [True]
+    waiting = [False]  # True only while blocked for a connection: a SIGTERM then ends it at once
 
     def stop(_signal: int, _frame: object) -> None:
         resident.stopping = True
@@ -307,8 +325,9 @@ def serve(descriptor: int) -> None:
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     worker = threading.Thread(target=resident.work, daemon=True)
     worker.start()
-    reach.write_info(resident.port, os.getpid(), resident.secret, ready=True)
     try:
+        # In the try: a SIGTERM as soon as the file says ready still removes it at the end.
+        reach.write_info(resident.port, os.getpid(), resident.secret, ready=True)
         while not resident.should_end():
             waiting[0] = True
             resident.accept_one()

@@ -9,6 +9,8 @@ import json
 import os
 import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -399,6 +401,47 @@ def test_a_tool_calls_end_is_answered_at_once_and_the_turns_end_waits_for_it(
     assert turn["ended"] is not None and list(files_by_path(turn)) == ["a.txt"]
     ok("restore", "1", "--yes", cwd=project)
     assert (project / "a.txt").read_text() == "one\n"
+
+
+@pytest.mark.usefixtures("capture_on")
+def test_a_handed_over_tool_calls_end_ends_its_process_before_it_is_recorded(
+    project: Path,
+) -> None:
+    """Codex's command hooks: a shell call's PostToolUse, handed over, is answered (with
+    nothing) as soon as the resident knows it for a tool call's end, so its process ends while
+    the watcher's barrier for it is awaited; recorded all the same. The watcher, stopped here
+    (SIGSTOP), holds that barrier as long as the test wants."""
+    ok("install", "codex")
+    codex = Codex(project)
+    (project / "keep.txt").write_text("a day's work\n")
+    hook("codex", codex.prompt("tidy up"))
+    resident_pid()
+    before, after = codex.shell("rm keep.txt")
+    hook("codex", before)  # handed over; the watcher is running once this is answered
+    (project / "keep.txt").unlink()
+    watcher = json.loads((store_dir(project) / "rewind" / "watch.json").read_text())["pid"]
+    os.kill(watcher, signal.SIGSTOP)
+    try:
+        ended = subprocess.run(
+            [sys.executable, "-m", "rewind", "hook", "codex"],
+            input=json.dumps(after),
+            capture_output=True,
+            text=True,
+            cwd=project,
+            timeout=5,  # its barrier waits for the watcher for up to 10 s
+        )
+    finally:
+        os.kill(watcher, signal.SIGCONT)
+    assert (ended.returncode, ended.stdout, ended.stderr) == (0, "", "")
+    hook("codex", codex.end())
+    calls = [line.split()[3:] for line in stats(project)]
+    assert calls[1:] == [
+        ["event=PreToolUse", "via=forwarded"],
+        ["event=PostToolUse", "via=forwarded"],
+        ["event=Stop", "via=forwarded"],
+    ]
+    ok("restore", "1", "--yes", cwd=project)
+    assert (project / "keep.txt").read_text() == "a day's work\n"
 
 
 def test_a_resident_whose_home_is_removed_ends(project: Path, claude: ClaudeCode) -> None:
