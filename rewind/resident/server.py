@@ -14,10 +14,11 @@ Each is handled exactly as ``rewind hook AGENT`` would handle it in a process of
 recorded, so the agent goes on only when the event is in the store; except a tool call's end
 (``PostToolUse``, ``PostToolUseFailure``), posted or handed over, answered (with nothing, its
 only answer) as soon as it is queued or known: the agent's next recorded step comes behind it,
-and the turn's end waits for it. Requests are
-read by threads of their own, each within :data:`READ_BUDGET` for the whole request (at most
-:data:`READERS` at once; more are closed at once), so a client that sends slowly, or nothing,
-never holds the others.
+and the turn's end waits for it.
+
+Requests are read by threads of their own, each within :data:`READ_BUDGET` for the whole
+request (at most :data:`READERS` at once; more are closed at once), so a client that sends
+slowly, or nothing, never holds the others.
 
 Refused (403): a peer of another user (where /proc/net/tcp says), a ``Host`` other than this
 port of 127.0.0.1 or localhost (a web page under a rebound name), a request without the
@@ -166,28 +167,22 @@ class Resident:
             job = self.jobs.get()
             if job is None:
                 return
-            connection, request, started = job
-            if connection is None:  # answered on arrival: recorded in its turn
-                try:
-                    self.posted(request.path[len(PATH_PREFIX) :], request, started)
-                except Exception:
-                    pass
-                finally:
-                    _forget_repositories()
-                continue
+            connection, request, started = job  # no connection: answered on arrival
             try:
                 if request.path.startswith(FORWARD_PREFIX):
+                    assert connection is not None  # a handed-over event is never answered early
                     agent = request.path[len(FORWARD_PREFIX) :]
                     answer = self.forwarded(connection, agent, request, started)
                 else:
                     agent = request.path[len(PATH_PREFIX) :]
                     answer = self.posted(agent, request, started)
-                if answer is not None:
+                if connection is not None and answer is not None:
                     _send(connection, *answer)
             except Exception:  # never the resident's end: the event's own failure is logged
                 pass
             finally:
-                connection.close()
+                if connection is not None:
+                    connection.close()
                 _forget_repositories()
 
     def posted(self, agent: str, request: wire.Request, started: float) -> tuple[int, bytes]:

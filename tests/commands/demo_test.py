@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rewind.commands.demo_script import INITIAL_FILES, PROJECT
-from tests.conftest import RewindResult, snapshot
+from tests.conftest import RewindResult, ok, snapshot
 
 PROMPTS = [
     "Make add() treat None as 0 and add a test",
@@ -79,17 +79,9 @@ def test_kept_demo_rewinds_to_the_initial_files(tmp_path: Path) -> None:
         "cline, git-hook, windsurf, pi, qwen, droid, opencode or kilo." in result.stdout
     )
     project = base / PROJECT
-    environment = {**os.environ, "REWIND_HOME": str(base / "rewind-home")}
-    restore = subprocess.run(
-        # --force: entry 2 is an edit made by hand, which a restore undoes only when told to
-        [sys.executable, "-m", "rewind", "restore", "1", "--yes", "--force"],
-        cwd=project,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert restore.returncode == 0, restore.stderr
+    demo_home = {"REWIND_HOME": str(base / "rewind-home")}
+    # --force: entry 2 is an edit made by hand, which a restore undoes only when told to
+    ok("restore", "1", "--yes", "--force", cwd=project, env=demo_home)
     files = {
         path: content
         for path, (kind, content, _) in snapshot(project).items()
@@ -97,15 +89,7 @@ def test_kept_demo_rewinds_to_the_initial_files(tmp_path: Path) -> None:
     }
     assert files == {os.fsencode(name): content for name, content in INITIAL_FILES.items()}
     # A kept demo keeps its watcher (it records the restore just made): stopped before removal.
-    stop = subprocess.run(
-        [sys.executable, "-m", "rewind", "watch", "--stop"],
-        cwd=project,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert stop.returncode == 0, stop.stderr
+    ok("watch", "--stop", cwd=project, env=demo_home)
     shutil.rmtree(base)
 
 
