@@ -24,7 +24,7 @@ from rewind.installers import Change, Context, Inspection, Probe, ProbeStep
 from rewind.installers.json_settings import JsonHooksTarget
 from rewind.installers.mcp_json import JsonEntry, JsonRegistration
 from rewind.installers.mcp_registration import JsonMcp, server_entry
-from rewind.installers.resident_hooks import COMMAND, HTTP, resident_groups
+from rewind.installers.resident_hooks import resident_events, resident_groups
 from rewind.installers.settings_file import JsonObject, SettingsFile
 from rewind.mcp.names import READ_TOOLS, SERVER_NAME
 from rewind.store.git_program import GitFailed, run_git
@@ -32,17 +32,7 @@ from rewind.store.git_program import GitFailed, run_git
 # Anchored, so that old versions (unanchored regex) and new ones (exact lists) match the same.
 MATCHER = "^(Edit|Write|MultiEdit|NotebookEdit|Bash|PowerShell)$"
 AGENT = "claude-code"
-# (event, matcher, timeout in seconds, how): a process for what could be lost for good (the
-# prompt, every file's state before a tool changes it); the rest posted to the resident
-# recorder (rewind.resident), taken again at the turn's or session's end when it was not there.
-EVENTS = (
-    ("UserPromptSubmit", None, 10, COMMAND),
-    ("PreToolUse", MATCHER, 30, COMMAND),
-    ("PostToolUse", MATCHER, 30, HTTP),
-    ("PostToolUseFailure", MATCHER, 30, HTTP),
-    ("Stop", None, 30, HTTP),
-    ("SessionEnd", None, 30, HTTP),
-)
+EVENTS = resident_events(MATCHER)
 PLUGIN_COMMAND = "rewind hook claude-code"  # hooks/claude-code/hooks/hooks.json
 PATHS = {
     "user": ".claude/settings.json",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from rewind.installers import Probe, ProbeStep
 from rewind.installers.json_settings import JsonHooksTarget
 from rewind.installers.mcp_registration import JsonMcp, servers_file
-from rewind.installers.resident_hooks import COMMAND, HTTP, resident_groups
+from rewind.installers.resident_hooks import resident_events, resident_groups
 from rewind.installers.settings_file import JsonObject, SettingsFile
 
 # A list of exact names (Qwen compares each entry first); ``edit`` as a regular expression
@@ -22,14 +22,7 @@ MATCHER = "write_file|edit|notebook_edit|run_shell_command"
 # A process for the prompt and the state before a tool call; the after-events posted to rewind's
 # resident recorder (rewind.resident), as Claude Code's are: Qwen runs HTTP hooks to 127.0.0.1,
 # and one that finds nobody is reported and passed over.
-EVENTS = (
-    ("UserPromptSubmit", None, 10, COMMAND),
-    ("PreToolUse", MATCHER, 30, COMMAND),
-    ("PostToolUse", MATCHER, 30, HTTP),
-    ("PostToolUseFailure", MATCHER, 30, HTTP),
-    ("Stop", None, 30, HTTP),
-    ("SessionEnd", None, 30, HTTP),
-)
+EVENTS = resident_events(MATCHER)
 PATHS = {"user": ".qwen/settings.json", "project": ".qwen/settings.json"}
 
 

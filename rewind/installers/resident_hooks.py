@@ -12,6 +12,21 @@ COMMAND, HTTP = "command", "http"
 Events = tuple[tuple[str, str | None, int, str], ...]
 
 
+def resident_events(matcher: str) -> Events:
+    """(event, matcher, timeout in seconds, how) of an agent that posts to 127.0.0.1: a process
+    for what could be lost for good (the prompt, every file's state before a tool changes it);
+    the after-events posted to the resident recorder (rewind.resident), taken again at the
+    turn's or session's end when it was not there."""
+    return (
+        ("UserPromptSubmit", None, 10, COMMAND),
+        ("PreToolUse", matcher, 30, COMMAND),
+        ("PostToolUse", matcher, 30, HTTP),
+        ("PostToolUseFailure", matcher, 30, HTTP),
+        ("Stop", None, 30, HTTP),
+        ("SessionEnd", None, 30, HTTP),
+    )
+
+
 def resident_groups(command: str, events: Events, agent: str) -> JsonObject:
     port = address.install_port()
     block: JsonObject = {}
