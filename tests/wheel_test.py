@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from rewind._version import __version__
+from tests.support.agent_payloads import ClaudeCode
 from tests.support.installed_wheel import Installed
 from tests.support.paths import HOOKS
 
@@ -136,16 +137,53 @@ def test_install_into_a_home_and_doctor(installed: Installed, tmp_path: Path) ->
     }
     port = installed.env["REWIND_RESIDENT_PORT"]
     resident = f"http://127.0.0.1:{port}/rewind/hook/claude-code"
-    assert commands == {f"{installed.rewind} hook claude-code", resident}
+    # The venv's interpreter without its site processing, on the installed package.
+    runner = f"{installed.venv / 'bin' / 'python'} -S {installed.package() / '__main__.py'}"
+    assert commands == {f"{runner} hook claude-code", resident}
     doctor = installed.run("doctor", cwd=project)
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
-    assert "claude-code" in doctor.stdout
+    assert f"runs rewind in {installed.package()}, the rewind on PATH's" in doctor.stdout
+    _installed_hooks_record(installed, project, f"{runner} hook claude-code")
     # The project's file, meant to be committed, runs rewind from PATH (the venv's here).
     installed.ok("install", "codex", cwd=project)
     assert "rewind hook codex" in (project / ".codex" / "hooks.json").read_text()
     assert str(installed.venv) not in (project / ".codex" / "hooks.json").read_text()
     doctor = installed.run("doctor", cwd=project)
     assert f"runs rewind from PATH: {installed.rewind}" in doctor.stdout, doctor.stdout
+
+
+def _installed_hooks_record(installed: Installed, project: Path, command: str) -> None:
+    """The installed command, as Claude Code runs it: a first prompt and edit with no resident
+    recorder (recorded by the hook's own process, which needs site-packages: xxhash), a second
+    once the first started the resident (handed over to it)."""
+    agent = ClaudeCode(project)
+    env = dict(installed.env, CLAUDE_PROJECT_DIR=str(project), REWIND_CAPTURE_PROGRAMS="0")
+    for number in (1, 2):
+        (project / "a.txt").write_text(f"before {number}\n")
+        before, _after = agent.edit("a.txt", "before", "after")
+        for event in (agent.prompt(f"prompt {number}"), before):
+            done = subprocess.run(
+                ["sh", "-c", command],
+                input=json.dumps(event),
+                cwd=project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert (done.returncode, done.stderr) == (0, ""), done
+        if number == 1:
+            deadline = time.monotonic() + 10
+            while not list((installed.home / "rewind-home" / "resident").glob("*.json")):
+                assert time.monotonic() < deadline, "the first hook started no resident"
+                time.sleep(0.05)
+    stats = next((installed.home / "rewind-home").glob("stores/*/rewind/stats/hook-calls.log"))
+    events = [line.split(" ", 2)[2] for line in stats.read_text().splitlines()]
+    assert "agent=claude-code event=PreToolUse" in events  # the first, in its own process
+    assert "agent=claude-code event=PreToolUse via=forwarded" in events  # the second
+    log = json.loads(installed.ok("log", "--json", cwd=project))
+    assert [entry["prompt"] for entry in log] == ["prompt 1", "prompt 2"]
+    assert all([item["path"] for item in entry["files"]] == ["a.txt"] for entry in log)
 
 
 @dataclass

@@ -20,6 +20,8 @@ from rewind.actions.records import FORMAT
 from rewind.commands.output.json_output import print_json
 from rewind.errors import UserError
 from rewind.installers import (
+    RUNNER_FLAG,
+    RUNNER_SCRIPT,
     Context,
     Inspection,
     Target,
@@ -503,11 +505,15 @@ def _check_command(target: Target, scope: str, command: str, report: Findings) -
     name = target.name
     again = f"run 'rewind install {name} --{scope}' again"
     try:
-        program = shlex.split(command)[0]
+        words = shlex.split(command)
+        program = words[0]
     except (ValueError, IndexError):
         report.add("fail", name, scope, f"cannot read the command {command!r}; {again}.")
         return
     on_path = shutil.which("rewind")
+    if words[1:2] == [RUNNER_FLAG] and len(words) > 2 and words[2].endswith(RUNNER_SCRIPT):
+        _check_runner(target, scope, program, words[2], on_path, report)
+        return
     if "/" not in program:
         found = shutil.which(program)
         if found is None:
@@ -541,6 +547,48 @@ def _check_command(target: Target, scope: str, command: str, report: Findings) -
             scope,
             f"runs {program}, not the rewind on PATH ({on_path}); {again} to use that one.",
         )
+
+
+def _check_runner(
+    target: Target, scope: str, python: str, script: str, on_path: str | None, report: Findings
+) -> None:
+    """A hook command that runs rewind's ``__main__.py`` with an interpreter
+    (rewind.installers.hook_runner): both there, the interpreter the one of the rewind on
+    PATH."""
+    name = target.name
+    again = f"run 'rewind install {name} --{scope}' again"
+    if not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        report.add("fail", name, scope, f"runs rewind with {python}, which is gone; {again}.")
+        return
+    if not os.path.isfile(script):
+        report.add("fail", name, scope, f"runs {script}, which does not exist; {again}.")
+        return
+    package = os.path.dirname(script)
+    if on_path is None:
+        report.add("ok", name, scope, f"runs rewind in {package} (no rewind on PATH)")
+    elif _interpreter_of(on_path) == os.path.abspath(python):  # not resolved: a venv's link
+        report.add("ok", name, scope, f"runs rewind in {package}, the rewind on PATH's")
+    else:
+        report.add(
+            "warn",
+            name,
+            scope,
+            f"runs rewind in {package} with {python}, not the rewind on PATH ({on_path}); "
+            f"{again} to use that one.",
+        )
+
+
+def _interpreter_of(script: str) -> str | None:
+    """The interpreter a console script's first line names, if it names one."""
+    try:
+        with open(script, "rb") as handle:
+            first = handle.readline(4096)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].split()
+    return os.path.abspath(os.fsdecode(words[0])) if words else None
 
 
 def _report_hook(

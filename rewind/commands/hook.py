@@ -26,10 +26,21 @@ def run(*, agent: str, argument: str | None, started: float) -> int:
                     sys.stdout.write(output)
                     sys.stdout.flush()
                 return 0
+    with_site_packages()
     from rewind.hooks import handle_event
 
     handle_event(agent, argument, started, unreadable)
     return 0
+
+
+def with_site_packages() -> None:
+    """A hook started without the interpreter's site processing (``python -S``: the command
+    ``rewind install`` writes, rewind/__main__.py) processes it now, before recording in this
+    process imports anything from site-packages: the hand-over needed none of it."""
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()
 
 
 def _resident(agent: str) -> tuple[int, str] | None:

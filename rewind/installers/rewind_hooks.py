@@ -3,9 +3,9 @@
 An event of an agent's hook settings holds a list of items: a group with its own ``hooks`` list
 (Claude Code, Codex, Gemini) or a hook itself (Cursor, GitHub Copilot). A hook is rewind's when
 its ``command`` (its ``bash`` for Copilot) ends with ``rewind hook AGENT``, whichever path or
-quoting the ``rewind`` has, optionally followed by a guard that keeps its exit status 0
-(``|| true``), or when it posts to rewind's resident recorder for that agent (Claude Code's
-HTTP hooks: rewind.resident).
+quoting the ``rewind`` has (or ``PYTHON -S .../rewind/__main__.py hook AGENT``), optionally
+followed by a guard that keeps its exit status 0 (``|| true``), or when it posts to rewind's
+resident recorder for that agent (Claude Code's HTTP hooks: rewind.resident).
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ COMMAND_KEYS = ("command", "bash", "powershell")
 # What may follow ``rewind hook AGENT``: a guard that keeps the hook's exit status 0 when there
 # is no rewind to run (Copilot denies the tool call when a preToolUse hook fails).
 GUARDS = r"(?:\s*\|\|\s*true|\s*;\s*exit\s+0)?"
+# ``rewind``, whichever path or quoting it has, or the package's ``__main__.py`` an interpreter
+# runs (rewind.installers.hook_runner).
+RUNS_REWIND = r"""(?:^|[\s/'"])rewind(?:/__main__\.py)?['"]?"""
 
 
 def hook_command(hook: object) -> str | None:
@@ -41,7 +44,7 @@ def is_rewind_hook(hook: object, agent: str) -> bool:
         url = hook.get("url")
         return isinstance(url, str) and url_pattern(agent).fullmatch(url) is not None
     command = hook_command(hook)
-    pattern = r"""(?:^|[\s/'"])rewind['"]?\s+hook\s+""" + re.escape(agent) + GUARDS + r"\s*$"
+    pattern = RUNS_REWIND + r"\s+hook\s+" + re.escape(agent) + GUARDS + r"\s*$"
     return command is not None and re.search(pattern, command) is not None
 
 

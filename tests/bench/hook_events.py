@@ -6,7 +6,9 @@ the ``PreToolUse``/``PostToolUse`` of an ``Edit`` of that file (made between the
 process), the ``PreToolUse``/``PostToolUse`` of a ``Bash`` ``rm -f``, ``Stop`` and
 ``SessionEnd`` (the builders of ``tests/support/agent_payloads.py``). The prompt and the
 ``PreToolUse`` events are command hooks, run as Claude Code runs them (``sh -c 'rewind hook
-claude-code'``, the event on standard input); the others are POSTed to the resident recorder on
+claude-code'``, the event on standard input: the console script, as a project's file runs
+it; and, as a figure, the same event again through the command ``--local`` writes, the
+interpreter without its site processing); the others are POSTed to the resident recorder on
 127.0.0.1 with the headers Claude Code sends (the resident is started by the first prompt's
 hook, in the warm-up rounds, as it is by a session's first prompt, and so is the project's
 watcher: capture of what programs change is on, as installed; ``--capture-off`` turns it off).
@@ -60,6 +62,7 @@ WARMUP = 2
 TARGET = 2.0
 COMMAND_EVENTS = ("UserPromptSubmit", "PreToolUse")
 REFERENCE = "python -c pass"
+RUNNER = "[--local: python -S .../rewind/__main__.py]"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -117,7 +120,12 @@ class Session:
         self.port = int(self.env["REWIND_RESIDENT_PORT"])
         self.agent = ClaudeCode(self.root)
         self.times: dict[str, list[float]] = {}
+        # The console script, as a project's file runs it (rewind from PATH), and the command
+        # install wrote for this machine's scope (the interpreter without its site
+        # processing, on the package's __main__.py), the plugin aside.
         self.command = f"{rewind_script()} hook claude-code"
+        local = json.loads((self.root / ".claude" / "settings.local.json").read_text())
+        self.runner = "" if plugin else local["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
 
     def round(self, number: int) -> None:
         for kind, event in round_events(self.agent, number):
@@ -127,11 +135,18 @@ class Session:
                     path.read_text().replace(f"line {number}\n", f"line {number + 1}\n", 1)
                 )
             body = json.dumps(event).encode()
-            if self.plugin or event["hook_event_name"] in COMMAND_EVENTS:
+            if self.runner and event["hook_event_name"] in COMMAND_EVENTS:
+                # Both commands, the same event (the second is recorded once, as an event
+                # delivered twice): which one goes first alternates.
+                commands = [(kind, self.command), (f"{kind} {RUNNER}", self.runner)]
+                for name, command in commands[:: 1 if number % 2 else -1]:
+                    seconds = self.box.timed(["sh", "-c", command], self.root, self.env, body)
+                    self.times.setdefault(name, []).append(seconds)
+            elif self.plugin:
                 seconds = self.box.timed(["sh", "-c", self.command], self.root, self.env, body)
+                self.times.setdefault(kind, []).append(seconds)
             else:
-                seconds = self.post(body)
-            self.times.setdefault(kind, []).append(seconds)
+                self.times.setdefault(kind, []).append(self.post(body))
             reference = self.box.timed(["sh", "-c", f"{PYTHON} -c pass"], self.root, self.env, body)
             self.times.setdefault(REFERENCE, []).append(reference)
 
@@ -184,7 +199,7 @@ def run(options: argparse.Namespace) -> Report:
                 continue
             report.figure(f"{kind}", f"{spread(times)} ({ms(median(times))} median)")
             ratio = median(times) / reference
-            if options.plugin:
+            if options.plugin or kind.endswith(RUNNER):
                 report.figure(f"{kind}, a process / python -c pass", f"{ratio:.2f}x")
             elif kind.split(" ")[0] in COMMAND_EVENTS:
                 report.check(f"{kind}, a process / python -c pass", ratio, "<=", TARGET)

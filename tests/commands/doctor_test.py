@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import shutil
 import stat
 from pathlib import Path
@@ -102,6 +104,31 @@ def test_a_rewind_that_is_gone_fails(project: Path) -> None:
     [(level, hook)] = [(lv, m) for lv, t, w, m in found if (t, w) == ("codex", "hook")]
     assert level == "fail"
     assert hook.startswith("/gone/bin/rewind hook codex: UserPromptSubmit exited 127")
+
+
+def test_this_machines_runner_is_checked(project: Path, isolated_home: Path) -> None:
+    """``--user`` hooks run rewind's ``__main__.py`` with its interpreter: ok when both are
+    there and are the rewind on PATH's; a gone interpreter or package fails, with what to do."""
+    settings = isolated_home / ".codex" / "hooks.json"
+    ok("install", "codex", "--user")
+    text = settings.read_text()
+    installed = json.loads(text)["hooks"]["Stop"][0]["hooks"][0]["command"]
+    python, _flag, script = shlex.split(installed)[:3]
+    package = os.path.dirname(script)
+    code, found = doctor(project)
+    assert ("ok", "codex", "user", f"runs rewind in {package}, the rewind on PATH's") in found
+    again = "run 'rewind install codex --user' again"
+    for gone, message in (
+        (f"/gone/bin/python -S {script}", "runs rewind with /gone/bin/python, which is gone"),
+        (
+            f"{python} -S /gone/rewind/__main__.py",
+            "runs /gone/rewind/__main__.py, which does not exist",
+        ),
+    ):
+        settings.write_text(text.replace(json.dumps(installed), json.dumps(f"{gone} hook codex")))
+        code, found = doctor(project)
+        assert code == 1
+        assert ("fail", "codex", "user", f"{message}; {again}.") in found
 
 
 def test_a_hook_that_records_nothing_fails(project: Path, tmp_path: Path) -> None:

@@ -278,13 +278,12 @@ def test_the_project_file_is_the_ready_made_one(project: Path) -> None:
 
 
 def test_the_user_file_runs_this_machines_rewind(project: Path, isolated_home: Path) -> None:
-    from rewind.installers import rewind_executable
+    from rewind.installers import hook_runner
 
     ok("install", "copilot", "--user")
     path = isolated_home / ".copilot" / "hooks" / "rewind.json"
-    executable = rewind_executable()
     commands = {hook["bash"] for [hook] in read_json(path)["hooks"].values()}
-    assert commands == {f"{executable or 'rewind'} hook copilot || true"}
+    assert commands == {f"{hook_runner()} hook copilot || true"}
     ok("uninstall", "copilot", "--user")
     assert not (isolated_home / ".copilot").exists()
 

@@ -7,13 +7,15 @@ import json
 import os
 import shlex
 import stat
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import rewind
 from rewind._version import __version__
-from rewind.installers import Change, Context, Target, rewind_executable
+from rewind.installers import Change, Context, Target, hook_runner, rewind_executable
 from rewind.installers.registry import _registry as registry
 from rewind.installers.registry import get_target, register, targets
 from rewind.installers.rewind_hooks import is_rewind_hook
@@ -63,8 +65,7 @@ def expected_command(agent: str, scope: str = "project") -> str:
     machine's rewind."""
     if scope == "project":
         return f"rewind hook {agent}"
-    executable = rewind_executable()
-    return f"{shlex.quote(executable) if executable else 'rewind'} hook {agent}"
+    return f"{hook_runner()} hook {agent}"
 
 
 def write_json(path: Path, data: object) -> bytes:
@@ -148,14 +149,22 @@ def test_install_creates_the_file_with_the_whole_block(project: Path) -> None:
 
 
 def test_the_user_scope_runs_the_rewind_being_run(project: Path, isolated_home: Path) -> None:
-    executable = rewind_executable()
-    if executable is None:
-        pytest.skip("no rewind console script in this environment")
-    assert os.path.isabs(executable) and os.access(executable, os.X_OK)
     ok("install", "codex", "--user")
     commands = commands_in(read_json(isolated_home / ".codex" / "hooks.json"))
-    assert set(commands) == {f"{shlex.quote(executable)} hook codex"}
-    assert shlex.split(commands[0])[0] == executable
+    # This interpreter without its site processing, on this package's __main__.py.
+    assert set(commands) == {f"{hook_runner()} hook codex"}
+    python, flag, script, *rest = shlex.split(commands[0])
+    assert (python, flag, rest) == (sys.executable, "-S", ["hook", "codex"])
+    assert script == os.path.join(os.path.dirname(rewind.__file__), "__main__.py")
+
+
+def test_without_a_runner_the_hooks_run_the_rewind_being_run(tmp_path: Path) -> None:
+    context = Context(str(tmp_path), str(tmp_path), "/opt/bin/rewind")
+    assert context.hook_command("codex") == "/opt/bin/rewind hook codex"
+    assert context.hook_command("codex", shared=True) == "rewind hook codex"
+    runner = Context(str(tmp_path), str(tmp_path), "/opt/bin/rewind", "/py -S /r/__main__.py")
+    assert runner.hook_command("codex") == "/py -S /r/__main__.py hook codex"
+    assert runner.hook_command("codex", shared=True) == "rewind hook codex"
 
 
 def test_install_keeps_every_other_key_and_hook_in_order(project: Path) -> None:

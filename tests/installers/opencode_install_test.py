@@ -44,7 +44,7 @@ def test_the_users_plugin_differs_only_in_the_command_it_runs(
     [(line, mine)] = different
     assert line == 'const COMMAND = "rewind hook opencode";'
     command = json.loads(mine.removeprefix("const COMMAND = ").removesuffix(";"))
-    assert command.endswith("/rewind hook opencode") and command.startswith("/")
+    assert command.endswith("/rewind/__main__.py hook opencode") and command.startswith("/")
 
 
 def test_the_users_plugin_goes_where_xdg_config_home_says(

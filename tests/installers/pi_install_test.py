@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rewind.installers import rewind_executable
+from rewind.installers import hook_runner
 from tests.clients.npm_install import node_directory
 from tests.conftest import error_line, ok, run_rewind
 from tests.installers.exact_install_test import everything_under
@@ -39,7 +39,7 @@ def test_install_writes_the_extension_and_uninstall_leaves_nothing(
         assert text == READY_MADE.read_text()
         assert "starts in the project's root folder" in result.stdout
     else:
-        command = f"{rewind_executable()} hook pi"
+        command = f"{hook_runner()} hook pi"
         assert text == READY_MADE.read_text().replace('"rewind hook pi"', f'"{command}"')
     assert ok("install", "pi", f"--{scope}").stdout.endswith("nothing changed.\n")
     ok("uninstall", "pi", f"--{scope}")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rewind.installers import rewind_executable
+from rewind.installers import hook_runner
 from tests.commands.doctor_test import findings
 from tests.conftest import ok, run_rewind
 from tests.support.git import git
@@ -70,13 +70,10 @@ def test_a_project_file_names_no_path_of_this_machine(
 def test_private_scopes_run_this_machines_rewind(
     project: Path, isolated_home: Path, agent: str, scope: str, path: str
 ) -> None:
-    executable = rewind_executable()
-    if executable is None:
-        pytest.skip("no rewind console script in this environment")
     ok("install", agent, scope)
     base = isolated_home if path.startswith("home/") else project
     settings = base / path.split("/", 1)[1]
-    assert set(commands_in(json.loads(settings.read_text()))) == {f"{executable} hook {agent}"}
+    assert set(commands_in(json.loads(settings.read_text()))) == {f"{hook_runner()} hook {agent}"}
 
 
 def test_install_without_rewind_on_path_says_what_to_do(project: Path) -> None:

@@ -444,6 +444,51 @@ def test_a_handed_over_tool_calls_end_ends_its_process_before_it_is_recorded(
     assert (project / "keep.txt").read_text() == "a day's work\n"
 
 
+def test_the_installed_runner_hands_an_event_over_without_the_site(project: Path) -> None:
+    """The command ``rewind install`` writes (``PYTHON -S .../rewind/__main__.py hook
+    AGENT``): an event the resident takes costs no site processing (no ``site``, nothing of
+    site-packages imported); one recorded in its own process (no resident) processes the site
+    first, and records."""
+    ok("install", "codex", "--user")  # this machine's scope: its interpreter, its path
+    settings = Path(os.environ["HOME"]) / ".codex" / "hooks.json"
+    [command] = {
+        hook["command"]
+        for groups in json.loads(settings.read_text())["hooks"].values()
+        for group in groups
+        for hook in group["hooks"]
+    }
+    assert " -S " in command and command.endswith("__main__.py hook codex")
+    codex = Codex(project)
+    (project / "a.txt").write_text("one\n")
+
+    def run(event: dict[str, Any]) -> set[str]:
+        done = subprocess.run(
+            ["sh", "-c", command.replace(" -S ", " -X importtime -S ", 1)],
+            input=json.dumps(event),
+            capture_output=True,
+            text=True,
+            cwd=project,
+            timeout=30,
+        )
+        assert (done.returncode, done.stdout) == (0, "")
+        return {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+
+    alone = run(codex.prompt("first"))  # no resident yet: this process records it
+    assert {"site", "xxhash"} <= alone
+    resident_pid()
+    before, _after = codex.edit("a.txt", "one", "two")
+    assert before is not None
+    handed = run(before)
+    assert "rewind.resident.forward" in handed
+    assert not {"site", "xxhash", "rewind.hooks"} & handed
+    calls = [line.split()[3:] for line in stats(project)]
+    assert calls == [["event=UserPromptSubmit"], ["event=PreToolUse", "via=forwarded"]]
+    (project / "a.txt").write_text("two\n")
+    hook("codex", codex.end())
+    ok("restore", "1", "--yes", cwd=project)
+    assert (project / "a.txt").read_text() == "one\n"
+
+
 def test_a_resident_whose_home_is_removed_ends(project: Path, claude: ClaudeCode) -> None:
     """Its file gone (its rewind home deleted, a CI runner's say): it ends at its next look,
     and never writes the home again."""
