@@ -15,7 +15,7 @@ import pytest
 
 import rewind
 from rewind._version import __version__
-from rewind.installers import Change, Context, Target, hook_runner, rewind_executable
+from rewind.installers import Change, Context, Target, hook_runner
 from rewind.installers.registry import _registry as registry
 from rewind.installers.registry import get_target, register, targets
 from rewind.installers.rewind_hooks import is_rewind_hook
