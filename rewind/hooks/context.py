@@ -343,15 +343,22 @@ class HookContext:
         most the watcher's barrier is waited for (rewind.watch.capture's bound by default),
         for an event the agent gives little time."""
         assert self.store is not None
-        if reply and self.store.config.conversation_keep:
+        head = load_head(self.store, session)
+        entry = head.current
+        if head.journal is None and (entry is None or not entry.is_open):
+            return  # ended already (a session's end after its last turn's): no barrier to wait
+        if (
+            reply
+            and self.store.config.conversation_keep
+            and entry is not None
+            and entry.kind == TURN
+        ):
             from rewind.history.kept_conversation import keep_reply
 
-            entry = load_head(self.store, session).current
-            if entry is not None and entry.kind == TURN:
-                try:
-                    keep_reply(self.store, session, entry.id, reply)
-                except Exception as error:  # keeping is never worth a failed hook
-                    self.log(f"the reply was not kept: {error}")
+            try:
+                keep_reply(self.store, session, entry.id, reply)
+            except Exception as error:  # keeping is never worth a failed hook
+                self.log(f"the reply was not kept: {error}")
         from rewind.watch import capture
 
         if barrier is None:

@@ -179,6 +179,32 @@ def test_a_hand_edit_before_a_prompt_a_slow_watcher_had_not_recorded_is_not_the_
     assert "src/calc.py" not in sources(entries[2])
 
 
+def test_a_sessions_end_after_its_last_turns_end_waits_for_no_watcher(repository: Path) -> None:
+    """Nothing is left to close: the end of the session asks the watcher for no barrier (a
+    stalled one, here stopped, would hold it up to its bound, 10 s)."""
+    agent = Agent(repository)
+    agent.prompt("regenerate")
+    pid = watching(repository)
+    agent.run(f"{sys.executable} gen.py")
+    agent.stop()
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        ended = subprocess.run(
+            [sys.executable, "-m", "rewind", "hook", "claude-code"],
+            input=json.dumps(agent.payloads.session_end()),
+            capture_output=True,
+            text=True,
+            cwd=repository,
+            timeout=5,
+        )
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert (ended.returncode, ended.stderr) == (0, "")
+    [entry] = log_json("--session", SESSION)
+    assert entry["ended"] is not None
+    assert sources(entry)["src/generated.py"] == "program"
+
+
 def test_each_session_gets_its_own_calls_changes(repository: Path) -> None:
     first, second = Agent(repository, "one"), Agent(repository, "two")
     first.prompt("first")
