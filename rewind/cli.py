@@ -42,6 +42,11 @@ def _run(argv: Sequence[str] | None, started: float) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments and sys.stdin.isatty() and sys.stdout.isatty():
         arguments = ["tui"]  # plain 'rewind' on a terminal opens the TUI
+    elif not arguments:  # elsewhere, the usage and the commands, as 'git' prints them
+        from rewind.commands.parsing.parser import build_parser
+
+        sys.stdout.write(build_parser().format_help())
+        return 1
     if arguments == ["--version"]:
         return _print_version()
     try:

@@ -153,37 +153,64 @@ def test_install_into_a_home_and_doctor(installed: Installed, tmp_path: Path) ->
 
 
 def _installed_hooks_record(installed: Installed, project: Path, command: str) -> None:
-    """The installed command, as Claude Code runs it: a first prompt and edit with no resident
-    recorder (recorded by the hook's own process, which needs site-packages: xxhash), a second
-    once the first started the resident (handed over to it)."""
+    """The installed command, as Claude Code runs it: a first prompt and edit recorded by the
+    hook's own process (REWIND_RESIDENT=off, as with no resident recorder: that process needs
+    site-packages, xxhash, processed late), then a second prompt, which starts the resident,
+    and an edit handed over to it."""
     agent = ClaudeCode(project)
     env = dict(installed.env, CLAUDE_PROJECT_DIR=str(project), REWIND_CAPTURE_PROGRAMS="0")
+
+    def send(event: dict[str, object] | None, **extra: str) -> None:
+        done = subprocess.run(
+            ["sh", "-c", command],
+            input=json.dumps(event),
+            cwd=project,
+            env=dict(env, **extra),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert (done.returncode, done.stderr) == (0, ""), done
+
     for number in (1, 2):
         (project / "a.txt").write_text(f"before {number}\n")
         before, _after = agent.edit("a.txt", "before", "after")
-        for event in (agent.prompt(f"prompt {number}"), before):
-            done = subprocess.run(
-                ["sh", "-c", command],
-                input=json.dumps(event),
-                cwd=project,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
-            assert (done.returncode, done.stderr) == (0, ""), done
         if number == 1:
-            deadline = time.monotonic() + 10
-            while not list((installed.home / "rewind-home" / "resident").glob("*.json")):
-                assert time.monotonic() < deadline, "the first hook started no resident"
-                time.sleep(0.05)
+            send(agent.prompt("prompt 1"), REWIND_RESIDENT="off")
+            send(before, REWIND_RESIDENT="off")
+            continue
+        send(agent.prompt("prompt 2"))  # handled here; it starts the resident
+        deadline = time.monotonic() + 20
+        while not _a_resident_runs(installed.home / "rewind-home" / "resident"):
+            assert time.monotonic() < deadline, "the prompt's hook started no resident"
+            time.sleep(0.05)
+        send(before)
     stats = next((installed.home / "rewind-home").glob("stores/*/rewind/stats/hook-calls.log"))
-    events = [line.split(" ", 2)[2] for line in stats.read_text().splitlines()]
-    assert "agent=claude-code event=PreToolUse" in events  # the first, in its own process
-    assert "agent=claude-code event=PreToolUse via=forwarded" in events  # the second
+    events = [
+        line.split(" ", 2)[2].removeprefix("agent=claude-code ")
+        for line in stats.read_text().splitlines()
+    ]
+    assert events == [
+        "event=UserPromptSubmit",
+        "event=PreToolUse",
+        "event=UserPromptSubmit",
+        "event=PreToolUse via=forwarded",
+    ]
     log = json.loads(installed.ok("log", "--json", cwd=project))
     assert [entry["prompt"] for entry in log] == ["prompt 1", "prompt 2"]
     assert all([item["path"] for item in entry["files"]] == ["a.txt"] for entry in log)
+
+
+def _a_resident_runs(folder: Path) -> bool:
+    """Whether a resident recorder's file there says it is ready (the hook that starts one
+    writes the file first, not ready, with its own pid)."""
+    for path in folder.glob("*.json"):
+        try:
+            if json.loads(path.read_text()).get("ready") is True:
+                return True
+        except (OSError, ValueError):
+            continue
+    return False
 
 
 @dataclass

@@ -11,8 +11,10 @@ from rewind.actions.reading import file_history
 from rewind.actions.records import history_json
 from rewind.commands.output.json_output import print_json
 from rewind.commands.output.render import local_time, paint, use_colour
+from rewind.errors import UserError
 from rewind.history.entry import TURN, Entry, first_line
 from rewind.history.filestate import ABSENT, FILE, LINK, TOO_LARGE
+from rewind.history.insight.blame import nothing_recorded_for
 from rewind.history.insight.file_history import OUTSIDE, Version
 from rewind.store.repository import Store
 
@@ -25,9 +27,8 @@ def run(*, path: str, as_json: bool = False, max_count: int | None = None) -> in
         return 0
     store = found.store
     assert store is not None
-    if not found.versions:
-        print(f"rewind has recorded nothing for {store.root.display(found.path)}.")
-        return 0
+    if not found.versions:  # a refusal, as blame's: one rule for a file with no version
+        raise UserError(nothing_recorded_for(store.root.display(found.path)))
     _print_text(store, found.path, found.versions)
     return 0
 

@@ -14,10 +14,9 @@ def run() -> int:
         from rewind.mcp.server import serve
     except ImportError as missing:
         if missing.name is not None and missing.name.split(".")[0] == "mcp":
-            raise UserError(
-                "the MCP server needs the 'mcp' package: install rewind with it "
-                "(pip install 'rewind-files[mcp]', or pipx inject rewind-files mcp)."
-            ) from None
+            from rewind.mcp.names import missing_sdk
+
+            raise UserError(missing_sdk()) from None
         raise
     serve(os.fsdecode(find_root(os.getcwdb())))
     return 0

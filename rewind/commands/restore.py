@@ -63,8 +63,9 @@ def run(
         if partial is None:
             print("No hunk was chosen; nothing was changed.")
             return ExitCode.USER_ERROR
-        # With --patch, the answers were the confirmation.
-        return carry_out(store, partial, list_all=list_all, **{**options, "yes": yes or patch})
+        # With --patch on a terminal, the chosen hunks' summary and resulting diff are shown and
+        # confirmed once more, as for any restore (an answer to the last hunk is not a 'go').
+        return carry_out(store, partial, list_all=list_all, **options)
     only = [store.root.stored_name(path) for path in paths] if paths else None
     plan = plan_turn(store, session, turn, only)
     chosen = plan.subject

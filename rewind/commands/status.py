@@ -87,7 +87,10 @@ def _print_session(status: ProjectStatus) -> None:
 def _print_logs(status: ProjectStatus) -> None:
     """The store's log, the other logs hooks wrote, then each log's lines of the last day."""
     store_log, *others = status.logs
-    print(f"log:      {store_log.path}")
+    if os.path.exists(store_log.path):
+        print(f"log:      {store_log.path}")
+    else:  # written at the first problem only
+        print(f"log:      none yet (problems will be written to {store_log.path})")
     for log in others:
         print(f"          {log.path} ({log.holds})")
     for log in status.logs:

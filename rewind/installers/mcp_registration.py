@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from rewind.errors import UserError
 from rewind.installers import Change, Context, Target, mcp_json
 from rewind.installers.mcp_json import JsonEntry, JsonRegistration
-from rewind.mcp.names import SERVER_NAME
+from rewind.mcp.names import SERVER_NAME, missing_sdk
 
 
 def server_command(context: Context, shared: bool) -> str:
@@ -156,8 +156,4 @@ def require_server_package() -> None:
     except (ImportError, ValueError):  # a broken or half-installed package
         found = False
     if not found:
-        raise UserError(
-            "rewind's MCP server needs the 'mcp' package: install rewind with it "
-            "(pip install 'rewind-files[mcp]', or pipx inject rewind-files mcp), then run "
-            "this again."
-        )
+        raise UserError(missing_sdk("run this again"))

@@ -202,7 +202,7 @@ class Store:
             store.ensure_layout()
         elif not os.path.exists(os.path.join(git_dir, "HEAD")):
             raise UserError(
-                f"rewind has recorded nothing for {os.fsdecode(root_path)} yet; let your agent "
+                f"nothing is recorded for {os.fsdecode(root_path)} yet; let your agent "
                 "record its turns with 'rewind install AGENT' (or record by hand with "
                 "'rewind begin')."
             )

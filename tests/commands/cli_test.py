@@ -178,6 +178,15 @@ def test_sessions_json_lists_every_session(project: Path) -> None:
     assert "* two" in ok("sessions").stdout
 
 
+def test_plain_rewind_without_a_terminal_prints_the_usage_and_the_commands(
+    project: Path,
+) -> None:
+    done = run_rewind(input="")  # standard input a pipe: no terminal, no TUI
+    assert (done.returncode, done.stderr) == (1, "")
+    assert done.stdout.startswith("usage: rewind [-h] [--version] [-C DIR] [--no-pager] COMMAND")
+    assert "    restore           " in done.stdout and "    tui    " in done.stdout
+
+
 def test_status_names_the_project_store_and_session(project: Path) -> None:
     ok("begin", "--session", SESSION)
     output = ok("status").stdout
@@ -185,6 +194,11 @@ def test_status_names_the_project_store_and_session(project: Path) -> None:
     assert f"store:    {store_dir(project)}  (" in output
     assert "session:  s\n" in output
     assert "turn:     1 (turn, open, 0 file(s))\n" in output
+    # The store's log is written at the first problem: until then, status says so.
+    log = store_dir(project) / "rewind" / "rewind.log"
+    assert f"log:      none yet (problems will be written to {log})\n" in output
+    log.write_text("2026-12-01T10:00:00 [1] something\n")
+    assert f"log:      {log}\n" in ok("status").stdout
 
 
 def test_check_passes_on_a_healthy_store(project: Path) -> None:

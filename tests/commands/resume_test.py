@@ -157,6 +157,23 @@ def test_a_transcript_that_changed_is_refused_and_the_files_still_restore(
     ok("restore", turn, "--session", SESSION, "--yes")
 
 
+def test_a_later_prompt_whose_transcript_did_not_exist_is_refused_not_a_new_conversation(
+    project: Path, claude: Transcript
+) -> None:
+    """A prompt whose transcript was gone when it came (a payload naming a file the agent
+    never wrote, or one removed mid-session) is cut at the file's start, like a
+    conversation's first prompt; an earlier turn of the same conversation says it was not."""
+    claude.path.unlink()
+    claude_prompt(project, claude.path, "four")
+    done = run_rewind("resume", "4", "--session", SESSION, "--print")
+    assert done.returncode == 1 and done.stdout == "", done
+    line = error_line(done)
+    assert f"turn 4 cannot be resumed: when its prompt came, its transcript ({claude.path})" in line
+    assert "turn 3 of the same conversation came before it" in line
+    assert line.endswith("restore the files alone with 'rewind restore 4'."), line
+    assert "began the conversation" in plan(1)["notes"][0]  # the first turn still began it
+
+
 def test_agents_and_entries_without_a_conversation_are_refused_in_one_sentence(
     project: Path, tmp_path: Path
 ) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 import tomllib
 from pathlib import Path
@@ -243,7 +244,8 @@ def test_without_the_mcp_package_install_refuses_and_writes_nothing(
     (site / "sitecustomize.py").write_text(NO_MCP)
     refused = run_rewind("install", "claude-code", "--mcp", env={"PYTHONPATH": str(site)})
     assert refused.returncode == 1, refused
-    assert "needs the 'mcp' package: install rewind with it" in refused.stderr
+    assert f"install it with '{sys.executable} -m pip install \"mcp>=2.3\"'" in refused.stderr
+    assert refused.stderr.rstrip().endswith(", then run this again.")
     assert len(refused.stderr.strip().splitlines()) == 1
     assert everything_under(project) == []
 

@@ -5,15 +5,18 @@ and apply it only when called again with its id, by the command line's rules."""
 from __future__ import annotations
 
 import signal
+import sys
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from rewind.mcp.names import CHANGE_TOOLS, READ_TOOLS
+from rewind.mcp.names import CHANGE_TOOLS, READ_TOOLS, SDK_REQUIREMENT
 from tests.conftest import error_line, hook, log_json, ok, run_rewind
 from tests.support.agent_payloads import ClaudeCode
 from tests.support.mcp_client import McpClient, text_of
+from tests.support.paths import ROOT
 
 SESSION = "s"
 
@@ -136,10 +139,17 @@ def test_without_the_sdk_one_sentence_says_how_to_install_it(project: Path, tmp_
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("")
     done = run_rewind("mcp", env={"PYTHONPATH": str(shadow.parent)}, input="")
+    # The way to install it names the Python running rewind: the package itself is on no index.
     assert error_line(done) == (
-        "rewind: the MCP server needs the 'mcp' package: install rewind with it (pip install "
-        "'rewind-files[mcp]', or pipx inject rewind-files mcp)."
+        "rewind: rewind's MCP server needs the 'mcp' package, which the Python running rewind "
+        f"({sys.executable}) does not have: install it with '{sys.executable} -m pip install "
+        "\"mcp>=2.3\"' (for a pipx install, 'pipx inject rewind-files mcp')."
     )
+
+
+def test_the_sdk_named_is_the_extras() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["optional-dependencies"]["mcp"] == [SDK_REQUIREMENT]
 
 
 def test_an_answer_too_large_is_bounded_and_says_how_to_narrow_it(project: Path) -> None:

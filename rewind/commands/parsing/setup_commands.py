@@ -141,7 +141,7 @@ def _add_mcp(commands: Commands) -> None:
     commands.add_parser(
         "mcp",
         help="serve the project's history to the agent over MCP, on standard input and output "
-        "(needs rewind-files[mcp])",
+        "(needs the mcp package)",
     )
 
 

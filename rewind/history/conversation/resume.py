@@ -15,6 +15,8 @@ from rewind.history.conversation.branch import Branch, Request
 from rewind.history.conversation.clients import client_of, files_only, installed
 from rewind.history.conversation.cut_point import CutPoint
 from rewind.history.entry import TURN, Entry
+from rewind.history.lookup import entries_between
+from rewind.history.session import load_head
 from rewind.store.repository import Store
 
 # A fetched turn's remote, and the view of the machine that recorded it (None: a local turn).
@@ -80,11 +82,13 @@ def plan(
     ``redact`` takes this machine's private contents and secrets out of."""
     if fetched is None:
         cut = cut_point_of(entry)
+        refuse_a_transcript_missing_at_the_prompt(store, entry, cut)
         with_client = check_client or cut.agent in FORKED_BY_THE_CLIENT
         return BRANCHES[cut.agent](_request(store, entry, cut, prompt, with_client))
     remote, view = fetched
     try:
         cut = cut_point_of(entry)
+        refuse_a_transcript_missing_at_the_prompt(view, entry, cut)
         if cut.agent in FORKED_BY_THE_CLIENT:
             raise UserError(
                 f"{client_of(cut.agent).name} keeps its conversations in a database of its own "
@@ -106,7 +110,36 @@ def check(store: Store, entry: Entry, check_client: bool = True) -> None:
     writing nothing (no copy, no fork): ``rewind restore TURN --conversation`` asks before it
     changes a file, so that a refusal never comes once the files are back."""
     cut = cut_point_of(entry)
+    refuse_a_transcript_missing_at_the_prompt(store, entry, cut)
     CHECKS[cut.agent](_request(store, entry, cut, "", check_client))
+
+
+# How many entries before a turn cut at the transcript's start are looked through for an
+# earlier turn of the same conversation (a resume's cost stays bounded on a long history).
+EARLIER_LOOKED_AT = 200
+
+
+def refuse_a_transcript_missing_at_the_prompt(store: Store, entry: Entry, cut: CutPoint) -> None:
+    """A turn cut at the transcript's start began the conversation, unless an earlier turn of
+    the session belongs to the same conversation of the agent: then its transcript did not
+    exist when the prompt came (a payload naming a file the agent never wrote), and there is
+    nothing recorded to resume from. Refused, saying so."""
+    if cut.offset != 0 or entry.number <= 1:
+        return
+    head = load_head(store, entry.session)
+    first = max(1, entry.number - EARLIER_LOOKED_AT)
+    for earlier in reversed(entries_between(store, head, first, entry.number - 1)):
+        earlier_cut = CutPoint.from_json(earlier.conversation) if earlier.kind == TURN else None
+        if earlier_cut is not None and (earlier_cut.agent, earlier_cut.session) == (
+            cut.agent,
+            cut.session,
+        ):
+            raise UserError(
+                f"turn {entry.number} cannot be resumed: when its prompt came, its transcript "
+                f"({cut.transcript}) did not exist, though turn {earlier.number} of the same "
+                f"conversation came before it, so where the conversation stood was not "
+                f"recorded; {files_only(entry.number)}"
+            )
 
 
 def _request(

@@ -80,6 +80,13 @@ class Blame:
         self.versions = versions  # newest first, as file_versions gives them
 
 
+def nothing_recorded_for(shown: str) -> str:
+    """The refusal of a file rewind has no version of (``blame``, ``history``)."""
+    return (
+        f"nothing is recorded for {shown}; 'rewind log' lists the turns and the files each changed."
+    )
+
+
 def blame_file(store: Store, path: bytes, index: EntryIndex | None = None) -> Blame:
     """The blame of ``path`` (a stored name) as it is on disk now.
 
@@ -93,9 +100,7 @@ def blame_file(store: Store, path: bytes, index: EntryIndex | None = None) -> Bl
     data = _read_text(store.root.absolute(path), shown)
     versions = file_versions(store, path, index, count_lines=False)
     if not versions:
-        raise UserError(
-            f"rewind has recorded nothing for {shown}; 'rewind log --path' lists what it has."
-        )
+        raise UserError(nothing_recorded_for(shown))
     oldest_first = list(reversed(versions))
     origins = _origins(store, index, path, data, oldest_first)
     lines = data.split(b"\n")

@@ -183,7 +183,10 @@ def test_files_blame_cannot_read_are_refused_in_one_line(project: Path) -> None:
     os.symlink("logo.bin", project / "link")
     assert "is a symbolic link" in error_line(run_rewind("blame", "link"))
     (project / "never.txt").write_text("x\n")
-    assert "has recorded nothing for never.txt" in error_line(run_rewind("blame", "never.txt"))
+    assert error_line(run_rewind("blame", "never.txt")) == (
+        "rewind: nothing is recorded for never.txt; 'rewind log' lists the turns and the files "
+        "each changed."
+    )
 
 
 def test_the_kept_blame_is_extended_by_later_turns_and_agrees_with_a_fresh_one(

@@ -207,7 +207,12 @@ def test_nothing_recorded_is_one_line_or_an_empty_list(project: Path) -> None:
     }
     (project / "b.txt").write_text("b\n")
     Agent(project, SESSION_A).turn("Write b", ("write", "b.txt", "bb\n"))
-    assert ok("history", "a.txt").stdout == "rewind has recorded nothing for a.txt.\n"
+    refused = run_rewind("history", "a.txt")
+    assert (refused.returncode, refused.stdout) == (1, "")
+    assert refused.stderr == (  # as blame says it: one sentence, once "rewind"
+        "rewind: nothing is recorded for a.txt; 'rewind log' lists the turns and the files each "
+        "changed.\n"
+    )
     assert history("a.txt")["versions"] == []
     assert "outside the project" in error_line(run_rewind("history", "/etc/passwd"))
 

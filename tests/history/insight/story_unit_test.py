@@ -267,7 +267,7 @@ def test_blame_of_what_it_cannot_read_is_refused(history: History) -> None:
         ("gone.txt", "gone.txt does not exist now"),
         ("link", "link is a symbolic link"),
         ("bin", "bin is a binary file"),
-        ("unrecorded.txt", "rewind has recorded nothing for unrecorded.txt"),
+        ("unrecorded.txt", "nothing is recorded for unrecorded.txt"),
     ):
         with pytest.raises(UserError, match=why):
             blame_file(history.store, name.encode())

@@ -103,10 +103,17 @@ def test_symlink_is_recorded_as_a_link_not_followed(project: Path) -> None:
 
 def test_track_without_begin_starts_a_turn(project: Path) -> None:
     (project / "a.txt").write_bytes(b"a\n")
-    ok("track", "--session", SESSION, "a.txt")
+    started = ok("track", "--session", SESSION, "a.txt")
     [entry] = entries()
     assert (entry["turn"], entry["kind"], entry["ended"]) == (1, "turn", None)
     assert [f["path"] for f in entry["files"]] == ["a.txt"]
+    # Said on standard error (its output stays empty for scripts); not again in the same turn.
+    assert (started.stdout, started.stderr) == (
+        "",
+        f"rewind: no turn was open in session {SESSION}: started turn 1 without a prompt "
+        "('rewind begin --prompt TEXT' starts one with its prompt).\n",
+    )
+    assert ok("track", "--session", SESSION, "a.txt").stderr == ""
 
 
 def test_track_after_end_starts_the_next_turn(project: Path) -> None:

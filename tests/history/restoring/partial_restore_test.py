@@ -175,7 +175,9 @@ def test_dry_run_shows_the_diff_and_json_gives_the_plan(edited: Path) -> None:
     assert item["after"]["size"] == len(AFTER) - len(b"LINE TWO\nten\n") + len(b"line 2\n")
 
 
-def test_patch_asks_for_each_hunk_on_a_terminal(edited: Path) -> None:
+def patch_on_a_terminal(edited: Path, answers: bytes) -> tuple[int, str]:
+    """``rewind restore 1 --path f.txt --patch`` on a pseudo-terminal given ``answers``: its
+    exit code and what it showed."""
     import pty
 
     leader, follower = pty.openpty()
@@ -187,7 +189,7 @@ def test_patch_asks_for_each_hunk_on_a_terminal(edited: Path) -> None:
         cwd=edited.parent,
     )
     os.close(follower)
-    os.write(leader, b"y\n?\nn\ny\n")  # hunk 1 yes; help, then hunk 2 no; hunk 3 yes
+    os.write(leader, answers)
     chunks = []
     while True:
         try:
@@ -198,16 +200,27 @@ def test_patch_asks_for_each_hunk_on_a_terminal(edited: Path) -> None:
             break
         chunks.append(chunk)
     os.close(leader)
-    assert process.wait(timeout=60) == 0
-    shown = b"".join(chunks).decode().replace("\r\n", "\n")
+    return process.wait(timeout=60), b"".join(chunks).decode().replace("\r\n", "\n")
 
+
+def test_patch_asks_for_each_hunk_on_a_terminal_then_to_confirm(edited: Path) -> None:
+    # Hunk 1 yes; help, then hunk 2 no; hunk 3 yes; then the summary is confirmed.
+    code, shown = patch_on_a_terminal(edited, b"y\n?\nn\ny\ny\n")
+    assert code == 0, shown
     assert shown.count("Put back this hunk [y,n,q,a,d,?]? ") == 4
     assert "a - put back this hunk and all later hunks in the file" in shown
-    assert "Change these" not in shown  # the answers were the confirmation
+    asked = shown.index("Change these 1 file(s)? [y/N]")
+    assert shown.rindex("Put back this hunk") < shown.index("put back hunks of turn 1") < asked
     expected = AFTER.replace(b"LINE TWO\n", b"line 2\n").replace(
         b"line 17\n", b"line 17\nline 18\n"
     )
     assert edited.read_bytes() == expected
+
+
+def test_patch_changes_nothing_when_its_summary_is_not_confirmed(edited: Path) -> None:
+    code, shown = patch_on_a_terminal(edited, b"y\nn\ny\nn\n")
+    assert code == 1 and "Nothing was changed." in shown, shown
+    assert edited.read_bytes() == AFTER
 
 
 def test_patch_reads_answers_from_standard_input_file_by_file(project: Path) -> None:
