@@ -36,7 +36,7 @@ from rewind.history.lookup import entries_between, find
 from rewind.history.restoring.extract import extract
 from rewind.history.restoring.opening import open_store
 from rewind.history.restoring.partial import FileHunks, turn_hunks
-from rewind.history.restoring.undo_stack import UndoStack, undo_stack
+from rewind.history.restoring.undo_stack import UndoStack, session_undo_stack, undo_stack
 from rewind.history.session import SessionHead, load_head, require_existing
 from rewind.history.sessions import (
     all_labels,
@@ -204,7 +204,7 @@ class _Undone:
 
     def stack(self, head: SessionHead) -> UndoStack:
         if head.session_id not in self.stacks:
-            self.stacks[head.session_id] = UndoStack(self.index.restoring_entries(head))
+            self.stacks[head.session_id] = session_undo_stack(self.index, head)
         return self.stacks[head.session_id]
 
     def of(self, entry: Entry) -> bool:
@@ -436,6 +436,7 @@ __all__ = [
     "extract",
     "file_history",
     "read_log",
+    "session_undo_stack",
     "show",
     "undo_stack",
 ]

@@ -125,9 +125,11 @@ class RewindApp(App[None]):
         if any(isinstance(screen, RewindMenu) for screen in self.screen_stack):
             return
         screen = self.screen
+        selected = None
         if isinstance(screen, TimelineScreen):
             self.session_id = screen.session_id
-        self.push_screen(RewindMenu(self.store, self.session_id), self.restored)
+            selected = screen.selected_entry_id()
+        self.push_screen(RewindMenu(self.store, self.session_id, selected), self.restored)
 
     def restored(self, outcome: Any, hint: bool = True) -> None:
         """Shows what a restore did (``hint``: adds that ``u`` undoes it) and the new entry."""

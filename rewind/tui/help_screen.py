@@ -32,13 +32,26 @@ def binding_rows(*owners: tuple[str, list[BindingType]]) -> list[tuple[str, str,
     return rows
 
 
+# The section the keys of EXTRA_KEYS (and the app's own bindings) are listed in, first.
+FIRST = "anywhere"
+
+
+def sections(rows: list[tuple[str, str, str]]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The rows grouped by where they apply, in order of first appearance, "anywhere" first
+    and the rewind menu (Esc Esc) at its top."""
+    grouped: dict[str, list[tuple[str, str]]] = {FIRST: list(EXTRA_KEYS)}
+    for where, key, does in rows:
+        grouped.setdefault(where, []).append((key, does))
+    return list(grouped.items())
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark", "close", "Close")]
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 90%; max-width: 90; height: 90%; border: round $accent; background: $surface;
+        width: 90%; max-width: 100; height: 90%; border: round $accent; background: $surface;
     }
     """
 
@@ -47,17 +60,27 @@ class HelpScreen(ModalScreen[None]):
         self.rows = rows
 
     def compose(self) -> ComposeResult:
-        table = Table(title="rewind: keys", expand=True)
-        # The first two columns as narrow as their words; what a key does takes the rest.
-        table.add_column("where", no_wrap=True)
-        table.add_column("key", no_wrap=True)
-        table.add_column("does", ratio=1)
-        for where, key, does in self.rows:
-            table.add_row(where, key, does)
-        for key, does in EXTRA_KEYS:
-            table.add_row("anywhere", key, does)
+        # One table per place, headed by its name: the key column as narrow as its words,
+        # what a key does takes the rest of the width (no column of places to wrap it).
+        tables = []
+        for where, keys in sections(self.rows):
+            table = Table(
+                title=where,
+                title_justify="left",
+                title_style="bold",
+                expand=True,
+                box=None,
+                show_header=False,
+            )
+            table.add_column("key", no_wrap=True, style="cyan", min_width=17)
+            table.add_column("does", ratio=1)
+            for key, does in keys:
+                table.add_row(key, does)
+            tables.append(table)
         with VerticalScroll():
-            yield Static(table)
+            yield Static("rewind: keys (Esc, q or ? closes)", classes="title")
+            for table in tables:
+                yield Static(table)
 
     def action_close(self) -> None:
         self.dismiss(None)

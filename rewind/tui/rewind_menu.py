@@ -1,4 +1,5 @@
-"""The rewind menu: a session's turns newest first; choose one, then restore the code and the
+"""The rewind menu: a session's turns oldest first, as the timeline lists them, the turn
+selected there (else the newest) chosen to start with; choose one, then restore the code and the
 conversation to before it, the code alone or the conversation alone (for the agents whose
 conversation rewind can resume: docs/conversation.md), choose the files to restore, or see its
 checkpoint against now."""
@@ -110,15 +111,17 @@ class RewindMenu(Dialog[RestoreOutcome | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
 
-    def __init__(self, store: Store, session_id: str) -> None:
+    def __init__(self, store: Store, session_id: str, selected: str | None = None) -> None:
+        """``selected``: the id of the entry the timeline has selected, highlighted first."""
         super().__init__()
         self.store = store
         self.session_id = session_id
         self.entries = read_entries(store, load_head(store, session_id))
         self.entry: Entry | None = None
+        self.selected = selected
 
     def compose(self) -> ComposeResult:
-        turns = [Option(turn_line(self.store, e), id=e.id) for e in reversed(self.entries)]
+        turns = [Option(turn_line(self.store, e), id=e.id) for e in self.entries]
         with Vertical():
             yield Label(self._title(), id="title", classes="title")
             yield Options(*turns, id="turns")
@@ -141,7 +144,11 @@ class RewindMenu(Dialog[RestoreOutcome | None]):
         return f"{keys}\nThe conversation stays as it is: {why}" if why else keys
 
     def on_mount(self) -> None:
-        self.query_one("#turns", OptionList).focus()
+        turns = self.query_one("#turns", OptionList)
+        ids = [entry.id for entry in self.entries]
+        if ids:  # the timeline's selection, else the newest, as the timeline starts
+            turns.highlighted = ids.index(self.selected) if self.selected in ids else len(ids) - 1
+        turns.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rewind.actions.reading import UndoStack
+from rewind.actions.reading import session_undo_stack
 from rewind.history.checkpoint import checkpoint_states, states_between
 from rewind.history.entry import (
     EDIT,
@@ -211,7 +211,7 @@ class SessionHistory:
         self._tip, self.attached = tip, attached
         with EntryIndex(self.store) as index:
             self.entries = self._read(index, head)
-            self.undone = UndoStack(index.restoring_entries(head)).undone_restores()
+            self.undone = session_undo_stack(index, head).undone_restores()
         return True
 
     def _read(self, index: EntryIndex, head: SessionHead) -> list[Entry]:

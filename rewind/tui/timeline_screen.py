@@ -211,6 +211,10 @@ class TimelineScreen(Screen[None]):
 
     # selection ---------------------------------------------------------------------------
 
+    def selected_entry_id(self) -> str | None:
+        """The id of the entry the timeline has selected (None before it shows any)."""
+        return self.query_one(TurnTable).selected_id()
+
     def _selected_index(self) -> int | None:
         entry_id = self.query_one(TurnTable).selected_id()
         for row in self.rows:

@@ -23,7 +23,7 @@ from rewind.tui import timeline_data
 from rewind.tui.app import RewindApp
 from rewind.tui.diff_view import DiffView
 from rewind.tui.file_list import FileList
-from rewind.tui.help_screen import HelpScreen
+from rewind.tui.help_screen import HelpScreen, sections
 from rewind.tui.label_dialog import LabelDialog
 from rewind.tui.timeline_screen import TimelineScreen
 from rewind.tui.turn_table import TurnTable
@@ -310,6 +310,10 @@ class TestKeys:
             assert isinstance(app.screen, HelpScreen)
             keys = {key for _, key, _ in app.screen.rows}
             assert {"q", "?", "/", "d", "s", "u"} <= keys
+            # One section per place, "anywhere" first, with the rewind menu at its top.
+            shown = sections(app.screen.rows)
+            assert shown[0][0] == "anywhere" and shown[0][1][0][0] == "escape escape"
+            assert len({where for where, _ in shown}) == len(shown)
             await pilot.press("escape")
             await pilot.pause(0.6)
             assert isinstance(app.screen, TimelineScreen)
@@ -474,6 +478,10 @@ class TestRestoreAndUndo:
             await pilot.pause(0.3)
             assert prompts(app)[-1].startswith("[redo]")
             assert not any("(undone)" in prompt for prompt in prompts(app))
+            await pilot.press("u")  # takes the redo back: the restore is not in effect again
+            await pilot.pause(0.3)
+            marked = [prompt.split(" ", 2)[:2] for prompt in prompts(app) if "(undone)" in prompt]
+            assert marked == [["[restore]", "(undone)"], ["[redo]", "(undone)"]], prompts(app)
 
         run_app(project, scenario)
 

@@ -31,8 +31,9 @@ from tests.conftest import ok, snapshot
 
 SESSION = "s"
 SIZE = (100, 30)
-# Keys from the menu's first row (turn 3, the newest) to turn 1's actions.
-TO_TURN_1 = ("down", "down", "enter")
+# Keys from the row the menu starts on (turn 3, the newest; the list is oldest first) to turn
+# 1's actions.
+TO_TURN_1 = ("up", "up", "enter")
 
 SnapCompare = Callable[..., bool]
 
@@ -102,6 +103,26 @@ def menu(store: Store) -> Host:
     return Host(RewindMenu(store, SESSION))
 
 
+class TestTheTurnsListed:
+    def test_oldest_first_as_the_timeline_from_the_turn_it_has_selected(
+        self, project: Path
+    ) -> None:
+        store = record_history(project)
+        entries = [entry.id for entry in RewindMenu(store, SESSION).entries]
+
+        async def highlighted(selected: str | None) -> tuple[list[str], int | None]:
+            app = Host(RewindMenu(store, SESSION, selected))
+            async with app.run_test(size=SIZE) as pilot:
+                await pilot.pause()
+                turns = app.screen.query_one("#turns", OptionList)
+                listed = [str(turns.get_option_at_index(i).id) for i in range(turns.option_count)]
+                return listed, turns.highlighted
+
+        assert asyncio.run(highlighted(None)) == (entries, 2)  # the newest, as the timeline
+        assert asyncio.run(highlighted(entries[0])) == (entries, 0)  # the timeline's choice
+        assert asyncio.run(highlighted("not-an-entry")) == (entries, 2)
+
+
 class TestRestoreThroughTheMenu:
     def test_restores_exactly_as_the_cli_does(self, project: Path, tmp_path: Path) -> None:
         store = record_history(project)
@@ -128,7 +149,7 @@ class TestRestoreThroughTheMenu:
 
     def test_a_later_turn_restores_only_what_came_after(self, project: Path) -> None:
         store = record_history(project)
-        drive(menu(store), "down", "enter", "enter", "|", "enter")  # turn 2
+        drive(menu(store), "up", "enter", "enter", "|", "enter")  # turn 2
         assert (project / "a.txt").read_bytes() == b"one\nONE\n"
         assert (project / "b.txt").read_bytes() == b"two\nTWO\n"
         assert (project / "gone.txt").read_bytes() == b"bye\n"
@@ -144,7 +165,7 @@ class TestRestoreThroughTheMenu:
 
 
 class TestMenuContent:
-    def test_turns_newest_first_with_prompt_and_summary(self, project: Path) -> None:
+    def test_turns_oldest_first_with_prompt_and_summary(self, project: Path) -> None:
         store = record_history(project)
         screen = RewindMenu(store, SESSION)
         rows: list[str] = []
@@ -157,11 +178,11 @@ class TestMenuContent:
                     rows.append(str(turns.get_option_at_index(index).prompt))
 
         asyncio.run(run())
-        assert [row.split()[0] for row in rows] == ["3", "2", "1"]
-        assert "edit a again" in rows[0] and "second line" not in rows[0]
-        assert rows[0].endswith("1 file +1 -0")
+        assert [row.split()[0] for row in rows] == ["1", "2", "3"]  # as the timeline
+        assert "edit a again" in rows[2] and "second line" not in rows[2]
+        assert rows[2].endswith("1 file +1 -0")
         assert rows[1].endswith("2 files +1 -1")
-        assert rows[2].endswith("2 files +2 -0")
+        assert rows[0].endswith("2 files +2 -0")
 
     def test_diff_against_now_is_shown_and_closed(self, project: Path) -> None:
         store = record_history(project)
@@ -393,7 +414,7 @@ class TestTheConversation:
     ) -> None:
         store = record_agent_history(project, tmp_path / "t.jsonl")
         fake_claude(tmp_path / "bin", monkeypatch)
-        [outcome] = drive(menu(store), "down", "enter", "enter", "|", "enter")  # turn 1: both
+        [outcome] = drive(menu(store), "up", "enter", "enter", "|", "enter")  # turn 1: both
         assert isinstance(outcome, RestoreOutcome) and outcome.undoable
         assert outcome.resume is not None and outcome.resume.number == 1
         assert (project / "a.txt").read_bytes() == b"one\n"

@@ -227,14 +227,15 @@ def plan_undo(store: Store, head: SessionHead) -> RestorePlan:
 
 def plan_redo(store: Store, head: SessionHead) -> RestorePlan:
     """Puts back the restore the session's newest undo took back (the last undone first), as
-    long as no restore was made since."""
+    long as nothing else was done in the session since (rewind.history.restoring.undo_stack)."""
     stack = undo_stack(store, head)
     undo = stack.next_redo()
     _refuse_damaged(store, head, undo, "redo")
     if undo is None:
         raise UserError(
-            f"there is nothing to redo in session {head.session_id}: no undo since its last "
-            "restore ('rewind undo' takes one back)."
+            f"there is nothing to redo in session {head.session_id}: an undo can be redone "
+            "until something else happens in the session, and none is left ('rewind undo' "
+            "takes a restore back)."
         )
     return _reversal(store, REDO, undo, stack.restore_of(undo))
 

@@ -7,8 +7,15 @@ reads them, oldest first, as two stacks:
 - **applied**: the restores in effect, newest last. A restore is pushed; so is a redo (it puts
   one back). ``undo`` reverses the top one: the newest restore, then the one before it, and so
   on back through every restore of the session.
-- **undone**: the undos that can be redone, newest last. ``redo`` reverses the top one. A new
-  restore empties it, as a new edit empties an editor's redo list.
+- **undone**: the undos that can be redone, newest last. ``redo`` reverses the top one. New
+  work empties it, as a new edit empties an editor's redo list: a new restore, and any entry
+  that is not an undo or a redo (a turn, what the watcher recorded between turns).
+
+What is **in effect** is one rule for every reader (``rewind log`` and ``--json``, the TUI, the
+MCP server): a restore is in effect while it, or a redo of it, is on the applied stack; a
+restore, or an entry that put one back (a redo), whose restore is not in effect is marked
+*undone*, for as long as that lasts (new work does not make it in effect again); what ``redo``
+would put back is the restore of the top of the undone stack.
 
 Each undo and redo records the entry it reversed (its ``target``). An undo whose target is an
 undo (what ``undo`` did before it stepped: undo toggled) re-applied a restore, and counts as a
@@ -19,7 +26,7 @@ unknown: it may be the restore to undo).
 
 from __future__ import annotations
 
-from rewind.history.entry import RESTORE, UNDO, Entry
+from rewind.history.entry import REDO, RESTORE, UNDO, Entry
 from rewind.history.index.queries import EntryIndex
 from rewind.history.session import SessionHead
 from rewind.store.repository import Store
@@ -28,23 +35,37 @@ from rewind.store.repository import Store
 class UndoStack:
     """The two stacks of a session (see the module's doc)."""
 
-    __slots__ = ("applied", "by_number", "undone")
+    __slots__ = ("applied", "by_number", "puts_back", "undone")
 
-    def __init__(self, entries: list[Entry]) -> None:
+    def __init__(self, entries: list[Entry], newest: int | None = None) -> None:
+        """``entries``: the session's restores, undos and redos, oldest first (numbered as in
+        the session: a number skipped is another entry, new work); ``newest``: the number of
+        the session's newest entry, whatever its kind."""
         self.applied: list[Entry] = []  # restores and redos in effect
         self.undone: list[Entry] = []  # undos that can be redone
+        self.puts_back: list[Entry] = []  # every entry that applied a restore: restores, redos
         self.by_number = {entry.number: entry for entry in entries}
+        previous: int | None = None
         for entry in entries:
+            if previous is not None and entry.number > previous + 1:
+                self.undone.clear()  # other work in between
+            previous = entry.number
             reversed_number = _target_number(entry)
             if entry.kind == RESTORE:
                 self.applied.append(entry)
+                self.puts_back.append(entry)
                 self.undone.clear()
+            elif entry.kind not in (UNDO, REDO):
+                self.undone.clear()  # new work: a turn, what the watcher recorded
             elif entry.kind == UNDO and self.applied and reversed_number == self.applied[-1].number:
                 self.undone.append(entry)  # an undo of the newest restore (or redo)
                 self.applied.pop()
             elif self.undone and reversed_number == self.undone[-1].number:
                 self.applied.append(entry)  # a redo (or an undo of an undo: the same)
+                self.puts_back.append(entry)
                 self.undone.pop()
+        if previous is not None and newest is not None and newest > previous:
+            self.undone.clear()  # work since the last undo or redo
 
     def next_undo(self) -> Entry | None:
         """The restore or redo ``undo`` reverses next."""
@@ -67,18 +88,25 @@ class UndoStack:
         return entry
 
     def undone_restores(self) -> set[int]:
-        """The numbers of the restores and redos whose effect is undone now (``rewind log``
-        marks them)."""
+        """The numbers of the restores, and of the redos, whose restore is not in effect now
+        (the module's rule: every reader marks them *undone*)."""
+        in_effect = {self.restore_of(entry).number for entry in self.applied}
         return {
-            number
-            for undo in self.undone
-            if (number := _target_number(undo)) is not None and number in self.by_number
+            entry.number
+            for entry in self.puts_back
+            if self.restore_of(entry).number not in in_effect
         }
 
 
 def undo_stack(store: Store, head: SessionHead) -> UndoStack:
     with EntryIndex(store) as index:
-        return UndoStack(index.restoring_entries(head))
+        return session_undo_stack(index, head)
+
+
+def session_undo_stack(index: EntryIndex, head: SessionHead) -> UndoStack:
+    """The session's stacks, read through an open index."""
+    newest = head.current.number if head.current is not None else None
+    return UndoStack(index.restoring_entries(head), newest)
 
 
 def damaged_from(store: Store, head: SessionHead, number: int) -> list[int]:

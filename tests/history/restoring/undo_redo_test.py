@@ -81,6 +81,26 @@ def test_the_log_marks_what_is_undone_and_says_what_redo_puts_back(project: Path
     assert "'rewind redo'" not in ok("log", "--session", SESSION).stdout
 
 
+def test_what_is_undone_is_one_rule_through_redos_and_new_restores(project: Path) -> None:
+    """Restore 4, undo 5, redo 6, undo 7: restore 4's files are taken back, so restore 4 and
+    the redo that had put it back are both undone, in the text and in --json; the next
+    restore (8) leaves nothing to redo but restore 4 stays undone."""
+    path = three_turns(project)
+    assert restore("3").returncode == 0  # restore 4
+    undo()  # 5
+    redo()  # 6
+    undo()  # 7
+    assert path.read_text() == "v3\n"
+    marked = {number for number, flag in undone(project).items() if flag}
+    assert marked == {4, 6}
+    text = ok("log", "--session", SESSION).stdout
+    assert "restore to before turn 3 (undone)" in text and "redo restore 4 (undone)" in text
+    assert text.rstrip().endswith("'rewind redo' puts back restore 4 (taken back by undo 7)")
+    assert restore("1").returncode == 0  # restore 8
+    assert {number for number, flag in undone(project).items() if flag} == {4, 6}
+    assert "'rewind redo'" not in ok("log", "--session", SESSION).stdout
+
+
 def test_a_new_restore_empties_what_redo_would_put_back(project: Path) -> None:
     path = two_restores(project)
     undo()
@@ -94,20 +114,31 @@ def test_a_new_restore_empties_what_redo_would_put_back(project: Path) -> None:
     assert path.read_text() == "v3\n"
 
 
-def test_redo_refuses_a_file_a_turn_changed_since_the_undo(project: Path) -> None:
+def test_new_work_after_an_undo_empties_redo_and_restoring_again_gets_there(
+    project: Path,
+) -> None:
+    """As in an editor, a new turn after an undo leaves nothing to redo (the log stops offering
+    it); what redo would have put back is a restore to the same turn again, which is undone
+    like any restore."""
     path = two_restores(project)
-    undo()
+    undo()  # takes back restore 5 (to before turn 2): a.txt is v2 again
     begin("turn after the undo")
     track("a.txt")
     path.write_text("agent's work\n")
     end()
+    assert "'rewind redo'" not in ok("log", "--session", SESSION).stdout
     refused = run_rewind("redo", "--session", SESSION, "--yes")
-    assert refused.returncode == 1 and "a.txt" in refused.stderr
-    assert path.read_text() == "agent's work\n"  # nothing lost
-    assert "Put back restore 5" in redo("--force")
+    assert error_line(refused) == (
+        "rewind: there is nothing to redo in session s: an undo can be redone until something "
+        "else happens in the session, and none is left ('rewind undo' takes a restore back)."
+    )
+    assert path.read_text() == "agent's work\n"
+    # Restore 5 is still undone: the new turn did not make it in effect again.
+    assert undone(project)[5] is True
+    assert restore("2").returncode == 0  # the turn's work is recorded: restore 8 takes it
     assert path.read_text() == "v1\n"
-    assert "Took back restore 5" in undo().stdout
-    assert path.read_text() == "agent's work\n"  # what --force overwrote comes back
+    assert "Took back restore 8" in undo().stdout
+    assert path.read_text() == "agent's work\n"  # and undo gives it back
 
 
 def test_redo_dry_run_json_names_the_undo_it_reverses(project: Path) -> None:

@@ -186,16 +186,30 @@ def test_a_file_changed_since_the_restore_is_an_undo_conflict(history: History) 
     assert history.read("a.txt") == "changed after the restore\n"
 
 
-def test_a_file_the_agent_changed_after_the_undo_is_a_redo_conflict(history: History) -> None:
+def test_a_turn_after_the_undo_leaves_nothing_to_redo(history: History) -> None:
     history.restore("2")
     history.undo()
     with history.turn() as turn:
         turn.write("a.txt", "the agent went on\n")
-    with pytest.raises(ConflictError):
+    with pytest.raises(UserError, match="an undo can be redone until something else happens"):
         history.redo()
-    history.redo(force=True)
-    history.undo()  # the redo's overwritten content comes back
     assert history.read("a.txt") == "the agent went on\n"
+
+
+def test_new_work_between_entries_empties_the_redo_stack() -> None:
+    undos = [entry(1), entry(2, RESTORE), entry(3, UNDO, reverses=2)]
+    assert numbers(UndoStack(undos).undone) == [3]
+    assert UndoStack(undos, newest=4).undone == []  # entry 4: a turn, not read here
+    assert UndoStack([*undos, entry(4)]).undone == []  # the same, read
+    # Restores and undos read alone (the index's): a number skipped is another entry.
+    alone = [
+        entry(2, RESTORE),
+        entry(3, UNDO, reverses=2),
+        entry(5, RESTORE),
+        entry(6, UNDO, reverses=5),
+    ]
+    stack = UndoStack(alone, newest=6)
+    assert numbers(stack.undone) == [6] and stack.undone_restores() == {2, 5}
 
 
 def test_undo_never_undoes_a_turn(history: History) -> None:
