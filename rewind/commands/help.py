@@ -84,7 +84,10 @@ def topic_text(topic: str, directory: Path) -> str:
     if topic in SECTIONS:
         starts = SECTIONS[topic][0]
         return "\n".join(text for heading, text in reference.items() if heading.startswith(starts))
-    raise UserError(f"no help topic {topic!r}; run 'rewind help' to list the topics.")
+    from rewind.errors import did_you_mean
+
+    suggestion = did_you_mean(topic, topic_names(directory))
+    raise UserError(f"no help topic {topic!r}{suggestion} ('rewind help' lists them).")
 
 
 def topic_names(directory: Path) -> list[str]:
@@ -104,9 +107,7 @@ def _page_topic(name: str, commands: set[str]) -> str:
 
 def listing(directory: Path) -> str:
     found = pages(directory)
-    reference = sections(read(found[REFERENCE]))
-    commands = {h[len("`rewind ") : -1] for h in reference if h.startswith("`rewind ")}
-    topics = {name: _page_topic(name, commands) for name in found}
+    topics = {name: f"{name}.md" for name in found}  # one rule: a page is NAME.md
     width = max(len(name) for name in [*topics.values(), *SECTIONS])
     lines = ["Usage: rewind help TOPIC", "", "Pages:"]
     lines += [
@@ -125,6 +126,8 @@ def listing(directory: Path) -> str:
     lines += [
         f"  {'COMMAND':<{width}}  one command's reference: options, behaviour, exit codes",
         "",
+        "A page may be asked for without its .md, unless a command has its name:",
+        "'rewind help restore' is the command, 'rewind help restore.md' the page.",
         "'rewind COMMAND --help' prints a command's options in short.",
     ]
     return "\n".join(lines)

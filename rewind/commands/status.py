@@ -10,6 +10,7 @@ from rewind.actions.status import ProjectStatus, project_status
 from rewind.commands.output.backup_text import backup_line
 from rewind.commands.output.json_output import print_json
 from rewind.commands.output.render import local_time
+from rewind.commands.watch import followed_session
 from rewind.store.failure_log import recent_problems
 from rewind.store.gc_record import GcRecord
 from rewind.store.storage_check import human_size
@@ -73,7 +74,9 @@ def _print_session(status: ProjectStatus) -> None:
         print(f"turn:     {entry.number} ({entry.kind}, {state}, {len(entry.files)} file(s))")
     watcher = status.watcher
     if watcher is not None:
-        following = watcher.get("session") or "the most recent session"
+        following = (
+            followed_session(status.store, watcher) if status.store else "the most recent session"
+        )
         print(
             f"watcher:  running (pid {watcher.get('pid', '?')}, {following}; rewind watch --stop)"
         )

@@ -9,6 +9,7 @@ import time
 
 from rewind.actions.stores import open_current_store
 from rewind.errors import UserError
+from rewind.history.session import recent_session
 from rewind.store.repository import Store
 from rewind.watch.limits import clear_refusal, kernel_limit_reached
 from rewind.watch.pidfile import OUTPUT_NAME, WatchLock, note_gap, running_info, spawn, stop
@@ -37,13 +38,24 @@ def run(
     return _watch(store, session, quiet=background, idle_exit=idle_exit)
 
 
-def _describe(info: dict[str, object]) -> str:
-    session = info.get("session") or "the most recent session"
+def _describe(store: Store, info: dict[str, object]) -> str:
     started = info.get("started")
     since = ""
     if isinstance(started, int | float):
         since = ", since " + time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started))
-    return f"pid {info.get('pid', '?')}, session {session}{since}"
+    return f"pid {info.get('pid', '?')}, {followed_session(store, info)}{since}"
+
+
+def followed_session(store: Store, info: dict[str, object]) -> str:
+    """The session a running watcher records into, by its id: the one it was started for, else
+    the project's most recent one (which it follows, batch by batch)."""
+    session = info.get("session")
+    if isinstance(session, str) and session:
+        return f"session {session}"
+    now = recent_session(store)
+    if not now:
+        return "the most recent session (none yet)"
+    return f"session {now} (the most recent, which it follows)"
 
 
 def _status(store: Store) -> int:
@@ -51,26 +63,27 @@ def _status(store: Store) -> int:
     if info is None:
         print("no watcher is running for this project")
         return 1
-    print(f"a watcher is running ({_describe(info)})")
+    print(f"a watcher is running ({_describe(store, info)})")
     return 0
 
 
 def _detach(store: Store, session: str | None) -> int:
     info = running_info(store)
     if info is not None:
-        print(f"a watcher is already running for this project ({_describe(info)})")
+        print(f"a watcher is already running for this project ({_describe(store, info)})")
         return 0
     process = spawn(store, session)
     deadline = time.monotonic() + READY_TIMEOUT
     while time.monotonic() < deadline:
         info = running_info(store)
         if info and info.get("ready") and info.get("pid") == process.pid:
-            print(f"watching {os.fsdecode(store.root.path)} in the background ({_describe(info)})")
+            described = _describe(store, info)
+            print(f"watching {os.fsdecode(store.root.path)} in the background ({described})")
             return 0
         code = process.poll()
         if code is not None:
             if code == 0 and info:  # another watcher won the race
-                print(f"a watcher is already running for this project ({_describe(info)})")
+                print(f"a watcher is already running for this project ({_describe(store, info)})")
                 return 0
             raise UserError(
                 f"the watcher exited at start (code {code}); see "
@@ -87,7 +100,7 @@ def _watch(store: Store, session: str | None, quiet: bool, idle_exit: float | No
     lock = WatchLock(store)
     if not lock.acquire():
         info = running_info(store) or {}
-        print(f"a watcher is already running for this project ({_describe(info)})")
+        print(f"a watcher is already running for this project ({_describe(store, info)})")
         return 0
     try:
         note_gap(store)  # the pid file of a watcher that ended without stopping

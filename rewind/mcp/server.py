@@ -110,11 +110,11 @@ class RewindServer(MCPServer[Any]):
         if name not in READ_TOOLS + CHANGE_TOOLS:
             tools = ", ".join(READ_TOOLS + CHANGE_TOOLS)
             return _error(f"there is no tool {name[:80]!a}; the tools are {tools}.")
-        unknown = await self._unknown_arguments(name, arguments)
+        unknown, known = await self._unknown_arguments(name, arguments)
         if unknown:
+            takes = f"it takes {', '.join(known)}" if known else "it takes none"
             return _error(
-                f"{name} takes no argument {unknown[0][:80]!a}; its input schema lists what it "
-                "takes, and nothing was done."
+                f"{name} takes no argument {unknown[0][:80]!a}; {takes}, and nothing was done."
             )
         try:
             return await super().call_tool(name, arguments, context)
@@ -123,12 +123,16 @@ class RewindServer(MCPServer[Any]):
                 return _error(_argument_sentence(name, error.__cause__))
             raise
 
-    async def _unknown_arguments(self, name: str, arguments: dict[str, Any]) -> list[str]:
+    async def _unknown_arguments(
+        self, name: str, arguments: dict[str, Any]
+    ) -> tuple[list[str], list[str]]:
+        """The arguments of the call the tool does not take, and those it takes (in the
+        order of its input schema)."""
         for tool in await self.list_tools():
             if tool.name == name:
-                known = tool.input_schema.get("properties", {})
-                return sorted(key for key in arguments if key not in known)
-        return []
+                known = list(tool.input_schema.get("properties", {}))
+                return sorted(key for key in arguments if key not in known), known
+        return [], []
 
     async def run_stdio_async(self) -> None:
         """Serves over rewind's own stdio transport (rewind.mcp.stdio), which answers every

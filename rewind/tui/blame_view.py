@@ -39,10 +39,12 @@ from rewind.tui.highlight import TAB_SIZE, Lexer, code_segments, lexer_for
 from rewind.tui.turn_table import short_time
 
 NUMBER_WIDTH = 5  # the entry's number
-AGENT_WIDTH = 8
+AGENT_WIDTH = 8  # the least; as wide as the longest agent's name, up to AGENT_MAX
+AGENT_MAX = 14
 TIME_WIDTH = 11
 NARROW_PROMPT = 14  # below 100 columns
-WIDE_PROMPT = 26
+WIDE_PROMPT = 26  # the least from 100 columns; the room the code leaves, up to PROMPT_MAX
+PROMPT_MAX = 72
 LINE_NUMBER_WIDTH = 5
 CONTINUATION = "┆"
 STYLES = {
@@ -108,6 +110,9 @@ class BlameLines(ScrollView, can_focus=True):
         self.cursor = 0
         self._lexer: Lexer | None = None
         self._code: dict[int, list[Segment]] = {}  # highlighted lines, by index
+        # The agent's and the prompt's columns, for the blame and width of _column_key.
+        self._column_key: tuple[int, int] | None = None
+        self._column_widths = (AGENT_WIDTH, NARROW_PROMPT)
         self._update_size()
 
     def show(self, blame: Blame, name: str) -> None:
@@ -126,11 +131,35 @@ class BlameLines(ScrollView, can_focus=True):
         width = max((len(line) for line in lines), default=0)
         self.virtual_size = Size(self.gutter_width() + width, len(lines))
 
+    def agent_width(self) -> int:
+        return self._columns()[0]
+
     def prompt_width(self) -> int:
-        return WIDE_PROMPT if self.size.width >= 100 else NARROW_PROMPT
+        return self._columns()[1]
+
+    def _columns(self) -> tuple[int, int]:
+        """The agent's column, as wide as the longest agent's name of the blame (``claude-code``
+        whole) within AGENT_WIDTH and AGENT_MAX; the prompt's, at least NARROW_PROMPT (below
+        100 columns) or WIDE_PROMPT, and from 100 columns the room the longest line of code
+        leaves too, up to PROMPT_MAX. Worked out once per blame and width (every painted
+        line asks)."""
+        key = (id(self.blame), self.size.width)
+        if self._column_key == key:
+            return self._column_widths
+        runs = self.blame.runs if self.blame is not None else []
+        names = [run.version.entry.agent or run.version.entry.kind for run in runs if run.version]
+        agent = min(AGENT_MAX, max([AGENT_WIDTH, *(len(name) for name in names)]))
+        prompt = NARROW_PROMPT
+        if self.size.width >= 100:
+            lines = self.blame.lines if self.blame is not None else []
+            longest = max((len(line.expandtabs(TAB_SIZE)) for line in lines), default=0)
+            others = NUMBER_WIDTH + agent + TIME_WIDTH + 4 + LINE_NUMBER_WIDTH + 3
+            prompt = max(WIDE_PROMPT, min(PROMPT_MAX, self.size.width - others - longest - 2))
+        self._column_key, self._column_widths = key, (agent, prompt)
+        return agent, prompt
 
     def gutter_width(self) -> int:
-        return NUMBER_WIDTH + AGENT_WIDTH + TIME_WIDTH + self.prompt_width() + 4
+        return NUMBER_WIDTH + self.agent_width() + TIME_WIDTH + self.prompt_width() + 4
 
     def run_at(self, index: int) -> Run | None:
         """The run holding line ``index`` (from 0)."""
@@ -161,7 +190,7 @@ class BlameLines(ScrollView, can_focus=True):
             prompt = f"[outside] {prompt}"
         return [
             Segment(f"{entry.number:>{NUMBER_WIDTH}} ", STYLES["number"]),
-            Segment(_cut(entry.agent or entry.kind, AGENT_WIDTH) + " ", STYLES["agent"]),
+            Segment(_cut(entry.agent or entry.kind, self.agent_width()) + " ", STYLES["agent"]),
             Segment(_cut(short_time(version.at), TIME_WIDTH) + " ", STYLES["time"]),
             Segment(_cut(prompt, self.prompt_width()) + " ", STYLES["prompt"]),
         ]

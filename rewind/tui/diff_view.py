@@ -66,6 +66,36 @@ def line_kind(line: str) -> str:
     return "plain"
 
 
+def folded_headers(lines: list[str]) -> tuple[str, list[str]]:
+    """``lines`` with git's header block (``diff --git``, ``index``, ``---``/``+++``, modes)
+    folded into at most one line saying what the header says beyond the file's name, which the
+    view's title already gives: ``deleted (mode 100644)``, ``new file (mode 100755)``, ``mode
+    100644 -> 100755``, ``renamed from OLD``; nothing for a plain modification. Lines of the
+    header that are not git's own (``Binary files ... differ``) are kept. Returns that line
+    ('' for none) and the lines after it."""
+    end = next((i for i, line in enumerate(lines) if line.startswith("@@")), len(lines))
+    said, kept = [], []
+    old_mode = ""
+    for line in lines[:end]:
+        if line.startswith(("diff --git ", "index ", "--- ", "+++ ", "similarity index ")):
+            continue
+        if line.startswith("deleted file mode "):
+            said.append(f"deleted (mode {line.rsplit(' ', 1)[1]})")
+        elif line.startswith("new file mode "):
+            said.append(f"new file (mode {line.rsplit(' ', 1)[1]})")
+        elif line.startswith("old mode "):
+            old_mode = line.rsplit(" ", 1)[1]
+        elif line.startswith("new mode "):
+            said.append(f"mode {old_mode or '?'} -> {line.rsplit(' ', 1)[1]}")
+        elif line.startswith("rename from "):
+            said.append(f"renamed from {line[len('rename from ') :]}")
+        elif line.startswith(("rename to ", "copy from ", "copy to ")):
+            continue
+        else:
+            kept.append(line)
+    return ", ".join(said), kept + lines[end:]
+
+
 def diff_file_name(diff: DiffText) -> str:
     """The name of the diffed file: ``diff.path``, else the one in the diff's header."""
     if diff.path:
@@ -120,8 +150,12 @@ class DiffView(ScrollView, can_focus=True):
         elif not diff.text:
             self._lines = [("title", diff.title), ("plain", ""), ("note", diff.note)]
         else:
-            body = diff.text.rstrip("\n").split("\n")
-            self._lines = [("title", diff.title), *((line_kind(line), line) for line in body)]
+            summary, body = folded_headers(diff.text.rstrip("\n").split("\n"))
+            self._lines = [
+                ("title", diff.title),
+                *([("header", summary)] if summary else []),
+                *((line_kind(line), line) for line in body),
+            ]
         self._rows = side_by_side_rows(diff.text) if diff is not None and split else []
         self._lexer = lexer_for(diff_file_name(diff)) if diff is not None and diff.text else None
         self.styled_lines = {}

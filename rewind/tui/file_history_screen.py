@@ -45,6 +45,8 @@ from rewind.tui.turn_table import (
 ID_WIDTH = 8  # 7 characters of the entry id, and ^ for a before-state
 TIME_WIDTH = 11
 ENTRY_WIDTH = 9  # "12 demo…": the entry's number and its session, abbreviated
+WIDE_ENTRY_WIDTH = 16  # from WIDE_FROM columns: "12 d111d1df-878…"
+WIDE_FROM = 120
 SOURCE_WIDTH = 10
 COUNTS_WIDTH = 11  # "+1.2k -999k", "binary", "deleted"
 PROMPT_WIDTH = 38
@@ -67,10 +69,10 @@ def source_tag(version: Version) -> Text:
     return Text(tag, style=SOURCE_STYLES.get(tag, ""))
 
 
-def entry_words(version: Version) -> str:
+def entry_words(version: Version, width: int = ENTRY_WIDTH) -> str:
     """``12 demo``: the entry's number and its session (abbreviated with an ellipsis)."""
     session = version.entry.session
-    room = ENTRY_WIDTH - len(str(version.entry.number)) - 1
+    room = width - len(str(version.entry.number)) - 1
     if len(session) > room:
         session = session[: max(room - 1, 1)] + "…"
     return f"{version.entry.number} {session}"
@@ -128,8 +130,12 @@ class VersionTable(Table):
         width = self.size.width or 80
         compact = width < COMPACT_BELOW
         time_width = 5 if compact else TIME_WIDTH
-        fixed = ID_WIDTH + time_width + ENTRY_WIDTH + SOURCE_WIDTH + COUNTS_WIDTH
+        fixed = ID_WIDTH + time_width + self._entry_width() + SOURCE_WIDTH + COUNTS_WIDTH
         return compact, max(20, width - fixed - 6 * 2 - 2)
+
+    def _entry_width(self) -> int:
+        """Wider from WIDE_FROM columns, where the prompt keeps room: more of the session."""
+        return WIDE_ENTRY_WIDTH if (self.size.width or 80) >= WIDE_FROM else ENTRY_WIDTH
 
     def show(self, versions: list[Version], name: str, display: dict[bytes, str]) -> None:
         selected = self.selected_id()
@@ -139,7 +145,9 @@ class VersionTable(Table):
             self.clear(columns=True)
             self.add_column("version", width=ID_WIDTH, key="id")
             self.add_column("time", width=5 if compact else TIME_WIDTH, key="time")
-            self.add_column("entry", width=ENTRY_WIDTH, key="entry")
+            self.add_column(
+                "entry", width=ENTRY_WIDTH if compact else WIDE_ENTRY_WIDTH, key="entry"
+            )
             self.add_column("source", width=SOURCE_WIDTH, key="source")
             self.add_column("+/-", width=COUNTS_WIDTH, key="counts")
             self.add_column("prompt", width=prompt_width, key="prompt")
@@ -149,7 +157,7 @@ class VersionTable(Table):
             self.add_row(
                 Text(short_id(version), style="bold"),
                 short_time(version.at, compact=compact),
-                entry_words(version),
+                entry_words(version, self._entry_width()),
                 fitted(source_tag(version), SOURCE_WIDTH),
                 fitted(counts_words(version), COUNTS_WIDTH),
                 prompt_words(version, name, display[version.path], prompt_width),

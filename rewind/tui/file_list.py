@@ -29,12 +29,23 @@ def _counts(row: FileRow) -> Text:
     return text
 
 
-def _path(row: FileRow) -> Text:
-    text = Text(row.shown)
+def _path(row: FileRow, width: int | None = None) -> Text:
+    """The path and its source's tag, in ``width`` columns at most: a path too long for them
+    loses its start (``…/src/calc.py``), never its name, the tag or the +/- column beside."""
     tag = SOURCE_TAGS.get(row.source)
-    if tag:  # saved by the shell quicksave, or seen by watch mode
-        text.append(f" [{tag}]", style=KIND_STYLES.get(tag, "bold"))
+    suffix = f" [{tag}]" if tag else ""  # saved by the shell quicksave, or seen by watch mode
+    shown = row.shown
+    if width is not None and len(shown) + len(suffix) > width:
+        room = max(width - len(suffix) - 1, 1)
+        shown = "…" + shown[-room:]
+    text = Text(shown)
+    if tag:
+        text.append(suffix, style=KIND_STYLES.get(tag, "bold"))
     return text
+
+
+# The columns' padding (one on each side of each of the three) and the scroll bar.
+CHROME = 3 * 2 + 1
 
 
 class FileList(Table):
@@ -55,11 +66,13 @@ class FileList(Table):
         selected = self.selected_path()
         self.clear()
         self.paths = {}
-        for row in rows:
+        counts = [_counts(row) for row in rows]
+        room = (self.size.width or 36) - CHROME - 1 - max((len(c) for c in counts), default=0)
+        for row, counted in zip(rows, counts, strict=True):
             letter, style = STATUS.get(row.status, (" ", ""))
             key = row.path.decode("utf-8", "surrogateescape")
             self.paths[key] = row.path
-            self.add_row(Text(letter, style=style), _path(row), _counts(row), key=key)
+            self.add_row(Text(letter, style=style), _path(row, max(room, 8)), counted, key=key)
         keys = list(self.paths.values())
         if keys:
             self.move_cursor(row=keys.index(selected) if selected in keys else 0)

@@ -38,13 +38,17 @@ class Widths:
     column shows only when an entry has a label, and not when compact: the labels then lead the
     prompt, as the kind of an entry does."""
 
-    def __init__(self, width: int, labels: bool, newest: int = 99999) -> None:
+    def __init__(self, width: int, labels: int, newest: int = 99999) -> None:
+        """``labels``: the length of the longest labels text of the rows (0: none has one)."""
         self.compact = width < COMPACT_BELOW
         # Numbers are never abbreviated: as wide as the newest, and the mark of a comparison.
-        self.number = min(NUMBER_WIDTH, len(str(newest)) + 1) if self.compact else NUMBER_WIDTH
+        self.number = min(NUMBER_WIDTH, len(str(newest)) + 1)
         self.time = COMPACT_TIME_WIDTH if self.compact else TIME_WIDTH
         self.files = COMPACT_FILES_WIDTH if self.compact else FILES_WIDTH
-        self.labels = LABELS_WIDTH if labels and not self.compact else 0
+        # As wide as the longest labels (at most LABELS_WIDTH): the prompt takes the rest.
+        self.labels = min(LABELS_WIDTH, max(labels, len("labels"))) if labels else 0
+        if self.compact:
+            self.labels = 0
         fixed = self.number + self.time + self.files + self.labels
         columns = 4 + (1 if self.labels else 0)
         self.prompt = max(MIN_PROMPT_WIDTH, width - fixed - columns * _PADDING - _SCROLLBAR)
@@ -121,8 +125,8 @@ def _title(row: TurnRow, width: int, labels: bool = False) -> Text:
     return fitted(text, width)
 
 
-def labels_text(labels: tuple[str, ...]) -> Text:
-    return fitted(Text(", ".join(labels), style="cyan"), LABELS_WIDTH)
+def labels_text(labels: tuple[str, ...], width: int = LABELS_WIDTH) -> Text:
+    return fitted(Text(", ".join(labels), style="cyan"), width)
 
 
 def selected_key(table: DataTable[Text | str]) -> str | None:
@@ -157,7 +161,7 @@ class TurnTable(Table):
             self.show(rows, counts, marked)
 
     def _widths(self, rows: list[TurnRow]) -> Widths:
-        labels = any(row.labels for row in rows)
+        labels = max((len(", ".join(row.labels)) for row in rows), default=0)
         return Widths(self.size.width or 80, labels, max((row.number for row in rows), default=1))
 
     def _columns(self, rows: list[TurnRow]) -> Widths:
@@ -200,7 +204,7 @@ class TurnTable(Table):
                 fitted(counts_text(row.files, counts.get(row.index)), widths.files),
             ]
             if widths.labels:
-                cells.append(labels_text(row.labels))
+                cells.append(labels_text(row.labels, widths.labels))
             self.add_row(*cells, key=row.entry_id)
         if not rows:
             return

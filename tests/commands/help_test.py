@@ -21,12 +21,13 @@ def commands() -> list[str]:
 
 
 def test_the_listing_names_every_page_with_its_title() -> None:
-    """A page named as a command is listed as NAME.md (the command's name gives its reference)."""
+    """Every page is listed as NAME.md, one rule (a command's name gives its reference), and
+    the listing says when the .md may be left out."""
     listing = ok("help").stdout
     for page in [*DOCS.glob("*.md"), *DOCS.glob("integrations/*.md")]:
         heading = page.read_text().splitlines()[0].lstrip("# ")
-        topic = page.name if page.stem in commands() else page.stem
-        assert re.search(rf"^  {re.escape(topic)} +{re.escape(heading)}$", listing, re.M), page
+        assert re.search(rf"^  {re.escape(page.name)} +{re.escape(heading)}$", listing, re.M), page
+    assert "'rewind help restore' is the command, 'rewind help restore.md' the page." in listing
 
 
 @pytest.mark.parametrize("page", ["restore.md", "concepts", "concepts.md", "claude-code", "git"])
@@ -85,9 +86,13 @@ def test_json_gathers_every_shape() -> None:
     assert "## `rewind" not in text
 
 
-def test_an_unknown_topic_says_how_to_list_them() -> None:
+def test_an_unknown_topic_says_how_to_list_them_and_what_was_meant() -> None:
     line = error_line(run_rewind("help", "nonsense"))
-    assert line == "rewind: no help topic 'nonsense'; run 'rewind help' to list the topics."
+    assert line == "rewind: no help topic 'nonsense' ('rewind help' lists them)."
+    line = error_line(run_rewind("help", "restor"))
+    assert line == (
+        "rewind: no help topic 'restor'; did you mean 'restore'? ('rewind help' lists them)."
+    )
 
 
 @pytest.mark.parametrize("command", commands())

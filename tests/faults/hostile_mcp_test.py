@@ -111,13 +111,22 @@ def test_a_wrong_argument_is_one_sentence(client: McpClient) -> None:
     assert "rewind_show needs the argument turn" in one_sentence(missing["result"])
     # An argument the tool does not take is refused, not dropped: with 'path' for 'paths'
     # the plan would have been every file of the turn.
+    # The sentence names what the tool takes.
     extra: list[tuple[str, dict[str, object], str]] = [
         ("rewind_restore", {"turn": "1", "path": "b.txt"}, "path"),
         ("rewind_undo", {"forse": True}, "forse"),
+        ("rewind_log", {"max_count": 2}, "max_count"),
     ]
     for tool, arguments, unknown in extra:
         answer = client.request("tools/call", {"name": tool, "arguments": arguments})
-        assert f"{tool} takes no argument '{unknown}'" in one_sentence(answer["result"])
+        text = one_sentence(answer["result"])
+        assert f"{tool} takes no argument '{unknown}'; it takes " in text, text
+        assert text.endswith(", and nothing was done.")
+    answer = client.request("tools/call", {"name": "rewind_log", "arguments": {"max_count": 2}})
+    assert one_sentence(answer["result"]) == (
+        "rewind_log takes no argument 'max_count'; it takes count, since, grep, path, session, "
+        "and nothing was done."
+    )
 
 
 def test_nothing_reaches_standard_error(two_turns: Path) -> None:

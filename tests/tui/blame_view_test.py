@@ -48,8 +48,8 @@ def test_the_gutter_shows_each_runs_prompt_once_and_the_status_line_the_whole_pr
         assert screen.path == b"calc.py"
         shown = gutters(app)
         assert len(shown) == 6
-        assert shown[0].split()[:2] == ["1", "claude-…"]
-        assert shown[0].endswith("Write a calculator")  # 26 columns of prompt at 100
+        assert shown[0].split()[:2] == ["1", "claude-code"]  # the agent's name whole
+        assert shown[0].endswith("Write a calculator")  # the room the code leaves
         assert shown[1].strip() == "┆"
         assert shown[2].split()[0] == "2" and shown[2].endswith("Add subtraction")
         assert [line.strip() for line in shown[3:]] == ["┆", "┆", "┆"]

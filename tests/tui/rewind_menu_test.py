@@ -329,16 +329,16 @@ class TestRestoreActions:
 
 
 class TestSnapshots:
-    def test_menu_100x30(self, project: Path, snap_compare: SnapCompare) -> None:
-        assert snap_compare(menu(record_history(project)), terminal_size=(100, 30))
+    def test_menu_120x40(self, project: Path, snap_compare: SnapCompare) -> None:
+        assert snap_compare(menu(record_history(project)), terminal_size=(120, 40))
 
     def test_menu_80x24(self, project: Path, snap_compare: SnapCompare) -> None:
         assert snap_compare(menu(record_history(project)), terminal_size=(80, 24))
 
-    def test_confirmation_100x30(self, project: Path, snap_compare: SnapCompare) -> None:
+    def test_confirmation_120x40(self, project: Path, snap_compare: SnapCompare) -> None:
         store = record_history(project)
         (project / "b.txt").write_bytes(b"changed outside\n")
-        assert snap_compare(menu(store), press=[*TO_TURN_1, "enter"], terminal_size=(100, 30))
+        assert snap_compare(menu(store), press=[*TO_TURN_1, "enter"], terminal_size=(120, 40))
 
     def test_confirmation_80x24(self, project: Path, snap_compare: SnapCompare) -> None:
         store = record_history(project)

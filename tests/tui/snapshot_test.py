@@ -1,4 +1,5 @@
-"""Snapshots (SVG, under __snapshots__/) of the timeline and the diff view at 100x30 and 80x24,
+"""Snapshots (SVG, under __snapshots__/) of every screen at 120x40 and 80x24 (a terminal as it
+opens, and a large one: nothing cut that the screen has room for),
 and of a 1,000-file restore's timeline at 80, 100 and 120 columns (counts whole, ellipses).
 
 After a deliberate change of the look: ``pytest tests/tui --snapshot-update``, then look at the
@@ -26,7 +27,7 @@ from tests.tui.conftest import SESSION, record_demo, turn
 from tests.tui.polish_test import record_thousand_then_restore
 
 SnapCompare = Callable[..., bool]
-SIZES = [pytest.param((100, 30), id="100x30"), pytest.param((80, 24), id="80x24")]
+SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
 FROZEN = 1_768_471_200.0  # 2026-01-15 10:00:00 UTC
 
 
@@ -140,8 +141,9 @@ OPENED_BY = {
 }
 
 
-@pytest.mark.parametrize("screen", sorted(OPENED_BY))
-def test_screens_at_80x24(frozen_project: Path, snap_compare: SnapCompare, screen: str) -> None:
+def _opened(
+    frozen_project: Path, snap_compare: SnapCompare, screen: str, size: tuple[int, int]
+) -> bool:
     async def open_it(pilot: Pilot[None]) -> None:
         await settled(pilot)
         for keys in OPENED_BY[screen]:
@@ -149,7 +151,17 @@ def test_screens_at_80x24(frozen_project: Path, snap_compare: SnapCompare, scree
             await settled(pilot)
 
     app = RewindApp(str(frozen_project), SESSION, watch=False)
-    assert snap_compare(app, terminal_size=(80, 24), run_before=open_it)
+    return bool(snap_compare(app, terminal_size=size, run_before=open_it))
+
+
+@pytest.mark.parametrize("screen", sorted(OPENED_BY))
+def test_screens_at_80x24(frozen_project: Path, snap_compare: SnapCompare, screen: str) -> None:
+    assert _opened(frozen_project, snap_compare, screen, (80, 24))
+
+
+@pytest.mark.parametrize("screen", sorted(OPENED_BY))
+def test_screens_at_120x40(frozen_project: Path, snap_compare: SnapCompare, screen: str) -> None:
+    assert _opened(frozen_project, snap_compare, screen, (120, 40))
 
 
 def test_empty_state_at_80x24(snap_compare: SnapCompare) -> None:

@@ -47,7 +47,10 @@ def test_detach_status_and_stop(committed: Path, stop_watchers: object) -> None:
     pid = running_pid(committed)
     assert alive(pid) and pid != os.getpid()
     assert f"pid {pid}, session {SESSION}" in ok("watch", "--status").stdout
-    assert f"watcher:  running (pid {pid}, {SESSION}; rewind watch --stop)" in ok("status").stdout
+    assert (
+        f"watcher:  running (pid {pid}, session {SESSION}; rewind watch --stop)"
+        in ok("status").stdout
+    )
 
     again = ok("watch", "--detach")  # one watcher per project
     assert f"already running for this project (pid {pid}" in again.stdout
@@ -64,6 +67,11 @@ def test_detach_status_and_stop(committed: Path, stop_watchers: object) -> None:
     assert status.returncode == 1 and "no watcher is running" in status.stdout
     assert "no watcher is running" in ok("watch", "--stop").stdout
     assert "watcher:" not in ok("status").stdout
+    # One started for no session follows the most recent: its id is named, not a phrase.
+    ok("watch", "--detach")
+    following = f"session {SESSION} (the most recent, which it follows)"
+    assert following in ok("watch", "--status").stdout
+    assert following in ok("status").stdout
 
 
 def test_a_stale_pid_file_is_ignored(committed: Path, stop_watchers: object) -> None:

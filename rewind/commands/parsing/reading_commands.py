@@ -93,12 +93,36 @@ def _add_show(commands: Commands) -> None:
     json_option(show, "the entry and its diffs")
 
 
+DIFF_EXAMPLES = """\
+examples:
+  rewind diff 3       what turn 3 and every later entry changed, up to the files now
+                      (what 'rewind restore 3' would undo)
+  rewind diff 2 3     what turn 2 alone did: from before turn 2 to before turn 3
+  rewind show 2       the same, with turn 2's prompt"""
+
+
 def _add_diff(commands: Commands) -> None:
-    diff = commands.add_parser("diff", help="changes from a checkpoint to now, or between two")
+    diff = commands.add_parser(
+        "diff",
+        help="changes from a checkpoint to now, or between two",
+        description="A checkpoint is the state of the files just before a turn.",
+        epilog=DIFF_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     session_option(diff)
     remote_session_option(diff)
     diff.add_argument(
-        "turn", nargs="?", type=turn, metavar="TURN", help="checkpoint (default: last turn)"
+        "turn",
+        nargs="?",
+        type=turn,
+        metavar="TURN",
+        help="from the checkpoint before TURN (default: the newest entry)",
     )
-    diff.add_argument("turn2", nargs="?", type=turn, metavar="TURN2", help="second checkpoint")
+    diff.add_argument(
+        "turn2",
+        nargs="?",
+        type=turn,
+        metavar="TURN2",
+        help="to the checkpoint before TURN2, instead of the files now",
+    )
     json_option(diff, "the diffs")
