@@ -96,7 +96,7 @@ def test_the_documentation_is_readable_where_installed(
     assert installed.ok("help", "restore.md", cwd=tmp_path).startswith("# Restoring files\n")
     assert "usage: rewind restore" in installed.ok("help", "restore", cwd=tmp_path)
     assert "usage: rewind log" in installed.ok("help", "log", cwd=tmp_path)
-    assert "claude-code   Claude Code" in installed.ok("help", cwd=tmp_path)
+    assert "  claude-code.md   Claude Code\n" in installed.ok("help", cwd=tmp_path)
 
 
 def test_the_demo_runs_without_a_tui(installed: Installed, tmp_path: Path) -> None:

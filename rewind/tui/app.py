@@ -36,7 +36,7 @@ def open_store(directory: str) -> Store:
 class RewindApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "rewind"
-    # Toasts sit over the diff (bottom right): short, so they hide it only briefly.
+    # Toasts sit at the top right (app.tcss), off the diff: short, they hide little for long.
     NOTIFICATION_TIMEOUT: ClassVar[float] = NOTICE_SECONDS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),

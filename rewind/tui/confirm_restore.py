@@ -46,7 +46,7 @@ class ConfirmRestore(Dialog[set[bytes] | None]):
     }
     ConfirmRestore VerticalScroll {
         height: auto;
-        max-height: 65vh;
+        max-height: 75vh;
     }
     ConfirmRestore .heading {
         margin-top: 1;
@@ -69,6 +69,9 @@ class ConfirmRestore(Dialog[set[bytes] | None]):
     }
     ConfirmRestore Button {
         margin-left: 1;
+    }
+    ConfirmRestore .reasons {
+        text-style: italic;
     }
     """
 
@@ -104,6 +107,9 @@ class ConfirmRestore(Dialog[set[bytes] | None]):
                 classes="heading conflicts",
             )
             yield Checks(*(self._conflict(f) for f in conflicts))
+            # Why, below the list, wrapped: beside a path in a row, a reason was cut at 80 columns.
+            reasons = "\n".join(f"{shown(f.path)}: {f.reason()}" for f in conflicts)
+            yield Static(Text(reasons), classes="reasons")
         quiet = [f for f in self.files if not f.conflict]
         for action, heading in SECTIONS:
             paths = [shown(f.path) for f in quiet if f.action == action]
@@ -121,7 +127,6 @@ class ConfirmRestore(Dialog[set[bytes] | None]):
     def _conflict(self, planned: PlannedFile) -> Selection[bytes]:
         line = Text(f"{ACTION_WORDS.get(planned.action, planned.action):<10} ", style="bold yellow")
         line.append(shown(planned.path), style="bold yellow")
-        line.append(f"  ({planned.reason()})", style="italic")
         return Selection(line, planned.path, initial_state=False)
 
     def _hint(self, conflicts: list[PlannedFile]) -> str:

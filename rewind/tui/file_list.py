@@ -6,7 +6,7 @@ from rich.text import Text
 
 from rewind.history.insight.diffs import ADDED, DELETED, MODE, MODIFIED, NO_PRE_IMAGE, PENDING
 from rewind.tui.keys import Table
-from rewind.tui.timeline_data import SOURCE_TAGS, FileRow
+from rewind.tui.timeline_data import RENAMED, SOURCE_TAGS, FileRow
 from rewind.tui.turn_table import KIND_STYLES, selected_key
 
 STATUS = {
@@ -16,6 +16,7 @@ STATUS = {
     MODE: ("T", "yellow"),
     PENDING: ("~", "dim"),
     NO_PRE_IMAGE: ("?", "magenta"),
+    RENAMED: ("R", "cyan"),
 }
 
 

@@ -24,7 +24,7 @@ from rewind.history.entry import (
     FileChange,
     first_line,
 )
-from rewind.history.filestate import TOO_LARGE, UNREADABLE, FileState
+from rewind.history.filestate import ABSENT, TOO_LARGE, UNREADABLE, FileState
 from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.diffs import (
     NO_PRE_IMAGE,
@@ -88,6 +88,7 @@ class FileRow:
     counts: Counts | None
     note: str  # why there is no diff, when there is none
     source: str = EDIT  # how rewind learnt of the change (an edit tool, the quicksave, ...)
+    moved_from: bytes | None = None  # a rename: the path the file had (shown as one row)
 
 
 @dataclass(frozen=True)
@@ -296,17 +297,28 @@ class SessionHistory:
     # files and diffs ---------------------------------------------------------------------
 
     def file_rows(self, index: int) -> list[FileRow]:
+        """One row per file the entry touched; a rename (a file created with the name it was
+        moved from, which the entry deleted) is one row, ``R``, diffed old to new."""
+        entry = self.entries[index]
+        renames = renamed_in(entry)
         rows = []
-        for change in self.entries[index].files:
+        for change in entry.files:
+            if change.path in renames.values():
+                continue  # shown with the name it went to
+            old = renames.get(change.path)
+            if old is not None:
+                change = renamed_change(entry, change, old)
             diff = FileDiff(change.path, change.before, change.after)
+            shown = self.store.root.display(change.path)
             rows.append(
                 FileRow(
                     change.path,
-                    self.store.root.display(change.path),
-                    diff.status,
+                    f"{self.store.root.display(old)} → {shown}" if old is not None else shown,
+                    RENAMED if old is not None else diff.status,
                     self.change_counts(change),
                     no_diff_note(change.before, change.after, diff),
                     change.source,
+                    old,
                 )
             )
         return rows
@@ -337,8 +349,38 @@ class SessionHistory:
             diff = diff_to_disk(self.store, path, old)
             return diff_text_of(title, old, diff.new, diff)
         title = f"{shown}: what {entry.kind} {entry.number} changed"
+        old_path = renamed_in(entry).get(path)
+        if old_path is not None:
+            change = renamed_change(entry, change, old_path)
+            title = f"{shown}: renamed from {self.store.root.display(old_path)} by "
+            title += f"{entry.kind} {entry.number}"
         diff = diff_states(self.store, path, change.before, change.after, with_text=True)
         return diff_text_of(title, change.before, change.after, diff)
+
+
+# The status of a rename's one row (rewind.tui.file_list shows it as R).
+RENAMED = "renamed"
+
+
+def renamed_in(entry: Entry) -> dict[bytes, bytes]:
+    """The renames of ``entry``: new path -> old path, for each file it created with the name
+    it was moved from (``moved_from``) where the entry deleted that old name."""
+    found = {}
+    for change in entry.files:
+        old = change.moved_from
+        if old is None or old == change.path or change.after is None:
+            continue
+        gone = entry.file(old)
+        if gone is not None and gone.after is not None and gone.after.kind == ABSENT:
+            found[change.path] = old
+    return found
+
+
+def renamed_change(entry: Entry, change: FileChange, old: bytes) -> FileChange:
+    """The rename as one change: the old name's state before, the new name's after."""
+    gone = entry.file(old)
+    assert gone is not None
+    return FileChange(change.path, gone.before, change.after, change.at, change.source, old)
 
 
 def diff_text_of(

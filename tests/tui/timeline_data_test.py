@@ -37,3 +37,30 @@ def test_counts_and_notes(recorded: Store, project: Path) -> None:
 def test_no_color_is_respected(recorded: Store, project: Path) -> None:
     # tests/conftest.py sets NO_COLOR for every test; Textual drops colours when it is set
     assert RewindApp(str(project), SESSION, watch=False).no_color
+
+
+def test_a_rename_is_one_row_diffed_from_the_old_name(recorded: Store, project: Path) -> None:
+    """``mv calc.py arith.py`` (the quicksave's reading: both ends, the move announced), then an
+    edit of the new file: one R row ``calc.py → arith.py``, its +/- and diff from the old name's
+    content; the deleted old name is not a row of its own."""
+    begin(recorded, SESSION, prompt="rename and edit", agent="claude-code")
+    track(recorded, SESSION, [b"calc.py", b"arith.py"], moves={b"arith.py": b"calc.py"})
+    (project / "calc.py").rename(project / "arith.py")
+    with (project / "arith.py").open("a") as handle:
+        handle.write("# renamed\n")
+    record_after(recorded, SESSION, close=True)
+    history = SessionHistory(recorded, SESSION)
+    history.reload()
+    index = len(history.entries) - 1
+    [row] = history.file_rows(index)
+    assert (row.path, row.status, row.shown, row.moved_from) == (
+        b"arith.py",
+        "renamed",
+        "calc.py → arith.py",
+        b"calc.py",
+    )
+    assert row.counts is not None and (row.counts.added, row.counts.removed) == (1, 0)
+    diff = history.diff_text(index, b"arith.py", "changed")
+    number = history.entries[index].number
+    assert diff.title == f"arith.py: renamed from calc.py by turn {number}"
+    assert "+# renamed" in diff.text and "-def add" not in diff.text
