@@ -12,6 +12,7 @@ from rewind.actions.records import logged_json
 from rewind.commands.output.render import PROMPT_WIDTH, file_summary, local_time, paint, use_colour
 from rewind.commands.output.terminal_safe import print_fetched_safely
 from rewind.history.entry import TURN, first_line
+from rewind.history.insight.renames import renamed_change, renamed_in
 
 
 def run(
@@ -85,8 +86,15 @@ def _print_text(log: Log) -> None:
         if entry.kind != TURN:
             text = paint(text, "yellow", colour)
         print(paint(heading, "cyan", colour) + text + tags + state)
+        renames = renamed_in(entry) if only is None else {}
         for change in entry.files:
-            if only is None or change.path == only:
+            if change.path in renames.values():
+                continue  # shown with the name it went to
+            old = renames.get(change.path)
+            if old is not None:
+                paired = row.diff(renamed_change(entry, change, old))
+                print("        " + file_summary(store, paired, change.source, renamed_from=old))
+            elif only is None or change.path == only:
                 print("        " + file_summary(store, row.diff(change), change.source))
         for storm in entry.unrecorded if only is None else ():
             print("        " + paint(storm.describe(), "yellow", colour))

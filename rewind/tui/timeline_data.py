@@ -24,7 +24,7 @@ from rewind.history.entry import (
     FileChange,
     first_line,
 )
-from rewind.history.filestate import ABSENT, TOO_LARGE, UNREADABLE, FileState
+from rewind.history.filestate import TOO_LARGE, UNREADABLE, FileState
 from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.diffs import (
     NO_PRE_IMAGE,
@@ -34,6 +34,7 @@ from rewind.history.insight.diffs import (
     diff_states,
     diff_to_disk,
 )
+from rewind.history.insight.renames import renamed_change, renamed_in
 from rewind.history.remote.fetched import fetched_sessions
 from rewind.history.session import SessionHead, load_head
 from rewind.history.sessions import all_labels, labels_of, list_sessions
@@ -360,27 +361,6 @@ class SessionHistory:
 
 # The status of a rename's one row (rewind.tui.file_list shows it as R).
 RENAMED = "renamed"
-
-
-def renamed_in(entry: Entry) -> dict[bytes, bytes]:
-    """The renames of ``entry``: new path -> old path, for each file it created with the name
-    it was moved from (``moved_from``) where the entry deleted that old name."""
-    found = {}
-    for change in entry.files:
-        old = change.moved_from
-        if old is None or old == change.path or change.after is None:
-            continue
-        gone = entry.file(old)
-        if gone is not None and gone.after is not None and gone.after.kind == ABSENT:
-            found[change.path] = old
-    return found
-
-
-def renamed_change(entry: Entry, change: FileChange, old: bytes) -> FileChange:
-    """The rename as one change: the old name's state before, the new name's after."""
-    gone = entry.file(old)
-    assert gone is not None
-    return FileChange(change.path, gone.before, change.after, change.at, change.source, old)
 
 
 def diff_text_of(

@@ -19,7 +19,8 @@ from rewind.history.recording.turns import begin, record_after, track
 from rewind.history.restoring.opening import open_store
 from rewind.quicksave import QuicksaveLimits, QuicksavePlan, limits_from, paths_at_risk
 from rewind.store.config import load_config
-from tests.conftest import ok, snapshot
+from tests.conftest import hook, ok, snapshot
+from tests.support.agent_payloads import ClaudeCode
 from tests.support.git import git
 
 SESSION = "s"
@@ -844,3 +845,20 @@ def test_the_files_mv_moves_are_named_with_their_source(project: Path) -> None:
         root + b"/c.txt": root + b"/a.txt",
         root + b"/dir/b.txt": root + b"/b.txt",
     }
+
+
+def test_the_log_shows_a_move_as_one_rename(project: Path) -> None:
+    """``mv a.txt b.txt`` through the agent's shell: one ``R`` line, diffed from a.txt's
+    content, not a D and an A; ``--path`` still lists the one path asked for."""
+    (project / "a.txt").write_text("one\n")
+    agent = ClaudeCode(project)
+    hook("claude-code", agent.prompt("rename a to b"))
+    before, after = agent.shell("mv a.txt b.txt")
+    hook("claude-code", before)
+    (project / "a.txt").rename(project / "b.txt")
+    hook("claude-code", after)
+    hook("claude-code", agent.end())
+    shown = ok("log").stdout
+    assert "        R a.txt -> b.txt  +0 -0  (shell quicksave)\n" in shown, shown
+    assert "D a.txt" not in shown and "A b.txt" not in shown
+    assert "        D a.txt  +0 -1  (shell quicksave)\n" in ok("log", "--path", "a.txt").stdout

@@ -62,7 +62,15 @@ def local_time(stamp: float) -> str:
 SOURCE_NOTES = {SHELL: "(shell quicksave)", EXTERNAL: "(external)", PROGRAM: "(program)"}
 
 
-def file_summary(store: Store, diff: FileDiff, source: str = EDIT) -> str:
+def file_summary(
+    store: Store, diff: FileDiff, source: str = EDIT, renamed_from: bytes | None = None
+) -> str:
+    """One file's line of ``rewind log``: its letter, name, +/- and how rewind learnt of it;
+    ``renamed_from``: a rename, ``R OLD -> NEW``, ``diff`` taken from the old name's content."""
+    if renamed_from is not None:
+        counts = "binary" if diff.binary else f"+{diff.added} -{diff.removed}"
+        names = f"{store.root.display(renamed_from)} -> {store.root.display(diff.path)}"
+        return f"R {names}  {counts}  {SOURCE_NOTES.get(source, '')}".rstrip()
     letter = STATUS_LETTER.get(diff.status, " ")
     counts = ""
     if diff.binary:
