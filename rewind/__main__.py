@@ -22,10 +22,10 @@ def _package_on_path() -> None:
     if sys.path and sys.path[0] and os.path.realpath(sys.path[0]) == package:
         del sys.path[0]  # its modules must never shadow the standard library's
     sys.path.insert(0, os.path.dirname(package))
-    if sys.flags.no_site and sys.argv[1:2] != ["hook"]:
-        import site
+    if sys.argv[1:2] != ["hook"]:  # a hook processes the site only when it records itself
+        from rewind.commands.hook import with_site_packages
 
-        site.main()
+        with_site_packages()
 
 
 if __name__ == "__main__":
