@@ -28,6 +28,8 @@ SECTIONS = (
     (DELETE, "Deleted (created by these turns)"),
     (RECREATE, "Brought back (deleted since)"),
 )
+# The words of the one-line count under the title, section by section.
+COUNTED = ((RESTORE_FILE, "put back"), (DELETE, "deleted"), (RECREATE, "brought back"))
 
 
 class ConfirmRestore(Dialog[set[bytes] | None]):
@@ -59,6 +61,9 @@ class ConfirmRestore(Dialog[set[bytes] | None]):
         height: auto;
         max-height: 8;
         border: tall $warning;
+    }
+    ConfirmRestore .summary {
+        width: 1fr;
     }
     ConfirmRestore .hint {
         width: 1fr;
@@ -93,6 +98,9 @@ class ConfirmRestore(Dialog[set[bytes] | None]):
         with Vertical():
             then = f", then {self.then}" if self.then else ""
             yield Label(f"About to {self.plan.title()}{then}", classes="title")
+            # Every section's count, above the lists: on a short screen a list scrolls and the
+            # sections below it are out of sight.
+            yield Label(self.summary(conflicts), classes="summary")
             with VerticalScroll():
                 yield from self._sections(conflicts)
             yield Label(self._hint(conflicts), classes="hint")
@@ -123,6 +131,19 @@ class ConfirmRestore(Dialog[set[bytes] | None]):
             yield Static(Text("\n".join(lines)))
         if not [f for f in self.files if f.action in (RESTORE_FILE, DELETE, RECREATE)]:
             yield Label("Nothing to change: every file is already as it was.", classes="heading")
+
+    def summary(self, conflicts: list[PlannedFile]) -> str:
+        quiet = [f for f in self.files if not f.conflict]
+        parts = [
+            f"{count} {words}"
+            for action, words in COUNTED
+            if (count := sum(1 for f in quiet if f.action == action))
+        ]
+        if conflicts:
+            parts.append(f"{len(conflicts)} changed outside since")
+        if blocked := sum(1 for f in self.files if f.action == CANNOT):
+            parts.append(f"{blocked} cannot be restored")
+        return " · ".join(parts) if parts else "nothing to change"
 
     def _conflict(self, planned: PlannedFile) -> Selection[bytes]:
         line = Text(f"{ACTION_WORDS.get(planned.action, planned.action):<10} ", style="bold yellow")

@@ -30,12 +30,15 @@ def _counts(row: FileRow) -> Text:
     return text
 
 
-def _path(row: FileRow, width: int | None = None) -> Text:
-    """The path and its source's tag, in ``width`` columns at most: a path too long for them
+def path_text(row: FileRow, width: int | None = None) -> Text:
+    """The path and its source's tag, in ``width`` columns at most. A path too long to go beside
+    the whole tag gets the tag's first letter (``[q]`` for ``[quicksave]``); one still too long
     loses its start (``…/src/calc.py``), never its name, the tag or the +/- column beside."""
     tag = SOURCE_TAGS.get(row.source)
-    suffix = f" [{tag}]" if tag else ""  # saved by the shell quicksave, or seen by watch mode
     shown = row.shown
+    suffix = f" [{tag}]" if tag else ""  # saved by the shell quicksave, or seen by watch mode
+    if tag and width is not None and len(shown) + len(suffix) > width:
+        suffix = f" [{tag[0]}]"
     if width is not None and len(shown) + len(suffix) > width:
         room = max(width - len(suffix) - 1, 1)
         shown = "…" + shown[-room:]
@@ -73,7 +76,7 @@ class FileList(Table):
             letter, style = STATUS.get(row.status, (" ", ""))
             key = row.path.decode("utf-8", "surrogateescape")
             self.paths[key] = row.path
-            self.add_row(Text(letter, style=style), _path(row, max(room, 8)), counted, key=key)
+            self.add_row(Text(letter, style=style), path_text(row, max(room, 8)), counted, key=key)
         keys = list(self.paths.values())
         if keys:
             self.move_cursor(row=keys.index(selected) if selected in keys else 0)

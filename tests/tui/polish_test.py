@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Footer, Static
 from textual.widgets._footer import FooterKey
 
+from rewind.history.entry import SHELL
 from rewind.history.insight.labels import add_label
 from rewind.history.recording.turns import begin, record_after, track
 from rewind.history.restoring.opening import open_current_store
@@ -21,8 +22,9 @@ from rewind.store.repository import Store
 from rewind.tui import restore_actions
 from rewind.tui.app import NOTICE_SECONDS, RewindApp
 from rewind.tui.file_choice import Checks, FileChoice
+from rewind.tui.file_list import path_text
 from rewind.tui.help_screen import HelpScreen
-from rewind.tui.timeline_data import Counts, TurnRow
+from rewind.tui.timeline_data import RENAMED, Counts, FileRow, TurnRow
 from rewind.tui.turn_table import (
     FILES_WIDTH,
     LABELS_WIDTH,
@@ -128,6 +130,15 @@ class TestEllipsis:
             assert line.rstrip().endswith("…"), line
 
         run(project, scenario, size=(30, 24))
+
+    def test_a_files_tag_gives_way_to_its_path_before_the_path_is_cut(self) -> None:
+        def row(shown: str) -> FileRow:
+            return FileRow(b"x", shown, RENAMED, None, "", source=SHELL)
+
+        assert path_text(row("a.py"), 24).plain == "a.py [quicksave]"
+        assert path_text(row("calc.py → arith.py"), 24).plain == "calc.py → arith.py [q]"
+        cut = path_text(row("tests/unit/test_calc.py"), 24).plain
+        assert cut == "…s/unit/test_calc.py [q]"
 
 
 class TestSessionsDialog:

@@ -261,6 +261,23 @@ class TestConflicts:
         assert drive(Host(ConfirmRestore(plan, chosen)), "f", "enter") == [{b"b.txt"}]
         assert drive(Host(ConfirmRestore(plan, chosen)), "escape") == [None]
 
+    def test_every_sections_count_is_in_sight_on_a_small_screen(self, project: Path) -> None:
+        store = record_history(project)
+        (project / "b.txt").write_bytes(b"changed outside\n")
+        plan = plan_for(store, SESSION, 1)
+        app = Host(ConfirmRestore(plan, {f.path for f in plan.files}))
+
+        async def summary() -> tuple[str, bool]:
+            async with app.run_test(size=(80, 24)) as pilot:
+                await pilot.pause()
+                label = app.screen.query_one(".summary", Label)
+                inside = app.screen.region.contains_region(label.region)
+                return str(label.render()), inside and label.region.height > 0
+
+        text, in_sight = asyncio.run(summary())
+        assert text == ("1 put back · 1 deleted · 1 brought back · 1 changed outside since")
+        assert in_sight
+
 
 class TestMouse:
     def test_buttons_answer_clicks(self, project: Path) -> None:

@@ -93,8 +93,17 @@ def diff_states(
 
 
 def _with_modes(name: str, text: str, old: FileState | None, new: FileState | None) -> str:
-    if old is None or new is None or ABSENT in (old.kind, new.kind):
+    """``text`` with the recorded modes: libgit2 diffs contents, not files, and calls every
+    created or deleted file 100644."""
+    if old is None or new is None:
         return text
+    if ABSENT in (old.kind, new.kind):
+        side, header = (
+            (new, "new file mode ") if old.kind == ABSENT else (old, "deleted file mode ")
+        )
+        if side.kind == ABSENT:
+            return text
+        return text.replace(f"\n{header}100644\n", f"\n{header}{side.git_mode:o}\n", 1)
     if old.git_mode == new.git_mode and (old.mode & 0o777) == (new.mode & 0o777):
         return text
     header = (

@@ -330,6 +330,18 @@ def test_a_turns_diff_counts_lines_and_shows_git_text(history: History) -> None:
     assert (diffs["new.txt"].status, diffs["new.txt"].added) == (ADDED, 1)
 
 
+def test_a_created_or_deleted_file_is_diffed_with_its_own_mode(history: History) -> None:
+    history.write("old.sh", "old\n", mode=0o755)
+    with history.turn() as turn:
+        turn.delete("old.sh")
+        turn.write("new.sh", "new\n", mode=0o755)
+        turn.link("here", "new.sh")
+    diffs = {os.fsdecode(d.path): d for d in entry_diffs(history.store, history.entries()[0], True)}
+    assert "\ndeleted file mode 100755\n" in diffs["old.sh"].text
+    assert "\nnew file mode 100755\n" in diffs["new.sh"].text
+    assert "\nnew file mode 120000\n" in diffs["here"].text
+
+
 def test_a_diff_against_the_file_on_disk(history: History) -> None:
     history.write("a.txt", "one\n")
     history.turns("a.txt", "two\n")
