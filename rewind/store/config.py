@@ -93,6 +93,8 @@ class RemoteSettings:
 
 class Config:
     __slots__ = (
+        "attribution_notes",
+        "attribution_prompts",
         "capture_programs",
         "conversation_keep",
         "conversation_share",
@@ -143,6 +145,12 @@ class Config:
         self.conversation_share: bool | tuple[str, ...] = False
         self.project_id = ""  # the project's name on remotes, when rewind.toml sets it
         self.remote = RemoteSettings()
+        # [attribution] notes: an authorship note (refs/notes/ai) on each commit, naming the
+        # prompt behind each line an agent wrote (rewind.attribution); off by default, it writes
+        # into the person's repository. [attribution] prompts: the prompts' text in the notes
+        # too; off by default, a note goes wherever its commit goes.
+        self.attribution_notes = False
+        self.attribution_prompts = False
 
     def shares_conversation_with(self, remote: str) -> bool:
         """Whether a push to ``remote`` sends the conversation kept with each session."""
@@ -242,6 +250,9 @@ def _parse(path: str, data: dict[str, Any]) -> Config:
     config.conversation_keep, config.conversation_share = _read_conversation(
         path, data.get("conversation", {})
     )
+    config.attribution_notes, config.attribution_prompts = _read_attribution(
+        path, data.get("attribution", {})
+    )
     project_id = data.get("project_id", "")
     if not isinstance(project_id, str) or (project_id and not usable_id(project_id)):
         raise UserError(
@@ -288,6 +299,27 @@ def _read_remote(path: str, table: object) -> RemoteSettings:
     if not _is_count(max_fetch_mb) or max_fetch_mb < 1:
         raise UserError(f"{path}: remote.max_fetch_mb must be a number of MB, like 1024.")
     return RemoteSettings(backup, tuple(exclude), share_ignored, max_fetch_mb)
+
+
+def _read_attribution(path: str, table: object) -> tuple[bool, bool]:
+    """``[attribution]``: ``notes``, whether each commit gets an authorship note, and
+    ``prompts``, whether the notes hold the prompts' text."""
+    from rewind.errors import UserError
+
+    if not isinstance(table, dict):
+        raise UserError(f"{path}: attribution must be a table ([attribution]).")
+    unknown = sorted(set(table) - {"notes", "prompts"})
+    if unknown:
+        raise UserError(
+            f"{path}: [attribution] has no key {unknown[0]!r}; its keys are notes and prompts."
+        )
+    values = []
+    for key in ("notes", "prompts"):
+        value = table.get(key, False)
+        if not isinstance(value, bool):
+            raise UserError(f"{path}: attribution.{key} must be true or false.")
+        values.append(value)
+    return values[0], values[1]
 
 
 def _read_conversation(path: str, table: object) -> tuple[bool, bool | tuple[str, ...]]:
