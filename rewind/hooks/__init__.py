@@ -103,7 +103,14 @@ def _git_precommit() -> Adapter:
     return git_precommit
 
 
-# Each agent's adapter, by the AGENT of 'rewind hook AGENT'; "git" is the pre-commit safety net.
+def _git_postcommit() -> Adapter:
+    from rewind.hooks import git_postcommit
+
+    return git_postcommit
+
+
+# Each agent's adapter, by the AGENT of 'rewind hook AGENT'; "git" is the pre-commit safety net,
+# "git-post-commit" writes a commit's authorship note.
 ADAPTERS: dict[str, Callable[[], Adapter]] = {
     "claude-code": _claude_code,
     "codex": _codex,
@@ -118,6 +125,7 @@ ADAPTERS: dict[str, Callable[[], Adapter]] = {
     "opencode": _opencode,
     "kilo": _opencode,  # Kilo Code runs OpenCode's plugin
     "git": _git_precommit,
+    "git-post-commit": _git_postcommit,
 }
 
 

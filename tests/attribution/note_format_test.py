@@ -99,7 +99,9 @@ def test_session_keys_legacy_keys_and_old_fields_read_together() -> None:
     note = parse(written("mixed_formats").replace("\n", "\r\n"))
     assert note.author_of("test.txt", 3) == "5a1b2c3d4e5f6789"
     assert note.author_of("test.txt", 7) == "s_1234567890abcd::t_fedcba0987654321"
-    assert note.prompts["5a1b2c3d4e5f6789"].agent_id == AgentId("old_tool", "old_agent", "old_model")
+    assert note.prompts["5a1b2c3d4e5f6789"].agent_id == AgentId(
+        "old_tool", "old_agent", "old_model"
+    )
     assert note.prompts["5a1b2c3d4e5f6789"].accepted_lines == 5
     assert note.sessions["s_1234567890abcd"].agent_id.tool == "new_tool"
 

@@ -101,6 +101,14 @@ def blame_file(store: Store, path: bytes, index: EntryIndex | None = None) -> Bl
     versions = file_versions(store, path, index, count_lines=False)
     if not versions:
         raise UserError(nothing_recorded_for(shown))
+    return blame_content(store, path, data, versions, index)
+
+
+def blame_content(
+    store: Store, path: bytes, data: bytes, versions: list[Version], index: EntryIndex
+) -> Blame:
+    """The blame of ``data`` as a content of ``path`` (the file on disk, or as a commit holds
+    it), from the path's ``versions`` (newest first, as file_versions gives them)."""
     oldest_first = list(reversed(versions))
     origins = _origins(store, index, path, data, oldest_first)
     lines = data.split(b"\n")

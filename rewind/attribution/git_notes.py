@@ -1,0 +1,68 @@
+"""The notes under ``refs/notes/ai`` of the person's repository, read and written by git's own
+notes machinery (``git notes --ref=ai``): rewind never edits the repository's files itself."""
+
+from __future__ import annotations
+
+import os
+
+from rewind.store.git_program import GitFailed, run_git
+
+NOTES_REF = "refs/notes/ai"
+TIMEOUT = 60.0
+
+
+class NotesFailed(Exception):
+    """git could not read or write a note: the sentence says what and why."""
+
+
+def _git(top: bytes, *arguments: str, what: str, input: bytes | None = None) -> bytes:
+    try:
+        done = run_git(
+            None,
+            "-C",
+            top,
+            "notes",
+            f"--ref={NOTES_REF}",
+            *arguments,
+            what=what,
+            timeout=TIMEOUT,
+            check=False,
+            input=input,
+            # The commit's own repository, as the hook git runs sees it.
+            repository_from_environment=True,
+        )
+    except GitFailed as error:
+        raise NotesFailed(f"{what}: {error.cause}") from None
+    if done.returncode != 0:
+        message = os.fsdecode(done.stderr).strip().splitlines()
+        raise NotesFailed(f"{what}: {message[-1] if message else f'git exit {done.returncode}'}")
+    return done.stdout
+
+
+def write_note(top: bytes, commit: str, text: str) -> None:
+    """Attaches ``text`` to ``commit`` (replacing a note it had)."""
+    _git(
+        top,
+        "add",
+        "-f",
+        "-F",
+        "-",
+        commit,
+        what=f"writing the authorship note of {commit[:12]}",
+        input=text.encode("utf-8"),
+    )
+
+
+def read_note(top: bytes, commit: str) -> str | None:
+    """The note attached to ``commit``, or None."""
+    try:
+        data = _git(top, "show", commit, what=f"reading the note of {commit[:12]}")
+    except NotesFailed as error:
+        if "no note found" in str(error).lower():
+            return None
+        raise
+    return data.decode("utf-8", "replace")
+
+
+def remove_note(top: bytes, commit: str) -> None:
+    _git(top, "remove", "--ignore-missing", commit, what=f"removing the note of {commit[:12]}")

@@ -1,0 +1,120 @@
+"""The post-commit hook's note on real repositories: an agent's turns recorded, hand edits
+between the turn and the commit, then ``git commit`` and ``rewind hook git-post-commit``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rewind.attribution.authorship import turn_key
+from rewind.attribution.note_format import AgentId, Note, parse, prompt_text
+from tests.conftest import ok
+from tests.support.histories import History
+
+AUTHOR = "Test <test@example.com>"  # the suite's git identity (tests/conftest.py)
+NOTES_ON = "[attribution]\nnotes = true\n"
+
+
+def git(root: Path, *arguments: str) -> str:
+    done = subprocess.run(["git", *arguments], cwd=root, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def commit(root: Path, message: str) -> str:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+    return git(root, "rev-parse", "HEAD")
+
+
+def note_of(root: Path, revision: str = "HEAD") -> Note | None:
+    done = subprocess.run(
+        ["git", "notes", "--ref=ai", "show", revision], cwd=root, capture_output=True, text=True
+    )
+    return parse(done.stdout) if done.returncode == 0 else None
+
+
+def post_commit(root: Path, sha: str) -> None:
+    ok("hook", "git-post-commit", json.dumps({"commit": sha}), cwd=root)
+
+
+@pytest.fixture
+def history(project: Path) -> History:
+    root = Path(os.path.realpath(project))
+    (root / "rewind.toml").write_text(NOTES_ON)
+    (root / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    commit(root, "calc")
+    return History(root)
+
+
+def test_the_agents_lines_are_noted_and_a_persons_edit_is_not(history: History) -> None:
+    root = history.root
+    with history.turn("add mean() and a test", agent="claude-code") as turn:
+        turn.write(
+            "calc.py",
+            "def add(a, b):\n    return a + b\n\n\ndef mean(xs):\n    return sum(xs) / len(xs)\n",
+        )
+        turn.write("test_calc.py", "from calc import mean\n\n\ndef test_mean():\n    assert 1\n")
+    # By hand, before the commit: the test's assertion.
+    history.write(
+        "test_calc.py", "from calc import mean\n\n\ndef test_mean():\n    assert mean([2]) == 2\n"
+    )
+    sha = commit(root, "mean")
+    post_commit(root, sha)
+    note = note_of(root)
+    assert note is not None
+    [entry] = history.entries()
+    key = turn_key(entry)
+    assert note.base_commit_sha == sha
+    assert [(f.path, f.entries) for f in note.files] == [
+        ("calc.py", {key: [3, 4, 5, 6]}),
+        ("test_calc.py", {key: [1, 2, 3, 4]}),
+    ]
+    record = note.prompts[key]
+    assert record.agent_id == AgentId("claude", "s", "unknown")
+    assert record.human_author == AUTHOR
+    assert prompt_text(record) == ""  # prompts stay out by default
+    assert (record.total_additions, record.accepted_lines, record.overriden_lines) == (9, 8, 1)
+    assert record.custom_attributes == {"rewind_entry": entry.id, "rewind_turn": "1"}
+    # The note is exactly its format's text, attached with git's own notes.
+    text = git(root, "notes", "--ref=ai", "show", sha)
+    assert text.startswith("calc.py\n  " + key + " 3-6\ntest_calc.py\n")
+
+
+def test_lines_committed_before_are_not_noted_again(history: History) -> None:
+    root = history.root
+    with history.turn("a helper", agent="codex") as turn:
+        turn.write("util.py", "def one():\n    return 1\n")
+    post_commit(root, commit(root, "helper"))
+    history.write("util.py", "def one():\n    return 1\n\n\ndef two():\n    return 2\n")
+    sha = commit(root, "by hand")
+    post_commit(root, sha)
+    assert note_of(root, "HEAD~1") is not None
+    assert note_of(root, sha) is None  # no line of it is an agent's: no note
+
+
+def test_the_prompt_is_in_the_note_only_when_asked(history: History) -> None:
+    root = history.root
+    (root / "rewind.toml").write_text(NOTES_ON + "prompts = true\n")
+    git(root, "add", "rewind.toml")
+    with history.turn("make it say hello", agent="gemini") as turn:
+        turn.write("hello.py", "print('hello')\n")
+    post_commit(root, commit(root, "hello"))
+    note = note_of(root)
+    assert note is not None
+    [record] = note.prompts.values()
+    assert prompt_text(record) == "make it say hello"
+    assert record.agent_id.tool == "gemini"
+
+
+def test_nothing_is_written_while_notes_are_off(history: History) -> None:
+    root = history.root
+    (root / "rewind.toml").unlink()
+    with history.turn("x", agent="claude-code") as turn:
+        turn.write("x.py", "x = 1\n")
+    post_commit(root, commit(root, "x"))
+    assert note_of(root) is None
+    assert git(root, "for-each-ref", "refs/notes/") == ""
