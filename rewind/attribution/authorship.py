@@ -22,13 +22,13 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 
-from rewind.attribution.commits import Commit, CommittedFile
 from rewind.attribution.note_format import AgentId, FileLines, Note, PromptRecord, prompt_key
 from rewind.history.entry import EDIT, PROGRAM, SHELL, TURN, Entry
 from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.blame import BINARY_PROBE, RECORDED, blame_content
 from rewind.history.insight.file_history import PRE_COMMIT_SESSION, file_versions
 from rewind.history.insight.line_counts import LineCounts
+from rewind.store.project_repository import Commit, CommittedFile
 from rewind.store.repository import Store
 
 # The sources of an agent's own changes (rewind.history.entry): not a person's, not the

@@ -7,9 +7,9 @@ from __future__ import annotations
 import fcntl
 
 from rewind.attribution.authorship import commit_note
-from rewind.attribution.commits import open_repository, read_commit
 from rewind.attribution.git_notes import write_note
 from rewind.attribution.note_format import render
+from rewind.store.project_repository import read_commit
 from rewind.store.repository import Store
 
 LOCK = "attribution.lock"
@@ -22,7 +22,7 @@ def note_commit(store: Store, top: bytes, revision: str) -> str:
         return "attribution notes are off"
     with open(store.state_path(LOCK), "a+b") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
-        commit = read_commit(open_repository(top), revision)
+        commit = read_commit(top, revision)
         note = commit_note(store, commit, with_prompts=store.config.attribution_prompts)
         if note is None:
             return f"no line of {commit.sha[:12]} is an agent's: no note"

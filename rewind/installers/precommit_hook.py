@@ -24,6 +24,8 @@ MARKER = "# rewind-git-hook v"
 VERSION = 1
 HOOK = "pre-commit"
 LEGACY = "pre-commit.legacy"
+# After each commit: its authorship note (rewind.attribution), when rewind.toml turns them on.
+POST_COMMIT = "post-commit"
 
 _SCRIPT = """#!/bin/sh
 {marker}{version}
@@ -61,6 +63,26 @@ fi
 exit 0
 """
 
+# The post-commit hook: the commit's id as the hook sees HEAD, handed to rewind in the background
+# (a commit never waits for its note); then the hook that was there before, as for pre-commit.
+_POST_COMMIT = """#!/bin/sh
+{marker}{version}
+# Installed by 'rewind install git-hook'; 'rewind uninstall git-hook' removes it.
+# After each commit, when rewind.toml says [attribution] notes = true, rewind writes the
+# commit's authorship note (refs/notes/ai: which recorded prompt wrote which of its lines) in
+# the background; the commit does not wait for it. Nothing is written while notes are off.
+interpreter={interpreter}
+commit=$(git rev-parse --verify -q HEAD 2>/dev/null)
+if [ -n "$commit" ]; then
+    payload='{{"commit": "'"$commit"'"}}'
+    if [ -x "$interpreter" ]; then
+        ("$interpreter" -m rewind hook git-post-commit "$payload" </dev/null >/dev/null 2>&1 &)
+    elif command -v rewind >/dev/null 2>&1; then
+        (rewind hook git-post-commit "$payload" </dev/null >/dev/null 2>&1 &)
+    fi
+fi
+{chain}"""
+
 WHAT_IT_DOES = (
     "Each commit attempt records the files git reports changed as a turn of the session 'git': "
     "'rewind log --session git' lists them, 'rewind restore N --session git' brings them back."
@@ -82,6 +104,14 @@ def hook_script(interpreter: str, about: str = _ABOUT, chain: str = _CHAIN) -> s
     hook git``, then the ``chain`` of sh lines that hand over to the next hook."""
     return _SCRIPT.format(
         marker=MARKER, version=VERSION, about=about, interpreter=quoted(interpreter), chain=chain
+    )
+
+
+def post_commit_script(interpreter: str, chain: str = _CHAIN) -> str:
+    """rewind's post-commit: the authorship note of the commit, in the background, then the
+    ``chain`` of sh lines that hand over to the next hook."""
+    return _POST_COMMIT.format(
+        marker=MARKER, version=VERSION, interpreter=quoted(interpreter), chain=chain
     )
 
 
@@ -131,29 +161,39 @@ def hooks_directory(directory: str) -> tuple[str, str]:
 
 
 def install(directory: str, interpreter: str) -> Outcome:
-    """Installs the hook into the repository that holds ``directory``; the hook runs
-    ``interpreter -m rewind hook git``. A hooks directory that git tracks is refused."""
+    """Installs the hooks into the repository that holds ``directory``; they run
+    ``interpreter -m rewind hook git`` (pre-commit) and ``... git-post-commit`` (post-commit).
+    A hooks directory that git tracks is refused."""
     top, hooks = hooks_directory(directory)
     hook = os.path.join(hooks, HOOK)
     version = installed_version(hook)
     if tracked_files(hooks):
         raise UserError(_tracked_message(top, hooks, version is not None))
-    script = hook_script(interpreter)
     notes = [WHAT_IT_DOES, *_configured_path_note(top, hooks)]
-    if version is not None:
-        outcome = _update(hook, script, version, interpreter, notes)
-    else:
-        outcome = _add(hook, script, notes)
-    if outcome.items and _committable(top, hook):
-        notes.append(
-            f"{hook} is in the work tree and not ignored, so 'git add -A' would commit it: "
-            "list it in .git/info/exclude, or install with --local instead."
-        )
+    outcome = _install_one(hook, hook_script(interpreter), interpreter, notes)
+    after = _install_one(
+        os.path.join(hooks, POST_COMMIT), post_commit_script(interpreter), interpreter, notes
+    )
+    outcome = Outcome(outcome.path, outcome.created, outcome.items + after.items, notes)
+    for written in (hook, os.path.join(hooks, POST_COMMIT)):
+        if outcome.items and _committable(top, written):
+            notes.append(
+                f"{written} is in the work tree and not ignored, so 'git add -A' would commit "
+                "it: list it in .git/info/exclude, or install with --local instead."
+            )
     return outcome
+
+
+def _install_one(hook: str, script: str, interpreter: str, notes: list[str]) -> Outcome:
+    version = installed_version(hook)
+    if version is not None:
+        return _update(hook, script, version, interpreter, notes)
+    return _add(hook, script, notes)
 
 
 def _update(hook: str, script: str, version: int, interpreter: str, notes: list[str]) -> Outcome:
     """Rewrites rewind's hook (of hook version ``version``) when it is not ``script``."""
+    name = os.path.basename(hook)
     if version > VERSION:
         raise UserError(
             f"{hook} was installed by a newer rewind (hook version {version}); left as it is."
@@ -162,29 +202,31 @@ def _update(hook: str, script: str, version: int, interpreter: str, notes: list[
         return Outcome(hook, False, [], notes)
     write_hook(hook, script)
     if version < VERSION:
-        return Outcome(hook, False, [("upgraded", f"hook version {version} to {VERSION}")], notes)
-    return Outcome(hook, False, [("updated", f"the hook now runs {interpreter}")], notes)
+        upgraded = f"{name} hook version {version} to {VERSION}"
+        return Outcome(hook, False, [("upgraded", upgraded)], notes)
+    return Outcome(hook, False, [("updated", f"the {name} hook now runs {interpreter}")], notes)
 
 
 def _add(hook: str, script: str, notes: list[str]) -> Outcome:
-    """Writes rewind's hook, moving the one that was there (if any) to ``pre-commit.legacy``."""
-    hooks = os.path.dirname(hook)
-    legacy = os.path.join(hooks, LEGACY)
+    """Writes rewind's hook, moving the one that was there (if any) to ``NAME.legacy``."""
+    hooks, name = os.path.split(hook)
+    legacy_name = f"{name}.legacy"
+    legacy = os.path.join(hooks, legacy_name)
     items = []
     moved = os.path.lexists(hook)
     if moved:
         if os.path.lexists(legacy):
             raise UserError(
-                f"{hook} and {LEGACY} both exist already, and rewind would have to replace one "
-                f"of them: move {legacy} away (or merge it into {HOOK}) and run this again."
+                f"{hook} and {legacy_name} both exist already, and rewind would have to replace "
+                f"one of them: move {legacy} away (or merge it into {name}) and run this again."
             )
         os.rename(hook, legacy)
-        items.append(("moved", f"the hook that was there to {LEGACY}"))
+        items.append(("moved", f"the {name} hook that was there to {legacy_name}"))
         notes.append(f"{legacy} runs after rewind's hook; its verdict still decides each commit.")
     else:
         os.makedirs(hooks, exist_ok=True)
     write_hook(hook, script)
-    items.append(("added", "rewind's pre-commit hook"))
+    items.append(("added", f"rewind's {name} hook"))
     return Outcome(hook, not moved, items, notes)
 
 
@@ -225,15 +267,23 @@ def _committable(top: str, path: str) -> bool:
 
 
 def uninstall(directory: str) -> Outcome:
-    """Removes rewind's hook and puts back the one it chained."""
+    """Removes rewind's hooks and puts back the ones they chained."""
     _, hooks = hooks_directory(directory)
-    hook, legacy = os.path.join(hooks, HOOK), os.path.join(hooks, LEGACY)
+    outcome = _uninstall_one(os.path.join(hooks, HOOK))
+    after = _uninstall_one(os.path.join(hooks, POST_COMMIT))
+    notes = outcome.notes + [n for n in after.notes if after.items]
+    return Outcome(outcome.path, False, outcome.items + after.items, notes)
+
+
+def _uninstall_one(hook: str) -> Outcome:
+    name = os.path.basename(hook)
+    legacy = f"{hook}.legacy"
     if installed_version(hook) is not None:
         os.unlink(hook)
-        items = [("removed", "rewind's pre-commit hook")]
+        items = [("removed", f"rewind's {name} hook")]
         if os.path.lexists(legacy):
             os.rename(legacy, hook)
-            items.append(("restored", f"the earlier hook from {LEGACY}"))
+            items.append(("restored", f"the earlier hook from {name}.legacy"))
         return Outcome(hook, False, items, [])
     if installed_version(legacy) is not None:
         # Another hook manager (the pre-commit framework, say) moved rewind's hook aside and

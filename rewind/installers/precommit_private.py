@@ -25,11 +25,13 @@ from typing import NamedTuple
 from rewind.errors import UserError
 from rewind.installers.precommit_hook import (
     HOOK,
+    POST_COMMIT,
     WHAT_IT_DOES,
     Outcome,
     hook_script,
     hooks_directory,
     installed_version,
+    post_commit_script,
     quoted,
     read_text,
     run_git_in,
@@ -65,6 +67,13 @@ if [ -x "$team/pre-commit" ]; then
 fi
 exit 0
 """
+# After rewind's post-commit: the team's post-commit, with the same arguments.
+_POST_CHAIN = """\
+if [ -x "$team/post-commit" ]; then
+    exec "$team/post-commit" "$@"
+fi
+exit 0
+"""
 _WRAPPER = """#!/bin/sh
 {marker}
 # Written by 'rewind install git-hook --local'; 'rewind uninstall git-hook' removes it.
@@ -97,6 +106,10 @@ def installed(private: str) -> bool:
 
 def pre_commit_script(interpreter: str, team: str) -> str:
     return hook_script(interpreter, _ABOUT, f"team={quoted(team)}\n" + _CHAIN)
+
+
+def post_commit_private_script(interpreter: str, team: str) -> str:
+    return post_commit_script(interpreter, f"team={quoted(team)}\n" + _POST_CHAIN)
 
 
 def wrapper_script(team: str, name: str) -> str:
@@ -247,8 +260,9 @@ def _check_in_force(top: str, private: str, before: list[str], created: bool) ->
 
 
 def team_hooks(top: str, team: str) -> list[str]:
-    """The names of the hooks in the team's directory other than ``pre-commit``: its files
-    without a dot in their name (no ``.sample``, ``.md`` or ``.sh``)."""
+    """The names of the hooks in the team's directory other than rewind's own (``pre-commit``,
+    ``post-commit``, which run the team's): its files without a dot in their name (no
+    ``.sample``, ``.md`` or ``.sh``)."""
     directory = os.path.join(top, team)
     try:
         names = os.listdir(directory)
@@ -257,7 +271,9 @@ def team_hooks(top: str, team: str) -> list[str]:
     return sorted(
         name
         for name in names
-        if "." not in name and name != HOOK and os.path.isfile(os.path.join(directory, name))
+        if "." not in name
+        and name not in (HOOK, POST_COMMIT)
+        and os.path.isfile(os.path.join(directory, name))
     )
 
 
@@ -276,6 +292,11 @@ def _write_scripts(private: str, top: str, team: str, interpreter: str) -> list[
     if _replace(pre_commit, pre_commit_script(interpreter, team)):
         action = "updated" if installed(private) else "added"
         items.append((action, f"rewind's {HOOK} hook, which then runs {team}/{HOOK}"))
+    post_commit = os.path.join(private, POST_COMMIT)
+    existed = os.path.exists(post_commit)
+    if _replace(post_commit, post_commit_private_script(interpreter, team)):
+        action = "updated" if existed else "added"
+        items.append((action, f"rewind's {POST_COMMIT} hook, which then runs {team}/{POST_COMMIT}"))
     names = team_hooks(top, team)
     written = [n for n in names if _replace(os.path.join(private, n), wrapper_script(team, n))]
     if written:

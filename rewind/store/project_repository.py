@@ -5,12 +5,17 @@ paths the ignore rules (``.gitignore`` files, ``.git/info/exclude``, ``core.excl
 leave out, and what the index held when the watcher started, with the blobs it names. libgit2
 only reads here: nothing is written to the user's ``.git``.
 
+It also reads what a commit brought (:func:`read_commit`), for the commit's authorship note
+(rewind.attribution): each file the commit added or changed, as committed, and the lines it added
+(against its first parent; every line of a root commit's files).
+
 pygit2 is imported inside the functions that need it, so that importing this module is free.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,3 +69,56 @@ class ProjectRepository:
     def read_blob(self, oid: str) -> bytes:
         """The content of blob ``oid``; KeyError or ValueError when it cannot be read."""
         return self._repository[oid].read_raw()
+
+
+# A file this large is not read for authorship (as rewind's default max_file_size).
+MAX_BYTES = 16 * 1024 * 1024
+
+
+@dataclass
+class CommittedFile:
+    path: bytes  # from the top of the work tree, as git names it
+    content: bytes
+    added: list[int]  # the line numbers (from 1) of the lines the commit added
+
+
+@dataclass
+class Commit:
+    sha: str
+    author: str  # "Name <email>"
+    files: list[CommittedFile]
+
+
+def read_commit(top: bytes, revision: str) -> Commit:
+    """The commit ``revision`` names in the repository at ``top``: what it added or changed
+    (its regular files; only read, nothing is written)."""
+    import pygit2
+
+    repository = pygit2.Repository(top)
+    found = repository.revparse_single(revision)
+    commit = found.peel(pygit2.Commit)
+    if commit.parents:
+        diff = commit.parents[0].tree.diff_to_tree(commit.tree, context_lines=0)
+    else:
+        diff = commit.tree.diff_to_tree(context_lines=0, swap=True)
+    files = []
+    for patch in diff:
+        if patch is None:
+            continue
+        delta = patch.delta
+        if delta.is_binary or delta.new_file.mode not in (0o100644, 0o100755):
+            continue
+        if delta.new_file.size > MAX_BYTES or not patch.hunks:
+            continue
+        added = [
+            number
+            for hunk in patch.hunks
+            for number in range(hunk.new_start, hunk.new_start + hunk.new_lines)
+        ]
+        if not added:
+            continue
+        blob = repository.get(delta.new_file.id)
+        if isinstance(blob, pygit2.Blob):
+            files.append(CommittedFile(delta.new_file.raw_path, blob.data, added))
+    signature = commit.author
+    return Commit(str(commit.id), f"{signature.name} <{signature.email}>", files)

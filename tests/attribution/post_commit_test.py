@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,25 @@ def test_nothing_is_written_while_notes_are_off(history: History) -> None:
     post_commit(root, commit(root, "x"))
     assert note_of(root) is None
     assert git(root, "for-each-ref", "refs/notes/") == ""
+
+
+def test_installed_hooks_note_each_commit_in_the_background(history: History) -> None:
+    root = history.root
+    hooks = root / ".git" / "hooks"
+    ran = root.parent / "ran"
+    mine = f"#!/bin/sh\necho post-commit >> '{ran}'\n"
+    (hooks / "post-commit").write_text(mine)
+    (hooks / "post-commit").chmod(0o755)
+    installed = ok("install", "git-hook", cwd=root)
+    assert "rewind's post-commit hook" in installed.stdout
+    with history.turn("add one()", agent="claude-code") as turn:
+        turn.write("one.py", "def one():\n    return 1\n")
+    sha = commit(root, "one")
+    assert ran.read_text() == "post-commit\n"  # the hook that was there still runs
+    deadline = time.monotonic() + 20
+    while (note := note_of(root, sha)) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert note is not None, "no note was written after the commit"
+    assert [f.path for f in note.files] == ["one.py"]
+    ok("uninstall", "git-hook", cwd=root)
+    assert (hooks / "post-commit").read_text() == mine

@@ -237,6 +237,7 @@ def test_core_hooks_path_is_honoured(repo: Path, tmp_path: Path, kind: str) -> N
         assert paths_of(turn) == ["tracked.txt"]
     else:  # the hooks live in the work tree, untracked: they are recorded too
         assert paths_of(turn) == [
+            "my-hooks/post-commit",
             "my-hooks/pre-commit",
             "my-hooks/pre-commit.legacy",
             "tracked.txt",
@@ -478,11 +479,12 @@ def test_local_install_runs_rewind_then_each_team_hook(repo: Path, team: Path) -
     assert installed.stdout.splitlines()[:4] == [
         f"git-hook: created {private}",
         "  added    rewind's pre-commit hook, which then runs .githooks/pre-commit",
+        "  added    rewind's post-commit hook, which then runs .githooks/post-commit",
         "  added    commit-msg: each runs the team's hook of that name",
-        f"  set      core.hooksPath in .git/config to {private} (it was .githooks)",
     ]
     assert sorted(p.name for p in private.iterdir()) == [
         "commit-msg",
+        "post-commit",
         "pre-commit",
         "rewind-state.json",
     ]
@@ -573,19 +575,20 @@ def test_a_hook_the_team_adds_later_is_announced_until_installed_again(
     repo: Path, team: Path
 ) -> None:
     ok("install", "git-hook", "--local")
-    write_hook(repo / ".githooks" / "post-commit", f"echo post-commit >> '{team}'\n")
+    hook = "prepare-commit-msg"
+    write_hook(repo / ".githooks" / hook, f"echo {hook} >> '{team}'\n")
     (repo / "tracked.txt").write_text("changed\n")
     done = commit("one", "-a")
     assert done.returncode == 0
     assert "run 'rewind install git-hook --local' again" in done.stderr
-    assert "post-commit" in done.stderr and "post-commit" not in team.read_text()
+    assert hook in done.stderr and hook not in team.read_text()
 
     again = ok("install", "git-hook", "--local")
-    assert "  added    post-commit: each runs the team's hook of that name" in again.stdout
+    assert f"  added    {hook}: each runs the team's hook of that name" in again.stdout
     (repo / "tracked.txt").write_text("changed again\n")
     done = commit("two", "-a")
     assert (done.returncode, done.stderr) == (0, "")
-    assert team.read_text().endswith("pre-commit\ncommit-msg two\npost-commit\n")
+    assert team.read_text().endswith(f"pre-commit\n{hook}\ncommit-msg two\n")
 
 
 def test_after_the_repository_moved_local_install_again_repoints_it(
