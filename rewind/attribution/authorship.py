@@ -26,7 +26,7 @@ from rewind.attribution.note_format import AgentId, FileLines, Note, PromptRecor
 from rewind.history.entry import EDIT, PROGRAM, SHELL, TURN, Entry
 from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.blame import BINARY_PROBE, RECORDED, blame_content
-from rewind.history.insight.file_history import PRE_COMMIT_SESSION, file_versions
+from rewind.history.insight.file_history import PRE_COMMIT_SESSION, Batch, file_versions
 from rewind.history.insight.line_counts import LineCounts
 from rewind.store.project_repository import Commit, CommittedFile
 from rewind.store.repository import Store
@@ -70,9 +70,10 @@ def commit_note(
     files: list[FileLines] = []
     with EntryIndex(store) as index:
         counts = LineCounts(store, index)
+        batch = Batch(index)
         try:
             for committed in sorted(commit.files, key=lambda f: f.path):
-                lines = _file_lines(store, index, counts, committed, turns)
+                lines = _file_lines(store, index, batch, counts, committed, turns)
                 if lines:
                     files.append(lines)
         finally:
@@ -90,6 +91,7 @@ def commit_note(
 def _file_lines(
     store: Store,
     index: EntryIndex,
+    batch: Batch,
     counts: LineCounts,
     committed: CommittedFile,
     turns: dict[str, _Turn],
@@ -97,7 +99,7 @@ def _file_lines(
     path = committed.path
     if b"\0" in committed.content[:BINARY_PROBE]:
         return None
-    versions = file_versions(store, path, index, count_lines=False)
+    versions = file_versions(store, path, index, count_lines=False, batch=batch)
     if not any(_agents(v.entry) and v.after for v in versions):
         return None  # no agent's turn wrote this file: nothing to blame
     blame = blame_content(store, path, committed.content, versions, index)

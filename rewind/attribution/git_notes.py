@@ -9,6 +9,15 @@ from rewind.store.git_program import GitFailed, run_git
 
 NOTES_REF = "refs/notes/ai"
 TIMEOUT = 60.0
+# Who the commits of refs/notes/ai are by (as the format's other writers name themselves): a
+# repository whose git has no identity of its own (only -c user.email on a command line) can
+# still be noted.
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "rewind",
+    "GIT_AUTHOR_EMAIL": "rewind@localhost",
+    "GIT_COMMITTER_NAME": "rewind",
+    "GIT_COMMITTER_EMAIL": "rewind@localhost",
+}
 
 
 class NotesFailed(Exception):
@@ -28,6 +37,7 @@ def _git(top: bytes, *arguments: str, what: str, input: bytes | None = None) -> 
             timeout=TIMEOUT,
             check=False,
             input=input,
+            variables=IDENTITY,
             # The commit's own repository, as the hook git runs sees it.
             repository_from_environment=True,
         )

@@ -114,21 +114,48 @@ class Version:
         return self.state.kind in (FILE, LINK) and self.state.oid is not None
 
 
+class Batch:
+    """The versions of many paths read together (a commit's files): the index synced and the
+    open turns read once, and each entry parsed once, however many of the paths it touched."""
+
+    def __init__(self, index: EntryIndex) -> None:
+        self.open_turns = index.sync_all()
+        self._parsed: dict[tuple[str, int], Entry] = {}
+
+    def touching(self, index: EntryIndex, path: bytes) -> dict[tuple[str, int], Entry]:
+        found = {}
+        for session, number, _ in index.touching(path):
+            key = (session, number)
+            entry = self._parsed.get(key)
+            if entry is None:
+                entry = index.entry(session, number)
+                if entry is None:
+                    continue
+                self._parsed[key] = entry
+            found[key] = entry
+        return found
+
+
 def file_versions(
-    store: Store, path: bytes, index: EntryIndex | None = None, count_lines: bool = True
+    store: Store,
+    path: bytes,
+    index: EntryIndex | None = None,
+    count_lines: bool = True,
+    batch: Batch | None = None,
 ) -> list[Version]:
     """Every distinct recorded state of ``path`` (a stored name), newest first.
 
     Open turns count with what their journals hold (their after-states are not recorded yet).
     ``index``: an open index to reuse; one is opened (and closed) otherwise. ``count_lines``:
     fill each version's +/- against the one before (a diff per version the first time; a
-    caller that does not show them, such as blame, saves that).
+    caller that does not show them, such as blame, saves that). ``batch``: the reading of many
+    paths this one is part of (made on ``index``).
     """
     if index is None:
         with EntryIndex(store) as opened:
             return file_versions(store, path, opened, count_lines)
-    open_turns = index.sync_all()
-    touches = _changes_of(index, open_turns, path, None, set(), 0)
+    open_turns = batch.open_turns if batch is not None else index.sync_all()
+    touches = _changes_of(index, open_turns, path, None, set(), 0, batch)
     versions = _versions(touches)
     _note_put_back(versions)
     if count_lines:
@@ -202,10 +229,14 @@ def _changes_of(
     until: tuple[float, float, str, int] | None,
     seen: set[tuple[bytes, str, int]],
     renames: int,
+    batch: Batch | None = None,
 ) -> list[_Touch]:
     """The changes of ``path`` recorded before ``until`` (all when None), oldest first, with
     the changes of the path it was renamed from when it first appears through a rename."""
-    entries = {(e.session, e.number): e for e in index.query(None, path=path)}
+    if batch is not None:
+        entries = batch.touching(index, path)
+    else:
+        entries = {(e.session, e.number): e for e in index.query(None, path=path)}
     for entry in open_turns:
         if entry.file(path) is not None:
             entries[(entry.session, entry.number)] = entry
@@ -227,7 +258,7 @@ def _changes_of(
     first.moved_from = source.path
     seen.add((path, first.entry.session, first.entry.number))
     seen.add((source.path, first.entry.session, first.entry.number))
-    older = _changes_of(index, open_turns, source.path, first.key, seen, renames + 1)
+    older = _changes_of(index, open_turns, source.path, first.key, seen, renames + 1, batch)
     older.append(_Touch(first.entry, source, only_before=True))
     return older + touches
 
