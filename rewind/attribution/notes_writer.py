@@ -1,31 +1,72 @@
-"""Writing a commit's authorship note: what the git post-commit hook runs, one commit at a
-time per repository (a lock in the store keeps two hooks of one rebase from racing for
-``refs/notes/ai``)."""
+"""Writing a commit's authorship note: what git's post-commit and post-rewrite hooks run, one
+commit at a time per repository (a lock in the store keeps the hooks of one rebase from racing
+for ``refs/notes/ai``).
+
+The note written is a merge, never a blind replacement: the note the commit has already (another
+writer's, or an earlier run's), then the lines carried from the commits it took the place of
+(:mod:`rewind.attribution.carry`), then what rewind's own record says, each overriding the one
+before where they claim the same line. So the post-commit and post-rewrite hooks of one rebase
+give the same note in whichever order they run.
+"""
 
 from __future__ import annotations
 
 import fcntl
 
-from rewind.attribution.authorship import commit_note
-from rewind.attribution.git_notes import write_note
-from rewind.attribution.note_format import render
-from rewind.store.project_repository import read_commit
+from rewind.attribution.authorship import WRITER, commit_note
+from rewind.attribution.carry import carried, merged
+from rewind.attribution.git_notes import NotesFailed, read_note, write_note
+from rewind.attribution.note_format import Note, NoteError, parse, render
+from rewind.store.project_repository import Commit, files_in_commit, read_commit
 from rewind.store.repository import Store
 
 LOCK = "attribution.lock"
 
 
-def note_commit(store: Store, top: bytes, revision: str) -> str:
-    """Writes the note of the commit ``revision`` of the repository at ``top`` from what
-    ``store`` recorded; returns what it did, in a few words (for the log)."""
+def note_commit(store: Store, top: bytes, revision: str, sources: tuple[str, ...] = ()) -> str:
+    """Writes the note of the commit ``revision`` of the repository at ``top``: from what
+    ``store`` recorded, and from the notes of ``sources`` (the commits it replaces or was
+    picked from). Returns what it did, in a few words."""
     if not store.config.attribution_notes:
         return "attribution notes are off"
     with open(store.state_path(LOCK), "a+b") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
         commit = read_commit(top, revision)
-        note = commit_note(store, commit, with_prompts=store.config.attribution_prompts)
-        if note is None:
+        layers: list[Note] = []
+        existing = read_note(top, commit.sha)
+        if existing is not None:
+            try:
+                layers.append(parse(existing))
+            except NoteError as error:
+                raise NotesFailed(
+                    f"{commit.sha[:12]} has a note rewind cannot read ({error}); it was left as "
+                    "it is"
+                ) from None
+        for source in sources:
+            layers.extend(_carried(top, source, commit))
+        fresh = commit_note(store, commit, with_prompts=store.config.attribution_prompts)
+        if fresh is not None:
+            layers.append(fresh)
+        if not layers:
             return f"no line of {commit.sha[:12]} is an agent's: no note"
-        write_note(top, commit.sha, render(note))
+        note = merged(layers, commit.sha, WRITER)
+        text = render(note)
+        if existing is not None and existing.strip() == text.strip():
+            return f"the note of {commit.sha[:12]} is up to date"
+        if not note.files and existing is None:
+            return f"no line of {commit.sha[:12]} is an agent's: no note"
+        write_note(top, commit.sha, text)
         lines = sum(len(lines) for f in note.files for lines in f.entries.values())
         return f"noted {lines} line(s) of {len(note.files)} file(s) in {commit.sha[:12]}"
+
+
+def _carried(top: bytes, source: str, commit: Commit) -> list[Note]:
+    text = read_note(top, source)
+    if text is None:
+        return []
+    try:
+        note = parse(text)
+    except NoteError:
+        return []  # another writer's note rewind cannot read: nothing of it is carried
+    paths = [f.path.encode("utf-8", "surrogateescape") for f in note.files]
+    return [carried(note, files_in_commit(top, source, paths), commit)]

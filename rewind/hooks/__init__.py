@@ -109,8 +109,14 @@ def _git_postcommit() -> Adapter:
     return git_postcommit
 
 
+def _git_postrewrite() -> Adapter:
+    from rewind.hooks import git_postrewrite
+
+    return git_postrewrite
+
+
 # Each agent's adapter, by the AGENT of 'rewind hook AGENT'; "git" is the pre-commit safety net,
-# "git-post-commit" writes a commit's authorship note.
+# "git-post-commit" and "git-post-rewrite" write commits' authorship notes.
 ADAPTERS: dict[str, Callable[[], Adapter]] = {
     "claude-code": _claude_code,
     "codex": _codex,
@@ -126,6 +132,7 @@ ADAPTERS: dict[str, Callable[[], Adapter]] = {
     "kilo": _opencode,  # Kilo Code runs OpenCode's plugin
     "git": _git_precommit,
     "git-post-commit": _git_postcommit,
+    "git-post-rewrite": _git_postrewrite,
 }
 
 

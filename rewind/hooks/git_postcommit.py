@@ -2,8 +2,10 @@
 authorship note (rewind.attribution) when ``[attribution] notes = true``.
 
 The hook's script runs it in the background with ``{"commit": SHA}`` (the commit as the hook
-saw ``HEAD``: a rebase may have moved on by the time it runs), so a commit never waits for it.
-A project without a store has recorded nothing: there is nothing to note.
+saw ``HEAD``: a rebase may have moved on by the time it runs), so a commit never waits for it;
+a cherry-pick adds ``"picked": SHA``, the commit it was picked from, whose note's lines are
+carried over. A project without a store has recorded nothing of its own, but a cherry-pick still
+carries the note of the commit it picked.
 """
 
 from __future__ import annotations
@@ -20,13 +22,21 @@ if TYPE_CHECKING:
 
 def handle(context: HookContext) -> str | None:
     commit = context.text("commit") or "HEAD"
+    picked = context.text("picked")
+    note(context, [(commit, (picked,) if picked else ())])
+    return None
+
+
+def note(context: HookContext, commits: list[tuple[str, tuple[str, ...]]]) -> None:
+    """Notes each commit, from what the project's store recorded and the notes of its sources;
+    a failure raises (it is logged, and doctor reports it)."""
     top = os.path.realpath(work_tree())
     if not os.path.exists(os.path.join(store_dir_for(top), "HEAD")):
-        return None
+        return  # no store, so no [attribution] setting rewind could have read: notes are off
     from rewind.actions.stores import open_store
     from rewind.attribution.notes_writer import note_commit
 
     store = open_store(top)
     context.store = store
-    note_commit(store, top, commit)  # a failure raises: logged, and doctor reports it
-    return None
+    for commit, sources in commits:
+        note_commit(store, top, commit, sources)

@@ -24,8 +24,11 @@ MARKER = "# rewind-git-hook v"
 VERSION = 1
 HOOK = "pre-commit"
 LEGACY = "pre-commit.legacy"
-# After each commit: its authorship note (rewind.attribution), when rewind.toml turns them on.
+# After each commit, and after an amend or a rebase: authorship notes (rewind.attribution), when
+# rewind.toml turns them on.
 POST_COMMIT = "post-commit"
+POST_REWRITE = "post-rewrite"
+AFTER_HOOKS = (POST_COMMIT, POST_REWRITE)
 
 _SCRIPT = """#!/bin/sh
 {marker}{version}
@@ -63,8 +66,9 @@ fi
 exit 0
 """
 
-# The post-commit hook: the commit's id as the hook sees HEAD, handed to rewind in the background
-# (a commit never waits for its note); then the hook that was there before, as for pre-commit.
+# The post-commit hook: the commit's id as the hook sees HEAD (and, in a cherry-pick, the commit
+# picked), handed to rewind in the background (a commit never waits for its note), in one git
+# process; then the hook that was there before, as for pre-commit.
 _POST_COMMIT = """#!/bin/sh
 {marker}{version}
 # Installed by 'rewind install git-hook'; 'rewind uninstall git-hook' removes it.
@@ -72,16 +76,52 @@ _POST_COMMIT = """#!/bin/sh
 # commit's authorship note (refs/notes/ai: which recorded prompt wrote which of its lines) in
 # the background; the commit does not wait for it. Nothing is written while notes are off.
 interpreter={interpreter}
-commit=$(git rev-parse --verify -q HEAD 2>/dev/null)
-if [ -n "$commit" ]; then
-    payload='{{"commit": "'"$commit"'"}}'
+newline='
+'
+found=$(git rev-parse HEAD --git-dir 2>/dev/null)
+commit=${{found%%"$newline"*}}
+gitdir=${{found#*"$newline"}}
+picked=
+if [ -f "$gitdir/CHERRY_PICK_HEAD" ]; then
+    read -r picked < "$gitdir/CHERRY_PICK_HEAD"
+fi
+case $commit$picked in
+*[!0-9a-f]* | '') ;;
+*)
+    payload='{{"commit": "'"$commit"'", "picked": "'"$picked"'"}}'
     if [ -x "$interpreter" ]; then
         ("$interpreter" -m rewind hook git-post-commit "$payload" </dev/null >/dev/null 2>&1 &)
     elif command -v rewind >/dev/null 2>&1; then
         (rewind hook git-post-commit "$payload" </dev/null >/dev/null 2>&1 &)
     fi
+    ;;
+esac
+{chain}"""
+
+# The post-rewrite hook (after an amend or a rebase): git's OLD NEW lines handed to rewind in the
+# background, and to the hook that was there before, which decides nothing (git ignores it).
+_POST_REWRITE = """#!/bin/sh
+{marker}{version}
+# Installed by 'rewind install git-hook'; 'rewind uninstall git-hook' removes it.
+# After an amend or a rebase, when rewind.toml says [attribution] notes = true, rewind carries
+# the authorship notes of the rewritten commits onto the new ones, in the background.
+interpreter={interpreter}
+pairs=$(cat)
+if [ -x "$interpreter" ]; then
+    (printf '%s\\n' "$pairs" | "$interpreter" -m rewind hook git-post-rewrite >/dev/null 2>&1 &)
+elif command -v rewind >/dev/null 2>&1; then
+    (printf '%s\\n' "$pairs" | rewind hook git-post-rewrite >/dev/null 2>&1 &)
 fi
 {chain}"""
+_REWRITE_CHAIN = """\
+# Named after this file, so that as another tool's legacy hook it does not run itself again.
+legacy="$0.legacy"
+if [ -x "$legacy" ]; then
+    printf '%s\\n' "$pairs" | "$legacy" "$@"
+    exit $?
+fi
+exit 0
+"""
 
 WHAT_IT_DOES = (
     "Each commit attempt records the files git reports changed as a turn of the session 'git': "
@@ -111,6 +151,14 @@ def post_commit_script(interpreter: str, chain: str = _CHAIN) -> str:
     """rewind's post-commit: the authorship note of the commit, in the background, then the
     ``chain`` of sh lines that hand over to the next hook."""
     return _POST_COMMIT.format(
+        marker=MARKER, version=VERSION, interpreter=quoted(interpreter), chain=chain
+    )
+
+
+def post_rewrite_script(interpreter: str, chain: str = _REWRITE_CHAIN) -> str:
+    """rewind's post-rewrite: the notes carried onto the rewritten commits, in the background,
+    then the ``chain`` of sh lines that hand git's lines over to the next hook."""
+    return _POST_REWRITE.format(
         marker=MARKER, version=VERSION, interpreter=quoted(interpreter), chain=chain
     )
 
@@ -171,17 +219,26 @@ def install(directory: str, interpreter: str) -> Outcome:
         raise UserError(_tracked_message(top, hooks, version is not None))
     notes = [WHAT_IT_DOES, *_configured_path_note(top, hooks)]
     outcome = _install_one(hook, hook_script(interpreter), interpreter, notes)
-    after = _install_one(
-        os.path.join(hooks, POST_COMMIT), post_commit_script(interpreter), interpreter, notes
-    )
-    outcome = Outcome(outcome.path, outcome.created, outcome.items + after.items, notes)
-    for written in (hook, os.path.join(hooks, POST_COMMIT)):
-        if outcome.items and _committable(top, written):
+    written = [hook]
+    for name, script in after_scripts(interpreter).items():
+        written.append(os.path.join(hooks, name))
+        after = _install_one(written[-1], script, interpreter, notes)
+        outcome = Outcome(outcome.path, outcome.created, outcome.items + after.items, notes)
+    for path in written:
+        if outcome.items and _committable(top, path):
             notes.append(
-                f"{written} is in the work tree and not ignored, so 'git add -A' would commit "
+                f"{path} is in the work tree and not ignored, so 'git add -A' would commit "
                 "it: list it in .git/info/exclude, or install with --local instead."
             )
     return outcome
+
+
+def after_scripts(interpreter: str) -> dict[str, str]:
+    """rewind's hooks after a commit or a rewrite, by name, as a shared directory holds them."""
+    return {
+        POST_COMMIT: post_commit_script(interpreter),
+        POST_REWRITE: post_rewrite_script(interpreter),
+    }
 
 
 def _install_one(hook: str, script: str, interpreter: str, notes: list[str]) -> Outcome:
@@ -270,9 +327,11 @@ def uninstall(directory: str) -> Outcome:
     """Removes rewind's hooks and puts back the ones they chained."""
     _, hooks = hooks_directory(directory)
     outcome = _uninstall_one(os.path.join(hooks, HOOK))
-    after = _uninstall_one(os.path.join(hooks, POST_COMMIT))
-    notes = outcome.notes + [n for n in after.notes if after.items]
-    return Outcome(outcome.path, False, outcome.items + after.items, notes)
+    for name in AFTER_HOOKS:
+        after = _uninstall_one(os.path.join(hooks, name))
+        notes = outcome.notes + [n for n in after.notes if after.items]
+        outcome = Outcome(outcome.path, False, outcome.items + after.items, notes)
+    return outcome
 
 
 def _uninstall_one(hook: str) -> Outcome:

@@ -24,14 +24,17 @@ from typing import NamedTuple
 
 from rewind.errors import UserError
 from rewind.installers.precommit_hook import (
+    AFTER_HOOKS,
     HOOK,
     POST_COMMIT,
+    POST_REWRITE,
     WHAT_IT_DOES,
     Outcome,
     hook_script,
     hooks_directory,
     installed_version,
     post_commit_script,
+    post_rewrite_script,
     quoted,
     read_text,
     run_git_in,
@@ -67,10 +70,18 @@ if [ -x "$team/pre-commit" ]; then
 fi
 exit 0
 """
-# After rewind's post-commit: the team's post-commit, with the same arguments.
+# After rewind's post-commit: the team's post-commit, with the same arguments; after its
+# post-rewrite, the team's, with git's lines too.
 _POST_CHAIN = """\
 if [ -x "$team/post-commit" ]; then
     exec "$team/post-commit" "$@"
+fi
+exit 0
+"""
+_REWRITE_CHAIN = """\
+if [ -x "$team/post-rewrite" ]; then
+    printf '%s\\n' "$pairs" | "$team/post-rewrite" "$@"
+    exit $?
 fi
 exit 0
 """
@@ -108,8 +119,12 @@ def pre_commit_script(interpreter: str, team: str) -> str:
     return hook_script(interpreter, _ABOUT, f"team={quoted(team)}\n" + _CHAIN)
 
 
-def post_commit_private_script(interpreter: str, team: str) -> str:
-    return post_commit_script(interpreter, f"team={quoted(team)}\n" + _POST_CHAIN)
+def after_private_scripts(interpreter: str, team: str) -> dict[str, str]:
+    """rewind's hooks after a commit or a rewrite, by name, each then running the team's."""
+    return {
+        POST_COMMIT: post_commit_script(interpreter, f"team={quoted(team)}\n" + _POST_CHAIN),
+        POST_REWRITE: post_rewrite_script(interpreter, f"team={quoted(team)}\n" + _REWRITE_CHAIN),
+    }
 
 
 def wrapper_script(team: str, name: str) -> str:
@@ -261,8 +276,8 @@ def _check_in_force(top: str, private: str, before: list[str], created: bool) ->
 
 def team_hooks(top: str, team: str) -> list[str]:
     """The names of the hooks in the team's directory other than rewind's own (``pre-commit``,
-    ``post-commit``, which run the team's): its files without a dot in their name (no
-    ``.sample``, ``.md`` or ``.sh``)."""
+    ``post-commit``, ``post-rewrite``, which run the team's): its files without a dot in their
+    name (no ``.sample``, ``.md`` or ``.sh``)."""
     directory = os.path.join(top, team)
     try:
         names = os.listdir(directory)
@@ -272,7 +287,7 @@ def team_hooks(top: str, team: str) -> list[str]:
         name
         for name in names
         if "." not in name
-        and name not in (HOOK, POST_COMMIT)
+        and name not in (HOOK, *AFTER_HOOKS)
         and os.path.isfile(os.path.join(directory, name))
     )
 
@@ -292,11 +307,12 @@ def _write_scripts(private: str, top: str, team: str, interpreter: str) -> list[
     if _replace(pre_commit, pre_commit_script(interpreter, team)):
         action = "updated" if installed(private) else "added"
         items.append((action, f"rewind's {HOOK} hook, which then runs {team}/{HOOK}"))
-    post_commit = os.path.join(private, POST_COMMIT)
-    existed = os.path.exists(post_commit)
-    if _replace(post_commit, post_commit_private_script(interpreter, team)):
-        action = "updated" if existed else "added"
-        items.append((action, f"rewind's {POST_COMMIT} hook, which then runs {team}/{POST_COMMIT}"))
+    for name, script in after_private_scripts(interpreter, team).items():
+        path = os.path.join(private, name)
+        existed = os.path.exists(path)
+        if _replace(path, script):
+            action = "updated" if existed else "added"
+            items.append((action, f"rewind's {name} hook, which then runs {team}/{name}"))
     names = team_hooks(top, team)
     written = [n for n in names if _replace(os.path.join(private, n), wrapper_script(team, n))]
     if written:

@@ -122,3 +122,21 @@ def read_commit(top: bytes, revision: str) -> Commit:
             files.append(CommittedFile(delta.new_file.raw_path, blob.data, added))
     signature = commit.author
     return Commit(str(commit.id), f"{signature.name} <{signature.email}>", files)
+
+
+def files_in_commit(top: bytes, revision: str, paths: list[bytes]) -> dict[bytes, bytes]:
+    """The contents of those of ``paths`` that the commit ``revision`` holds as regular files."""
+    import pygit2
+
+    repository = pygit2.Repository(top)
+    tree = repository.revparse_single(revision).peel(pygit2.Commit).tree
+    found = {}
+    for path in paths:
+        try:
+            item = tree[path.decode("utf-8", "surrogateescape")]
+        except KeyError:
+            continue
+        blob = repository.get(item.id)
+        if isinstance(blob, pygit2.Blob) and item.filemode in (0o100644, 0o100755):
+            found[path] = blob.data
+    return found

@@ -238,6 +238,7 @@ def test_core_hooks_path_is_honoured(repo: Path, tmp_path: Path, kind: str) -> N
     else:  # the hooks live in the work tree, untracked: they are recorded too
         assert paths_of(turn) == [
             "my-hooks/post-commit",
+            "my-hooks/post-rewrite",
             "my-hooks/pre-commit",
             "my-hooks/pre-commit.legacy",
             "tracked.txt",
@@ -480,11 +481,12 @@ def test_local_install_runs_rewind_then_each_team_hook(repo: Path, team: Path) -
         f"git-hook: created {private}",
         "  added    rewind's pre-commit hook, which then runs .githooks/pre-commit",
         "  added    rewind's post-commit hook, which then runs .githooks/post-commit",
-        "  added    commit-msg: each runs the team's hook of that name",
+        "  added    rewind's post-rewrite hook, which then runs .githooks/post-rewrite",
     ]
     assert sorted(p.name for p in private.iterdir()) == [
         "commit-msg",
         "post-commit",
+        "post-rewrite",
         "pre-commit",
         "rewind-state.json",
     ]

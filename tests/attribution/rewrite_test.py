@@ -1,0 +1,170 @@
+"""Notes through what people do to commits: amend, rebase -i (reorder, squash), cherry-pick. A
+note another writer made (a teammate's machine, another tool) is carried as well as rewind's own,
+where its lines reach the new commit unchanged."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rewind.attribution.authorship import turn_key
+from rewind.attribution.carry import line_map
+from rewind.attribution.note_format import (
+    AgentId,
+    FileLines,
+    Note,
+    PromptRecord,
+    parse,
+    prompt_key,
+    render,
+)
+from tests.attribution.post_commit_test import NOTES_ON, commit, git, note_of
+from tests.conftest import ok, run_rewind
+from tests.support.histories import History
+
+TEAMMATE = prompt_key("codex", "teammate-session/e1")
+
+
+@pytest.fixture
+def history(project: Path) -> History:
+    root = Path(os.path.realpath(project))
+    (root / "rewind.toml").write_text(NOTES_ON)
+    (root / "base.txt").write_text("base\n")
+    commit(root, "base")
+    return History(root)
+
+
+def foreign_note(root: Path, sha: str, path: str, lines: list[int]) -> None:
+    """A note as another machine's writer left it: a key this store knows nothing of."""
+    record = PromptRecord(AgentId("codex", "teammate-session"), "Bo <bo@example.com>")
+    note = Note(sha, [FileLines(path, {TEAMMATE: lines})], {TEAMMATE: record}, writer_version="x")
+    subprocess.run(
+        ["git", "notes", "--ref=ai", "add", "-f", "-F", "-", sha],
+        cwd=root,
+        input=render(note),
+        text=True,
+        check=True,
+    )
+
+
+def wait_for(root: Path, revision: str, check: object, seconds: float = 20) -> Note:
+    """The note of ``revision`` once ``check(note)`` holds (the hooks work in the background)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        sha = git(root, "rev-parse", revision)
+        note = note_of(root, sha)
+        if note is not None and callable(check) and check(note):
+            return note
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the note of {revision} is {note}")
+        time.sleep(0.05)
+
+
+def todo_editor(root: Path, change: str) -> str:
+    """A GIT_SEQUENCE_EDITOR that runs ``change`` on ``lines``, the rebase's todo list."""
+    script = root.parent / f"editor-{abs(hash(change))}.py"
+    script.write_text(
+        "import sys\n"
+        "path = sys.argv[1]\n"
+        "lines = open(path).readlines()\n"
+        f"{change}\n"
+        "open(path, 'w').writelines(lines)\n"
+    )
+    return f"{sys.executable} {script}"
+
+
+def lines_of(note: Note, path: str) -> dict[str, list[int]]:
+    return next((f.entries for f in note.files if f.path == path), {})
+
+
+@pytest.mark.unit
+def test_unchanged_lines_are_mapped_and_changed_ones_dropped() -> None:
+    old = b"a\nb\nc\nd\n"
+    new = b"top\na\nB\nc\nd\n"
+    assert line_map(old, new) == {1: 2, 3: 4, 4: 5}
+
+
+def test_an_amend_carries_another_writers_lines_past_a_persons_edit(history: History) -> None:
+    root = history.root
+    (root / "t.py").write_text("one\ntwo\nthree\n")
+    old = commit(root, "t")
+    foreign_note(root, old, "t.py", [1, 2, 3])
+    (root / "t.py").write_text("# header\none\nTWO\nthree\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--amend", "--no-edit")
+    new = git(root, "rev-parse", "HEAD")
+    done = run_rewind("hook", "git-post-rewrite", cwd=root, input=f"{old} {new}\n")
+    assert done.returncode == 0
+    note = note_of(root, new)
+    assert note is not None
+    assert lines_of(note, "t.py") == {TEAMMATE: [2, 4]}  # "two" was changed: nobody's
+    assert note.prompts[TEAMMATE].human_author == "Bo <bo@example.com>"
+
+
+def test_rebase_reorder_and_squash_keep_each_turns_lines(history: History) -> None:
+    root = history.root
+    ok("install", "git-hook", cwd=root)
+    with history.turn("write a", agent="claude-code") as turn:
+        turn.write("a.py", "a = 1\n")
+    commit(root, "a")
+    (root / "b.py").write_text("b = 2\nbb = 3\n")
+    b = commit(root, "b (a teammate's)")
+    foreign_note(root, b, "b.py", [1, 2])
+    with history.turn("write c", agent="claude-code") as turn:
+        turn.write("c.py", "c = 3\n")
+    commit(root, "c")
+    [a_turn, c_turn] = history.entries()
+    wait_for(root, "HEAD", lambda note: "c.py" in [f.path for f in note.files])
+
+    # Reorder: c, b, a.
+    editor = todo_editor(
+        root, "lines = [l for l in lines if l.startswith('pick')]; lines.reverse()"
+    )
+    rebase = subprocess.run(
+        ["git", "rebase", "-q", "-i", "HEAD~3"],
+        cwd=root,
+        env={**os.environ, "GIT_SEQUENCE_EDITOR": editor},
+        capture_output=True,
+        text=True,
+    )
+    assert rebase.returncode == 0, rebase.stderr
+    assert git(root, "log", "--format=%s", "-3").splitlines() == ["a", "b (a teammate's)", "c"]
+    wait_for(root, "HEAD~1", lambda n: lines_of(n, "b.py") == {TEAMMATE: [1, 2]})
+    assert lines_of(wait_for(root, "HEAD", bool), "a.py") == {turn_key(a_turn): [1]}
+    assert lines_of(wait_for(root, "HEAD~2", bool), "c.py") == {turn_key(c_turn): [1]}
+
+    # Squash the teammate's b into c (now the oldest): one commit, both writers' lines.
+    squash = todo_editor(root, "lines[1] = lines[1].replace('pick', 'squash', 1)")
+    rebase = subprocess.run(
+        ["git", "rebase", "-q", "-i", "HEAD~3"],
+        cwd=root,
+        env={**os.environ, "GIT_SEQUENCE_EDITOR": squash, "GIT_EDITOR": "true"},
+        capture_output=True,
+        text=True,
+    )
+    assert rebase.returncode == 0, rebase.stderr
+    note = wait_for(root, "HEAD~1", lambda n: {f.path for f in n.files} == {"b.py", "c.py"})
+    assert lines_of(note, "b.py") == {TEAMMATE: [1, 2]}
+    assert lines_of(note, "c.py") == {turn_key(c_turn): [1]}
+    assert set(note.prompts) == {TEAMMATE, turn_key(c_turn)}
+
+
+def test_a_cherry_pick_carries_the_picked_commits_note(history: History) -> None:
+    root = history.root
+    ok("install", "git-hook", cwd=root)
+    main = git(root, "rev-parse", "--abbrev-ref", "HEAD")
+    git(root, "checkout", "-q", "-b", "side")
+    (root / "s.py").write_text("s = 1\n")
+    picked = commit(root, "s")
+    foreign_note(root, picked, "s.py", [1])
+    git(root, "checkout", "-q", main)
+    git(root, "cherry-pick", picked)
+    note = wait_for(root, "HEAD", lambda n: bool(n.files))
+    assert lines_of(note, "s.py") == {TEAMMATE: [1]}
+    assert note.base_commit_sha == git(root, "rev-parse", "HEAD")
+    assert parse(git(root, "notes", "--ref=ai", "show", "HEAD")) == note
