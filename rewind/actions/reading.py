@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rewind.actions.projects import (
     has_session,
@@ -22,6 +22,7 @@ from rewind.actions.projects import (
     store_to_read,
 )
 from rewind.actions.when import parse_since
+from rewind.attribution.note_blame import NotedLine
 from rewind.errors import StoreError, UserError
 from rewind.history.checkpoint import states_between
 from rewind.history.conversation.cut_point import CutPoint
@@ -29,7 +30,7 @@ from rewind.history.entry import REDO, RESTORE, TURN, WATCH_AGENT, Entry, FileCh
 from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.blame import Blame, blame_file
 from rewind.history.insight.diffs import FileDiff, diff_states, diff_to_disk, entry_diffs
-from rewind.history.insight.file_history import Version, file_versions
+from rewind.history.insight.file_history import OUTSIDE, Version, file_versions
 from rewind.history.insight.line_counts import LineCounts
 from rewind.history.kept_conversation import kept_reply
 from rewind.history.lookup import entries_between, find
@@ -410,13 +411,30 @@ def file_history(
 class Blamed:
     store: Store
     blame: Blame
+    # The lines rewind's record does not explain that a commit's authorship note does, by
+    # number (rewind.attribution.note_blame); empty where the repository has no notes.
+    noted: dict[int, NotedLine] = field(default_factory=dict)
 
 
 def blame(path: str, cwd: bytes | None = None) -> Blamed:
     """``rewind blame PATH``: for every line of the file now, the version that last changed
-    it."""
-    store = open_store(project_root(cwd))
-    return Blamed(store, blame_file(store, store.root.stored_name(path, cwd=cwd)))
+    it; the lines no recorded version explains, from the commits' authorship notes."""
+    from rewind.attribution.note_blame import has_notes, noted_lines
+
+    root = project_root(cwd)
+    notes = has_notes(root)
+    store = open_store(root, create=notes)  # notes answer where nothing was recorded here
+    name = store.root.stored_name(path, cwd=cwd)
+    blamed = blame_file(store, name, allow_unrecorded=notes)
+    if not notes:
+        return Blamed(store, blamed)
+    wanted = {
+        number
+        for run in blamed.runs
+        if run.version is None or run.version.source == OUTSIDE
+        for number in range(run.start, run.start + run.count)
+    }
+    return Blamed(store, blamed, noted_lines(root, name, wanted))
 
 
 __all__ = [

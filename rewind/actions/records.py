@@ -15,6 +15,7 @@ import time
 from rewind.actions.reading import Blamed, Diff, FileHistory, LoggedEntry, Shown, ShownHunks
 from rewind.actions.resuming import Resumed
 from rewind.actions.status import ProjectStatus
+from rewind.attribution.note_blame import NotedLine
 from rewind.history.entry import Entry
 from rewind.history.insight.diffs import FileDiff
 from rewind.history.insight.file_history import Version
@@ -236,6 +237,35 @@ def blame_json(blamed: Blamed) -> dict[str, object]:
             }
             for run in blame.runs
         ],
+        # The lines the commits' authorship notes answer (those no recorded version explains).
+        "noted": [
+            {"start": start, "count": count, **_noted_json(noted)}
+            for start, count, noted in _noted_runs(blamed.noted)
+        ],
+    }
+
+
+def _noted_runs(noted: dict[int, NotedLine]) -> list[tuple[int, int, NotedLine]]:
+    runs: list[tuple[int, int, NotedLine]] = []
+    for number in sorted(noted):
+        line = noted[number]
+        if runs and runs[-1][2] == line and runs[-1][0] + runs[-1][1] == number:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1, line)
+        else:
+            runs.append((number, 1, line))
+    return runs
+
+
+def _noted_json(noted: NotedLine) -> dict[str, object]:
+    return {
+        "commit": noted.commit,
+        "key": noted.key,
+        "tool": noted.tool,
+        "model": noted.model,
+        "session": noted.session,
+        "turn": int(noted.turn) if noted.turn.isdigit() else None,
+        "prompt": noted.prompt or None,
+        "author": noted.author or None,
     }
 
 

@@ -7,6 +7,7 @@ import sys
 
 from rewind.actions.reading import blame
 from rewind.actions.records import blame_json
+from rewind.attribution.note_blame import NotedLine
 from rewind.commands.output.json_output import print_json
 from rewind.commands.output.render import local_time, paint, use_colour
 from rewind.history.entry import TURN, first_line
@@ -22,8 +23,27 @@ def run(*, path: str, as_json: bool = False) -> int:
     if as_json:
         print_json(blame_json(blamed))
     else:
-        _print_text(blamed.blame, blamed.store.root.display(blamed.blame.path))
+        _print_text(blamed.blame, blamed.store.root.display(blamed.blame.path), blamed.noted)
     return 0
+
+
+def _noted_label(noted: NotedLine) -> str:
+    """A line a commit's note answers: ``note COMMIT (TOOL #TURN)``."""
+    tool = noted.tool if len(noted.tool) < AGENT_WIDTH else noted.tool[: AGENT_WIDTH - 2] + "…"
+    turn = f"#{noted.turn}" if noted.turn else ""
+    return f"note {noted.commit[:12]} ({turn:<5} {tool})".ljust(LABEL_WIDTH)
+
+
+def _print_notes(noted: dict[int, NotedLine], colour: bool) -> None:
+    """The prompts the notes name, once each, after the recorded versions."""
+    seen: dict[tuple[str, str], NotedLine] = {}
+    for line in noted.values():
+        seen.setdefault((line.commit, line.key), line)
+    for line in seen.values():
+        who = f"{line.tool} session {line.session}" if line.session else line.tool
+        turn = f" #{line.turn}" if line.turn else ""
+        prompt = first_line(line.prompt, 60) if line.prompt else "(the note holds no prompt)"
+        print(paint(f"note {line.commit[:12]} {who}{turn}", "magenta", colour) + f"  {prompt}")
 
 
 def _label(run: Run) -> str:
@@ -40,7 +60,7 @@ def _label(run: Run) -> str:
     ).ljust(LABEL_WIDTH)
 
 
-def _print_text(blame: Blame, shown: str) -> None:
+def _print_text(blame: Blame, shown: str, noted: dict[int, NotedLine]) -> None:
     colour = use_colour()
     write = sys.stdout.write
     count = len(blame.lines)
@@ -63,6 +83,7 @@ def _print_text(blame: Blame, shown: str) -> None:
         print(
             paint(f"{version.id:<13} {entry.session} #{entry.number}", "cyan", colour) + f"  {text}"
         )
+    _print_notes(noted, colour)
     print()
     width = len(str(count))
     for run in blame.runs:
@@ -73,4 +94,6 @@ def _print_text(blame: Blame, shown: str) -> None:
             label = paint(label, "cyan", colour)
         for number in range(run.start, run.start + run.count):
             line = blame.lines[number - 1].decode("utf-8", "replace")
-            write(f"{label} {number:>{width}}| {line}\n")
+            note = noted.get(number)
+            shown_label = paint(_noted_label(note), "magenta", colour) if note else label
+            write(f"{shown_label} {number:>{width}}| {line}\n")

@@ -10,7 +10,8 @@ from rewind.actions.stores import open_current_store
 from rewind.commands.output.json_output import print_json
 from rewind.errors import UserError
 from rewind.history.remote.fetched import FetchReport, fetch
-from rewind.store.remotes import list_remotes
+from rewind.store.remotes import list_remotes, remote_url
+from rewind.store.repository import Store
 
 
 def run(*, remote_name: str | None, as_json: bool) -> int:
@@ -19,6 +20,9 @@ def run(*, remote_name: str | None, as_json: bool) -> int:
     if not remotes:
         raise UserError("there is no remote yet; add one with 'rewind remote add NAME URL'.")
     reports = [(name, fetch(store, name, interactive=sys.stdin.isatty())) for name in remotes]
+    notes = (
+        [_fetch_notes(store, name) for name in remotes] if store.config.attribution_notes else []
+    )
     if as_json:
         print_json(
             {
@@ -39,7 +43,25 @@ def run(*, remote_name: str | None, as_json: bool) -> int:
         return 0
     for name, report in reports:
         print(_summary(name, report))
+    for line in notes:
+        if line:
+            print(line)
     return 0
+
+
+def _fetch_notes(store: Store, name: str) -> str:
+    """The remote's authorship notes, merged into the project's ([attribution] notes = true)."""
+    from rewind.attribution.notes_sync import SyncFailed, fetch_notes
+
+    try:
+        found = fetch_notes(
+            store.root.path, name, remote_url(store, name), interactive=sys.stdin.isatty()
+        )
+    except SyncFailed as error:
+        raise UserError(f"{error}; the sessions were fetched, the notes were not.") from None
+    return (
+        f"authorship notes (refs/notes/ai) of {name} merged into this repository" if found else ""
+    )
 
 
 def _summary(name: str, report: FetchReport) -> str:

@@ -140,3 +140,33 @@ def files_in_commit(top: bytes, revision: str, paths: list[bytes]) -> dict[bytes
         if isinstance(blob, pygit2.Blob) and item.filemode in (0o100644, 0o100755):
             found[path] = blob.data
     return found
+
+
+def notes_of(top: bytes, commits: list[str], ref: str) -> dict[str, str]:
+    """The notes under ``ref`` attached to those of ``commits`` that have one."""
+    import pygit2
+
+    try:
+        repository = pygit2.Repository(top)
+        repository.references[ref]
+    except (KeyError, pygit2.GitError, pygit2.InvalidSpecError):
+        return {}
+    found = {}
+    for commit in commits:
+        try:
+            note = repository.lookup_note(commit, ref)
+        except (KeyError, ValueError, pygit2.GitError):
+            continue
+        found[commit] = note.message
+    return found
+
+
+def has_ref(top: bytes, ref: str) -> bool:
+    import pygit2
+
+    try:
+        repository = pygit2.Repository(top)
+        repository.references[ref]
+    except (KeyError, pygit2.GitError, pygit2.InvalidSpecError):
+        return False
+    return True

@@ -87,18 +87,26 @@ def nothing_recorded_for(shown: str) -> str:
     )
 
 
-def blame_file(store: Store, path: bytes, index: EntryIndex | None = None) -> Blame:
+def blame_file(
+    store: Store, path: bytes, index: EntryIndex | None = None, allow_unrecorded: bool = False
+) -> Blame:
     """The blame of ``path`` (a stored name) as it is on disk now.
 
     Raises a UserError when the file is missing, is not a regular file, is binary, or when rewind
-    has recorded nothing for it. ``index``: an open index to reuse.
+    has recorded nothing for it (unless ``allow_unrecorded``: every line is then
+    :data:`BEFORE_RECORD`). ``index``: an open index to reuse.
     """
     if index is None:
         with EntryIndex(store) as opened:
-            return blame_file(store, path, opened)
+            return blame_file(store, path, opened, allow_unrecorded)
     shown = store.root.display(path)
     data = _read_text(store.root.absolute(path), shown)
     versions = file_versions(store, path, index, count_lines=False)
+    if not versions and allow_unrecorded:
+        lines = data.split(b"\n")
+        if data.endswith(b"\n") or not data:
+            lines.pop()
+        return Blame(path, lines, [Run(1, len(lines), None, BEFORE_RECORD)] if lines else [], [])
     if not versions:
         raise UserError(nothing_recorded_for(shown))
     return blame_content(store, path, data, versions, index)

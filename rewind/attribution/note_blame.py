@@ -1,0 +1,122 @@
+"""``rewind blame`` past the record: the lines rewind's own record cannot explain (sessions
+gone, or never on this machine: a teammate's clone) answered by the authorship notes of the
+commits that brought them. ``git blame`` says which commit brought each line and where the line
+was in it; that commit's note (``refs/notes/ai``, any writer's) says which prompt wrote it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from rewind.attribution.git_notes import NOTES_REF
+from rewind.attribution.note_format import Note, NoteError, parse, prompt_text
+from rewind.store.git_program import GitFailed, run_git
+from rewind.store.project_repository import has_ref, notes_of
+
+UNCOMMITTED = "0" * 40
+
+
+@dataclass(frozen=True)
+class NotedLine:
+    """Who a commit's note says wrote a line."""
+
+    commit: str
+    key: str
+    tool: str
+    model: str
+    session: str  # the agent's id of its session ("" for a person)
+    turn: str  # rewind's turn number, when rewind wrote the note
+    prompt: str  # only when the note carries it
+    author: str  # the person behind the prompt, or the person who wrote the line
+
+
+def has_notes(top: bytes) -> bool:
+    return has_ref(top, NOTES_REF)
+
+
+def noted_lines(top: bytes, path: bytes, wanted: set[int]) -> dict[int, NotedLine]:
+    """For each of the ``wanted`` lines (from 1) of the file ``path`` (from the top of the work
+    tree) as it is now, what the note of the commit that brought it says; lines no note names
+    are left out."""
+    if not wanted:
+        return {}
+    origins = _git_blame(top, path)
+    commits = sorted({origins[n][0] for n in wanted if n in origins} - {UNCOMMITTED})
+    notes: dict[str, Note] = {}
+    for commit, text in notes_of(top, commits, NOTES_REF).items():
+        try:
+            notes[commit] = parse(text)
+        except NoteError:
+            continue  # a note no reader of the format could read: it answers nothing
+    found = {}
+    for number in sorted(wanted):
+        origin = origins.get(number)
+        if origin is None or origin[0] not in notes:
+            continue
+        commit, old_path, old_line = origin
+        note = notes[commit]
+        key = note.author_of(old_path, old_line)
+        if key is not None:
+            noted = _who(commit, key, note)
+            if noted is not None:
+                found[number] = noted
+    return found
+
+
+def _who(commit: str, key: str, note: Note) -> NotedLine | None:
+    if key in note.humans:
+        return NotedLine(commit, key, "person", "", "", "", "", note.humans[key])
+    session = note.sessions.get(key.split("::")[0])
+    if session is not None:
+        agent = session.agent_id
+        author = session.human_author or ""
+        return NotedLine(commit, key, agent.tool, agent.model, agent.id, "", "", author)
+    record = note.prompts.get(key)
+    if record is None:
+        return None
+    agent = record.agent_id
+    turn = record.custom_attributes.get("rewind_turn", "")
+    return NotedLine(
+        commit,
+        key,
+        agent.tool,
+        agent.model,
+        agent.id,
+        turn,
+        prompt_text(record),
+        record.human_author or "",
+    )
+
+
+def _git_blame(top: bytes, path: bytes) -> dict[int, tuple[str, str, int]]:
+    """Per line of the file now: the commit that brought it, its path and line number there."""
+    try:
+        done = run_git(
+            None,
+            "-C",
+            top,
+            "blame",
+            "--line-porcelain",
+            "--",
+            path,
+            what=f"git blame of {os.fsdecode(path)}",
+            check=False,
+            repository_from_environment=True,
+        )
+    except GitFailed:
+        return {}
+    if done.returncode != 0:
+        return {}  # not committed yet, or not in a repository: no note can answer
+    origins: dict[int, tuple[str, str, int]] = {}
+    header: list[str] = []
+    filename = ""
+    for raw in done.stdout.split(b"\n"):
+        if raw.startswith(b"\t"):
+            if len(header) >= 3:
+                origins[int(header[2])] = (header[0], filename, int(header[1]))
+            header, filename = [], ""
+        elif not header:
+            header = raw.decode("ascii", "replace").split()
+        elif raw.startswith(b"filename "):
+            filename = raw[len(b"filename ") :].decode("utf-8", "surrogateescape")
+    return origins
