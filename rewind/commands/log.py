@@ -11,6 +11,7 @@ from rewind.actions.reading import Log, LoggedEntry, LogRequest, read_log
 from rewind.actions.records import logged_json
 from rewind.commands.output.render import PROMPT_WIDTH, file_summary, local_time, paint, use_colour
 from rewind.commands.output.terminal_safe import print_fetched_safely
+from rewind.errors import UserError
 from rewind.history.entry import TURN, first_line
 from rewind.history.insight.renames import renamed_change, renamed_in
 
@@ -24,7 +25,28 @@ def run(
     grep: str | None = None,
     path: str | None = None,
     remote: str | None = None,
+    commit: str | None = None,
 ) -> int:
+    if commit is not None:
+        given = [
+            name
+            for name, value in (
+                ("--session", session),
+                ("-n", max_count),
+                ("--since", since),
+                ("--grep", grep),
+                ("--path", path),
+                ("--remote", remote),
+            )
+            if value is not None
+        ]
+        if given:
+            raise UserError(
+                f"--commit takes no {given[0]}: it lists the prompts behind one commit."
+            )
+        from rewind.commands.commit_log import run as commit_log
+
+        return commit_log(commit, as_json)
     request = LogRequest(
         session=session,
         since=since,

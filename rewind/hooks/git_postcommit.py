@@ -29,14 +29,18 @@ def handle(context: HookContext) -> str | None:
 
 def note(context: HookContext, commits: list[tuple[str, tuple[str, ...]]]) -> None:
     """Notes each commit, from what the project's store recorded and the notes of its sources;
-    a failure raises (it is logged, and doctor reports it)."""
+    one that could not be noted is logged (doctor reports it), and the others still are."""
     top = os.path.realpath(work_tree())
     if not os.path.exists(os.path.join(store_dir_for(top), "HEAD")):
         return  # no store, so no [attribution] setting rewind could have read: notes are off
     from rewind.actions.stores import open_store
+    from rewind.attribution.git_notes import NotesFailed
     from rewind.attribution.notes_writer import note_commit
 
     store = open_store(top)
     context.store = store
     for commit, sources in commits:
-        note_commit(store, top, commit, sources)
+        try:
+            note_commit(store, top, commit, sources)
+        except NotesFailed as error:
+            context.log(f"the authorship note of {commit[:12]} was not written: {error}")

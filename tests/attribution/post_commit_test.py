@@ -13,7 +13,7 @@ import pytest
 
 from rewind.attribution.authorship import turn_key
 from rewind.attribution.note_format import AgentId, Note, parse, prompt_text
-from tests.conftest import ok
+from tests.conftest import ok, run_rewind
 from tests.support.histories import History
 
 AUTHOR = "Test <test@example.com>"  # the suite's git identity (tests/conftest.py)
@@ -83,6 +83,13 @@ def test_the_agents_lines_are_noted_and_a_persons_edit_is_not(history: History) 
     # The note is exactly its format's text, attached with git's own notes.
     text = git(root, "notes", "--ref=ai", "show", sha)
     assert text.startswith("calc.py\n  " + key + " 3-6\ntest_calc.py\n")
+    # The prompt is not in the note; this machine's record has it.
+    assert ok("log", "--commit", "HEAD", cwd=root).stdout.splitlines() == [
+        f"commit {sha[:12]}  mean",
+        "  claude session s #1: add mean() and a test",
+        "      calc.py 3-6",
+        "      test_calc.py 1-4",
+    ]
 
 
 def test_lines_committed_before_are_not_noted_again(history: History) -> None:
@@ -95,6 +102,14 @@ def test_lines_committed_before_are_not_noted_again(history: History) -> None:
     post_commit(root, sha)
     assert note_of(root, "HEAD~1") is not None
     assert note_of(root, sha) is None  # no line of it is an agent's: no note
+    assert (
+        ok("log", "--commit", sha, cwd=root)
+        .stdout.splitlines()[1]
+        .startswith("  no authorship note: no line of it is an agent's")
+    )
+    refused = run_rewind("log", "--commit", "no-such-branch", cwd=root)
+    assert refused.returncode == 1
+    assert refused.stderr.startswith("rewind: 'no-such-branch' is not a commit of this repository")
 
 
 def test_the_prompt_is_in_the_note_only_when_asked(history: History) -> None:
@@ -141,3 +156,19 @@ def test_installed_hooks_note_each_commit_in_the_background(history: History) ->
     assert [f.path for f in note.files] == ["one.py"]
     ok("uninstall", "git-hook", cwd=root)
     assert (hooks / "post-commit").read_text() == mine
+
+
+def test_a_note_rewind_cannot_read_is_left_and_doctor_says_so(history: History) -> None:
+    root = history.root
+    with history.turn("y", agent="claude-code") as turn:
+        turn.write("y.py", "y = 1\n")
+    sha = commit(root, "y")
+    subprocess.run(
+        ["git", "notes", "--ref=ai", "add", "-m", "not a note of the format", sha],
+        cwd=root,
+        check=True,
+    )
+    post_commit(root, sha)  # the hook still exits 0
+    assert git(root, "notes", "--ref=ai", "show", sha) == "not a note of the format"
+    doctor = run_rewind("doctor", cwd=root)
+    assert f"{sha[:12]} has a note rewind cannot read" in doctor.stdout + doctor.stderr

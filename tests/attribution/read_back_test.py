@@ -46,6 +46,12 @@ def test_a_fresh_clone_answers_blame_from_the_pushed_notes(project: Path, tmp_pa
     fetched = ok("fetch", "team", cwd=clone, env=teammate)
     assert "authorship notes (refs/notes/ai) of team merged into this repository" in fetched.stdout
 
+    assert (
+        ok("log", "--commit", "HEAD", "--json", cwd=clone, env=teammate).stdout.count(
+            '"prompt": "add mean()"'
+        )
+        == 1
+    )
     blamed = ok("blame", "calc.py", cwd=clone, env=teammate)
     lines = blamed.stdout.splitlines()
     assert f"note {sha[:12]} claude session s #1  add mean()" in lines

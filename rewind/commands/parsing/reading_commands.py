@@ -58,6 +58,11 @@ def _add_log(commands: Commands) -> None:
         metavar="PATH",
         help="every entry, of every session of the project, that recorded PATH",
     )
+    log.add_argument(
+        "--commit",
+        metavar="REV",
+        help="the prompts behind a commit of the repository, from its authorship note",
+    )
 
 
 def _add_history(commands: Commands) -> None:
