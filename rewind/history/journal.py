@@ -7,6 +7,7 @@ first line names the journal and the open turn's entry; every later line is one 
     {"journal": "<random id>", "entry": "<entry id>"}
     {"before": [<FileChange JSON>, ...]}              states before a change (the earliest wins)
     {"after": [{"path": ..., "state": ...}, ...]}     states after it (the latest wins)
+    {"labels": ["commit:3c1d2e4f5a6b", ...]}          labels the turn gets (a commit made in it)
 
 Appending holds an exclusive ``flock`` on the file for one ``write``: writers never rewrite the
 turn, so a hook's time does not depend on the turn's size or on other hooks. Readers merge the
@@ -117,6 +118,25 @@ def append(path: str, record: dict[str, object], timeout: float | None = None) -
         return True
     finally:
         os.close(fd)  # releases the lock
+
+
+def label_open_turns(directory: str, label: str) -> int:
+    """Appends ``label`` to the open turn of every session with a journal in ``directory``
+    (a journal busy for longer than a moment is skipped); returns how many took it."""
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return 0
+    labelled = 0
+    for name in sorted(names):
+        path = os.path.join(directory, name)
+        if SPOOL_MARK in name or name == ORPHAN_DIR or not os.path.isfile(path):
+            continue
+        try:
+            labelled += append(path, {"labels": [label]}, timeout=1.0)
+        except JournalBusy:
+            continue
+    return labelled
 
 
 def spool(path: str, record: dict[str, object]) -> str:
@@ -259,6 +279,9 @@ def apply(entry: Entry, records: JournalRecords, after_line: int) -> None:
                     change.after = FileState.from_json(state)
                 except ValueError:
                     continue  # a record someone damaged: the others still apply
+        for label in _labels(record.get("labels")):
+            if label not in entry.labels:
+                entry.labels.append(label)
 
 
 def records_after(records: JournalRecords, after_line: int) -> dict[str, object] | None:
@@ -266,11 +289,18 @@ def records_after(records: JournalRecords, after_line: int) -> dict[str, object]
     or None when there are none."""
     before: list[dict[str, object]] = []
     after: list[dict[str, object]] = []
+    labels: list[str] = []
     for number, record in records.records:
         if number > after_line:
             before += _dicts(record.get("before"))
             after += _dicts(record.get("after"))
-    return {"before": before, "after": after} if before or after else None
+            labels += _labels(record.get("labels"))
+    if not (before or after or labels):
+        return None
+    found: dict[str, object] = {"before": before, "after": after}
+    if labels:
+        found["labels"] = labels
+    return found
 
 
 def _apply_before(entry: Entry, index: dict[bytes, FileChange], change: FileChange) -> None:
@@ -284,6 +314,13 @@ def _apply_before(entry: Entry, index: dict[bytes, FileChange], change: FileChan
     if change.at < existing.at and change.before is not None:
         # A spooled record taken earlier than the one already applied is the true pre-image.
         existing.before, existing.at, existing.source = change.before, change.at, change.source
+
+
+def _labels(value: object) -> list[str]:
+    """The well-formed labels of a record (short text of one line; others are skipped)."""
+    if not isinstance(value, list):
+        return []
+    return [v for v in value if isinstance(v, str) and 0 < len(v) <= 200 and "\n" not in v]
 
 
 def _dicts(value: object) -> list[dict[str, object]]:

@@ -1,11 +1,13 @@
-"""``rewind hook git-post-commit``: git's post-commit hook, which writes the new commit's
-authorship note (rewind.attribution) when ``[attribution] notes = true``.
+"""``rewind hook git-post-commit``: git's post-commit hook. The new commit's id becomes a label
+(``commit:ID``) of every open turn (the agent's turn that ran ``git commit``, and the pre-commit
+hook's turn of the session ``git``), so that ``rewind log`` shows which turn made which commit;
+and with ``[attribution] notes = true``, the commit gets its authorship note (rewind.attribution).
 
 The hook's script runs it in the background with ``{"commit": SHA}`` (the commit as the hook
 saw ``HEAD``: a rebase may have moved on by the time it runs), so a commit never waits for it;
 a cherry-pick adds ``"picked": SHA``, the commit it was picked from, whose note's lines are
-carried over. A project without a store has recorded nothing of its own, but a cherry-pick still
-carries the note of the commit it picked.
+carried over. A project without a store has recorded nothing, and has no rewind.toml rewind
+read: nothing is done there.
 """
 
 from __future__ import annotations
@@ -18,29 +20,50 @@ from rewind.store.home import store_dir_for
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rewind.hooks.context import HookContext
+    from rewind.store.repository import Store
+
+# The label a commit gives the turns open when it was made: "commit:" and 12 hex digits.
+COMMIT_LABEL = "commit:"
 
 
 def handle(context: HookContext) -> str | None:
-    commit = context.text("commit") or "HEAD"
+    commit = context.text("commit")
+    if not commit:
+        return None
     picked = context.text("picked")
-    note(context, [(commit, (picked,) if picked else ())])
+    store = project_store(context)
+    if store is None:
+        return None
+    from rewind.history.journal import JOURNAL_DIR, label_open_turns
+
+    label_open_turns(store.state_path(JOURNAL_DIR), COMMIT_LABEL + commit[:12])
+    note(context, store, [(commit, (picked,) if picked else ())])
     return None
 
 
-def note(context: HookContext, commits: list[tuple[str, tuple[str, ...]]]) -> None:
-    """Notes each commit, from what the project's store recorded and the notes of its sources;
-    one that could not be noted is logged (doctor reports it), and the others still are."""
+def project_store(context: HookContext) -> Store | None:
+    """The store of the work tree git runs the hook in; None when rewind has none for it."""
     top = os.path.realpath(work_tree())
     if not os.path.exists(os.path.join(store_dir_for(top), "HEAD")):
-        return  # no store, so no [attribution] setting rewind could have read: notes are off
+        return None
     from rewind.actions.stores import open_store
-    from rewind.attribution.git_notes import NotesFailed
-    from rewind.attribution.notes_writer import note_commit
 
     store = open_store(top)
     context.store = store
+    return store
+
+
+def note(context: HookContext, store: Store, commits: list[tuple[str, tuple[str, ...]]]) -> None:
+    """Notes each commit, from what the project's store recorded and the notes of its sources
+    (only with ``[attribution] notes = true``); one that could not be noted is logged (doctor
+    reports it), and the others still are."""
+    if not store.config.attribution_notes:
+        return
+    from rewind.attribution.git_notes import NotesFailed
+    from rewind.attribution.notes_writer import note_commit
+
     for commit, sources in commits:
         try:
-            note_commit(store, top, commit, sources)
+            note_commit(store, store.root.path, commit, sources)
         except NotesFailed as error:
             context.log(f"the authorship note of {commit[:12]} was not written: {error}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from rewind.hooks.git_postcommit import note
+from rewind.hooks.git_postcommit import note, project_store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,8 +32,9 @@ def handle(context: HookContext) -> str | None:
         words = line.split()
         if len(words) >= 2 and all(_is_sha(word) for word in words[:2]):
             sources.setdefault(words[1], []).append(words[0])
-    if sources:
-        note(context, [(new, tuple(old)) for new, old in sources.items()])
+    store = project_store(context) if sources else None
+    if store is not None:
+        note(context, store, [(new, tuple(old)) for new, old in sources.items()])
     return None
 
 

@@ -172,3 +172,20 @@ def test_a_note_rewind_cannot_read_is_left_and_doctor_says_so(history: History) 
     assert git(root, "notes", "--ref=ai", "show", sha) == "not a note of the format"
     doctor = run_rewind("doctor", cwd=root)
     assert f"{sha[:12]} has a note rewind cannot read" in doctor.stdout + doctor.stderr
+
+
+def test_a_commit_made_in_a_turn_is_in_that_turns_log(history: History) -> None:
+    root = history.root
+    (root / "rewind.toml").unlink()  # linking needs no notes
+    with history.turn("write z and commit it", agent="claude-code") as turn:
+        turn.write("z.py", "z = 1\n")
+        sha = commit(root, "z")
+        post_commit(root, sha)
+    [entry] = history.entries()
+    assert entry.labels == [f"commit:{sha[:12]}"]
+    logged = ok("log", "--session", "s", cwd=root).stdout
+    assert f"write z and commit it [commit:{sha[:12]}]" in logged
+    # A commit between turns labels nothing.
+    (root / "z.py").write_text("z = 2\n")
+    post_commit(root, commit(root, "z2"))
+    assert [e.labels for e in history.entries()] == [[f"commit:{sha[:12]}"]]
