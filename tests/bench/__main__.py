@@ -19,6 +19,7 @@ from tests.bench import (
     hook_startup,
     hunk_diff,
     mcp_server,
+    post_commit,
     quicksave_git,
     real_clients,
     remote_push,
@@ -58,6 +59,7 @@ BENCHMARKS = {
     shell_capture.NAME: shell_capture,
     hook_events.NAME: hook_events,
     hook_per_session.NAME: hook_per_session,
+    post_commit.NAME: post_commit,
 }
 
 

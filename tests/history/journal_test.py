@@ -194,3 +194,25 @@ def test_forget_removes_the_open_turns_journal(project: Path) -> None:
     ok("forget", SESSION, "--yes")
     assert not journal_file(store).exists()
     assert error_line(run_rewind("log", "--session", SESSION))
+
+
+def test_labels_appended_to_open_turns_land_on_them_and_survive_a_refold(project: Path) -> None:
+    ok("begin", "--session", SESSION, "--prompt", "open", "--label", "first")
+    ok("begin", "--session", "s2", "--prompt", "other open")
+    store = open_current_store()
+    directory = str(journal_file(store).parent)
+    assert journal.label_open_turns(directory, "commit:0123456789ab") == 2
+    assert journal.label_open_turns(directory, "commit:0123456789ab") == 2  # once each
+    [turn] = log_json("--session", SESSION)
+    assert turn["labels"] == ["first", "commit:0123456789ab"]
+    records = journal.read(str(journal_file(store)))
+    assert records is not None
+    assert journal.records_after(records, 0) == {
+        "before": [],
+        "after": [],
+        "labels": ["commit:0123456789ab", "commit:0123456789ab"],
+    }
+    ok("end", "--session", SESSION)
+    [turn] = log_json("--session", SESSION)
+    assert turn["labels"] == ["first", "commit:0123456789ab"]
+    assert journal.label_open_turns(directory, "commit:fedcba987654") == 1  # s2 only
