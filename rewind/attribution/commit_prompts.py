@@ -10,6 +10,16 @@ from rewind.attribution.note_format import Note, NoteError, parse, prompt_text, 
 from rewind.errors import UserError
 from rewind.store.git_program import GitFailed, run_git
 from rewind.store.project_repository import notes_of
+from rewind.store.repository import Store
+
+# The label a commit gives the turns open when it was made (rewind.hooks.git_postcommit):
+# "commit:" and 12 hex digits.
+COMMIT_LABEL = "commit:"
+
+
+def linked_commits(labels: list[str]) -> list[str]:
+    """The commits (12 hex digits each) an entry's labels say it made."""
+    return [label[len(COMMIT_LABEL) :] for label in labels if label.startswith(COMMIT_LABEL)]
 
 
 @dataclass
@@ -35,6 +45,58 @@ class CommitPrompts:
     note: Note | None
     prompts: list[PromptBehind]
     unreadable: str = ""  # why the note could not be read, when it could not
+
+
+def described(found: CommitPrompts) -> list[str]:
+    """``rewind log --commit``'s lines (the TUI shows the same): the commit, then each author
+    the note names with its prompt, then its files' line ranges."""
+    lines = [f"commit {found.commit[:12]}  {found.subject}"]
+    if found.unreadable:
+        return [*lines, f"  its note (refs/notes/ai) cannot be read: {found.unreadable}"]
+    if found.note is None:
+        return [
+            *lines,
+            "  no authorship note: no line of it is an agent's, or it was made without "
+            "[attribution] notes = true (docs/attribution.md)",
+        ]
+    if not found.prompts:
+        lines.append("  its note names no line")
+    for behind in found.prompts:
+        who = f"{behind.tool} session {behind.session}" if behind.session else behind.tool
+        turn = f" #{behind.turn}" if behind.turn else ""
+        prompt = _first_line(behind.prompt) if behind.prompt else "(the note holds no prompt)"
+        lines.append(f"  {who}{turn}: {prompt}")
+        lines.extend(f"      {path} {ranges}" for path, ranges in behind.files.items())
+    return lines
+
+
+def _first_line(text: str, width: int = 72) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def with_recorded_prompts(found: CommitPrompts, store: Store | None) -> CommitPrompts:
+    """``found`` with the prompts its note does not hold taken from this machine's record
+    (the turn the note names, when ``store`` has it)."""
+    if store is None:
+        return found
+    for behind in found.prompts:
+        if not behind.prompt:
+            behind.prompt = _recorded_prompt(store, behind)
+    return found
+
+
+def _recorded_prompt(store: Store, behind: PromptBehind) -> str:
+    from rewind.history.lookup import find
+    from rewind.history.session import load_head
+
+    if not behind.session or not behind.turn:
+        return ""
+    try:
+        entry = find(store, load_head(store, behind.session), behind.turn)
+    except Exception:  # not recorded here, or gone: the note alone answers
+        return ""
+    return entry.prompt if entry.id == behind.entry else ""
 
 
 def commit_prompts(top: bytes, revision: str) -> CommitPrompts:

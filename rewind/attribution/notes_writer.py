@@ -23,15 +23,25 @@ from rewind.store.repository import Store
 LOCK = "attribution.lock"
 
 
-def note_commit(store: Store, top: bytes, revision: str, sources: tuple[str, ...] = ()) -> str:
+def note_commit(
+    store: Store,
+    top: bytes,
+    revision: str,
+    sources: tuple[str, ...] = (),
+    just_made: bool = False,
+) -> str:
     """Writes the note of the commit ``revision`` of the repository at ``top``: from what
     ``store`` recorded, and from the notes of ``sources`` (the commits it replaces or was
-    picked from). Returns what it did, in a few words."""
+    picked from). ``just_made``: the commit was made a moment ago (the post-commit hook), so the
+    turns open now record their files' states first (an agent that commits in its turn has
+    not ended it). Returns what it did, in a few words."""
     if not store.config.attribution_notes:
         return "attribution notes are off"
     with open(store.state_path(LOCK), "a+b") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
         commit = read_commit(top, revision)
+        if just_made:
+            record_open_turns(store, {f.path for f in commit.files})
         layers: list[Note] = []
         existing = read_note(top, commit.sha)
         if existing is not None:
@@ -58,6 +68,25 @@ def note_commit(store: Store, top: bytes, revision: str, sources: tuple[str, ...
         write_note(top, commit.sha, text)
         lines = sum(len(lines) for f in note.files for lines in f.entries.values())
         return f"noted {lines} line(s) of {len(note.files)} file(s) in {commit.sha[:12]}"
+
+
+def record_open_turns(store: Store, paths: set[bytes]) -> None:
+    """Records the current state of those of ``paths`` an agent's open turn tracks, as its
+    after-states so far (the turn's end records them again: the latest wins). Not the
+    pre-commit hook's turn: it stays open with no after-states on purpose
+    (rewind.hooks.git_precommit)."""
+    from rewind.history.index.queries import EntryIndex
+    from rewind.history.insight.file_history import PRE_COMMIT_SESSION
+    from rewind.history.recording.turns import record_after_states
+
+    with EntryIndex(store) as index:
+        open_turns = index.sync_all()
+    for entry in open_turns:
+        if entry.session == PRE_COMMIT_SESSION:
+            continue
+        tracked = [change.path for change in entry.files if change.path in paths]
+        if tracked:
+            record_after_states(store, entry.session, tracked)
 
 
 def _carried(top: bytes, source: str, commit: Commit) -> list[Note]:

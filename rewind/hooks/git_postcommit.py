@@ -22,9 +22,6 @@ if TYPE_CHECKING:
     from rewind.hooks.context import HookContext
     from rewind.store.repository import Store
 
-# The label a commit gives the turns open when it was made: "commit:" and 12 hex digits.
-COMMIT_LABEL = "commit:"
-
 
 def handle(context: HookContext) -> str | None:
     commit = context.text("commit")
@@ -34,10 +31,11 @@ def handle(context: HookContext) -> str | None:
     store = project_store(context)
     if store is None:
         return None
+    from rewind.attribution.commit_prompts import COMMIT_LABEL
     from rewind.history.journal import JOURNAL_DIR, label_open_turns
 
     label_open_turns(store.state_path(JOURNAL_DIR), COMMIT_LABEL + commit[:12])
-    note(context, store, [(commit, (picked,) if picked else ())])
+    note(context, store, [(commit, (picked,) if picked else ())], just_made=True)
     return None
 
 
@@ -53,7 +51,12 @@ def project_store(context: HookContext) -> Store | None:
     return store
 
 
-def note(context: HookContext, store: Store, commits: list[tuple[str, tuple[str, ...]]]) -> None:
+def note(
+    context: HookContext,
+    store: Store,
+    commits: list[tuple[str, tuple[str, ...]]],
+    just_made: bool = False,
+) -> None:
     """Notes each commit, from what the project's store recorded and the notes of its sources
     (only with ``[attribution] notes = true``); one that could not be noted is logged (doctor
     reports it), and the others still are."""
@@ -64,6 +67,6 @@ def note(context: HookContext, store: Store, commits: list[tuple[str, tuple[str,
 
     for commit, sources in commits:
         try:
-            note_commit(store, store.root.path, commit, sources)
+            note_commit(store, store.root.path, commit, sources, just_made)
         except NotesFailed as error:
             context.log(f"the authorship note of {commit[:12]} was not written: {error}")

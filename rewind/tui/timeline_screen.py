@@ -61,6 +61,13 @@ class TimelineScreen(Screen[None]):
         Binding("h", "history", "Hist", tooltip="History of the selected file (or of a path)"),
         Binding("b", "blame", "Blame", tooltip="Blame of the selected file"),
         Binding("s", "sessions", "Sessions"),
+        Binding(
+            "g",
+            "commits",
+            "Commit",
+            show=False,
+            tooltip="The prompts behind the commits the selected entry made (their notes)",
+        ),
         Binding("escape", "back", "Back", show=False),
     ]
 
@@ -447,6 +454,40 @@ class TimelineScreen(Screen[None]):
         from rewind.tui.file_history_screen import FileHistoryScreen
 
         self.app.push_screen(FileHistoryScreen(self.store, self.session_id, path, select))
+
+    def action_commits(self) -> None:
+        """Shows the prompts behind each commit the selected entry made (``commit:ID``)."""
+        from rewind.attribution.commit_prompts import (
+            commit_prompts,
+            described,
+            linked_commits,
+            with_recorded_prompts,
+        )
+        from rewind.errors import UserError
+        from rewind.tui.commit_dialog import CommitDialog
+
+        index = self._selected_index()
+        if index is None:
+            return
+        entry = self.history.entries[index]
+        commits = linked_commits(entry.labels)
+        if not commits:
+            self.notify(
+                f"{entry.kind} {entry.number} made no commit; 'rewind log --commit REV' reads "
+                "any commit's note.",
+                severity="warning",
+            )
+            return
+        lines: list[str] = []
+        for commit in commits:
+            try:
+                found = commit_prompts(self.store.root.path, commit)
+            except UserError as error:
+                lines += [f"commit {commit}", f"  {error}"]
+                continue
+            lines += described(with_recorded_prompts(found, self.store))
+        title = f"The prompts behind the commits of {entry.kind} {entry.number}"
+        self.app.push_screen(CommitDialog(title, lines))
 
     def action_blame(self) -> None:
         """Opens the blame of the selected file; Enter there opens the line's version."""

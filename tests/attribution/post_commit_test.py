@@ -154,6 +154,15 @@ def test_installed_hooks_note_each_commit_in_the_background(history: History) ->
         time.sleep(0.05)
     assert note is not None, "no note was written after the commit"
     assert [f.path for f in note.files] == ["one.py"]
+    # The pre-commit hook's turn stays open without after-states (a later restore of it must
+    # not see the files as changed since).
+    [safety_net] = json.loads(ok("log", "--session", "git", "--json", cwd=root).stdout)
+    assert safety_net["ended"] is None
+    assert [f["after"] for f in safety_net["files"]] == [None]
+    assert safety_net["labels"] == [
+        "branch:" + git(root, "branch", "--show-current"),
+        f"commit:{sha[:12]}",
+    ]
     ok("uninstall", "git-hook", cwd=root)
     assert (hooks / "post-commit").read_text() == mine
 
