@@ -119,6 +119,14 @@ def _inspect_hook(hook: str, scope: str) -> Inspection:
         found.installed, found.missing = [], [precommit_hook.HOOK]
     elif version < precommit_hook.VERSION:
         found.different.append(f"hook version {version}")
+    # The hooks after a commit (authorship notes, commit labels), beside it: an install from
+    # before they existed lacks them until it runs again.
+    for name in precommit_hook.AFTER_HOOKS:
+        after = os.path.join(os.path.dirname(hook), name)
+        if precommit_hook.installed_version(after) is not None:
+            found.installed.append(name)
+        elif precommit_hook.installed_version(f"{after}.legacy") is None:
+            found.missing.append(name)
     interpreter = precommit_hook.installed_interpreter(hook) if version is not None else ""
     if os.access(interpreter, os.X_OK):
         found.notes.append(("ok", f"runs {interpreter} -m rewind hook git"))

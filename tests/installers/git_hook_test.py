@@ -54,6 +54,12 @@ def turns(cwd: Path | None = None) -> list[dict[str, Any]]:
     return [e for e in log_json("--session", SESSION, cwd=cwd) if e["kind"] == "turn"]
 
 
+def branch_labels(turn: dict[str, Any]) -> list[str]:
+    """The turn's labels but those a commit gives it (``commit:ID``, added by the post-commit
+    hook in the background, so maybe not yet)."""
+    return [label for label in turn["labels"] if not label.startswith("commit:")]
+
+
 def paths_of(turn: dict[str, Any]) -> list[str]:
     return sorted(file["path"] for file in turn["files"])
 
@@ -117,7 +123,7 @@ def test_a_commit_records_every_changed_file_as_a_turn_of_session_git(repo: Path
     ]
     assert turn["session"] == SESSION and turn["agent"] == "git"
     assert re.fullmatch(r"pre-commit on main at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d", turn["prompt"])
-    assert turn["labels"] == ["branch:main"]
+    assert branch_labels(turn) == ["branch:main"]
     before = {file["path"]: file["before"] for file in turn["files"]}
     assert before["deleted.txt"]["kind"] == "absent"
     assert before["tracked.txt"]["size"] == len("unstaged change\n")
@@ -140,7 +146,7 @@ def test_the_branch_label_names_a_detached_head_by_its_commit(repo: Path) -> Non
     (repo / "tracked.txt").write_text("on a detached head\n")
     assert commit("detached", "-a").returncode == 0
     [turn] = turns()
-    assert turn["labels"] == [f"branch:detached@{head[:7]}"]
+    assert branch_labels(turn) == [f"branch:detached@{head[:7]}"]
     assert turn["prompt"].startswith(f"pre-commit on detached@{head[:7]} at ")
 
 
@@ -340,9 +346,16 @@ def test_doctor_reports_the_installed_hook_and_tries_it(repo: Path) -> None:
     ok("install", "git-hook")
     report = ok("doctor").stdout.splitlines()
     mine = [line.split(None, 3) for line in report if " git-hook " in f" {line} "]
-    assert ["ok", "git-hook", "project", f"{repo / '.git/hooks/pre-commit'}: pre-commit"] in mine
+    hooks = repo / ".git" / "hooks"
+    installed = f"{hooks / 'pre-commit'}: pre-commit, post-commit, post-rewrite"
+    assert ["ok", "git-hook", "project", installed] in mine
     [probe] = [line for line in mine if line[2] == "hook"]
     assert probe[0] == "ok" and "recorded turn 1 with probe.txt" in probe[3]
+    # An install from before the hooks after a commit: doctor says how to add them.
+    (hooks / "post-commit").unlink()
+    (hooks / "post-rewrite").unlink()
+    report = ok("doctor").stdout
+    assert "missing post-commit, post-rewrite; run 'rewind install git-hook" in report
 
 
 # never in the way -------------------------------------------------------------------------------
@@ -626,7 +639,8 @@ def test_doctor_reports_the_private_hooks(repo: Path, team: Path) -> None:
     report = [line.split(None, 3) for line in ok("doctor").stdout.splitlines()]
     mine = [line for line in report if line[1:2] == ["git-hook"]]
     hook = repo / ".git" / "rewind-hooks" / "pre-commit"
-    assert ["ok", "git-hook", "local", f"{hook}: pre-commit"] in mine
+    installed = f"{hook}: pre-commit, post-commit, post-rewrite"
+    assert ["ok", "git-hook", "local", installed] in mine
     assert ["ok", "git-hook", "local", "runs the hooks of .githooks after rewind's"] in mine
     assert not [line for line in mine if line[2] == "project"]
 
@@ -650,7 +664,7 @@ def test_a_linked_worktree_records_in_its_own_project_with_its_branch(
     (linked / "tracked.txt").write_text("changed in the linked work tree\n")
     assert commit("c", "-a", cwd=linked).returncode == 0
     [turn] = turns(cwd=linked)
-    assert turn["labels"] == ["branch:feature/x"]
+    assert branch_labels(turn) == ["branch:feature/x"]
     assert paths_of(turn) == ["tracked.txt"]
 
 
@@ -668,7 +682,7 @@ def test_git_dir_and_work_tree_from_the_environment(tmp_path: Path) -> None:
     assert commit("c", cwd=tmp_path, env=environment).returncode == 0
     [turn] = turns(cwd=work_tree)
     assert paths_of(turn) == ["a.txt"]
-    assert turn["labels"] == ["branch:trunk"]
+    assert branch_labels(turn) == ["branch:trunk"]
 
 
 # the pre-commit framework -----------------------------------------------------------------------
