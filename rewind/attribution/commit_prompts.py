@@ -102,9 +102,12 @@ def _recorded_prompt(store: Store, behind: PromptBehind) -> str:
 def commit_prompts(top: bytes, revision: str) -> CommitPrompts:
     """What the note of the commit ``revision`` names; refuses a revision git does not know."""
     commit, subject = _resolve(top, revision)
-    text = notes_of(top, [commit], NOTES_REF).get(commit)
-    if text is None:
+    notes = notes_of(top, [commit], NOTES_REF)
+    if commit not in notes:
         return CommitPrompts(commit, subject, None, [])
+    text = notes[commit]
+    if text is None:
+        return CommitPrompts(commit, subject, None, [], unreadable="it is larger than 16 MB")
     try:
         note = parse(text)
     except NoteError as error:

@@ -44,6 +44,8 @@ def noted_lines(top: bytes, path: bytes, wanted: set[int]) -> dict[int, NotedLin
     commits = sorted({origins[n][0] for n in wanted if n in origins} - {UNCOMMITTED})
     notes: dict[str, Note] = {}
     for commit, text in notes_of(top, commits, NOTES_REF).items():
+        if text is None:
+            continue  # too large to be a real note: it answers nothing
         try:
             notes[commit] = parse(text)
         except NoteError:

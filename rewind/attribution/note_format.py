@@ -32,6 +32,9 @@ import json
 from dataclasses import dataclass, field
 
 SCHEMA = "authorship/3.0.0"
+# The most lines a note may attest in all: more is no real commit's note (a hostile one would
+# take the memory of every reader), and the whole note is unreadable.
+MAX_LINES = 2_000_000
 DIVIDER = "---"
 HUMAN_PREFIX = "h_"
 SESSION_PREFIX = "s_"
@@ -124,19 +127,25 @@ def ranges_text(lines: list[int]) -> str:
     return ",".join(parts)
 
 
-def parse_ranges(text: str) -> list[int]:
+def parse_ranges(text: str, budget: int = MAX_LINES) -> list[int]:
     """The line numbers ``1-3,7`` names; empty items are skipped, anything else not a number
-    or a range of numbers is a NoteError."""
+    or a range of numbers is a NoteError, and so are more than ``budget`` lines."""
     lines: list[int] = []
     for item in text.split(","):
         if not item:
             continue
         first, dash, last = item.partition("-")
-        if not first.isdigit() or (dash and not last.isdigit()):
+        if (
+            not first.isascii()
+            or not first.isdigit()
+            or (dash and not (last.isascii() and last.isdigit()))
+        ):
             raise NoteError(f"not a line range: {item!r}")
         start, end = int(first), int(last) if dash else int(first)
-        if end < start or end - start > 10_000_000:
+        if end < start:
             raise NoteError(f"not a line range: {item!r}")
+        if len(lines) + end - start + 1 > budget:
+            raise NoteError(f"the note attests more than {MAX_LINES:,} lines")
         lines.extend(range(start, end + 1))
     return lines
 
@@ -236,6 +245,7 @@ def parse(text: str) -> Note:
 
 def _attestations(lines: list[str]) -> list[FileLines]:
     files: list[FileLines] = []
+    counted = 0
     for raw in lines:
         line = raw.rstrip()
         if not line:
@@ -246,7 +256,9 @@ def _attestations(lines: list[str]) -> list[FileLines]:
             key, space, ranges = line[2:].partition(" ")
             if not space or not key:
                 raise NoteError(f"an attestation without line ranges: {line!r}")
-            files[-1].entries.setdefault(key, []).extend(parse_ranges(ranges.strip()))
+            numbers = parse_ranges(ranges.strip(), MAX_LINES - counted)
+            counted += len(numbers)
+            files[-1].entries.setdefault(key, []).extend(numbers)
         else:
             quoted = len(line) > 1 and line.startswith('"') and line.endswith('"')
             files.append(FileLines(line[1:-1] if quoted else line))

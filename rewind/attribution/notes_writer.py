@@ -15,9 +15,9 @@ import fcntl
 
 from rewind.attribution.authorship import WRITER, commit_note
 from rewind.attribution.carry import carried, merged
-from rewind.attribution.git_notes import NotesFailed, read_note, write_note
+from rewind.attribution.git_notes import NOTES_REF, NotesFailed, write_note
 from rewind.attribution.note_format import Note, NoteError, parse, render
-from rewind.store.project_repository import Commit, files_in_commit, read_commit
+from rewind.store.project_repository import Commit, files_in_commit, notes_of, read_commit
 from rewind.store.repository import Store
 
 LOCK = "attribution.lock"
@@ -43,9 +43,12 @@ def note_commit(
         if just_made:
             record_open_turns(store, {f.path for f in commit.files})
         layers: list[Note] = []
-        existing = read_note(top, commit.sha)
-        if existing is not None:
+        notes = notes_of(top, [commit.sha, *sources], NOTES_REF)
+        existing = notes.get(commit.sha)
+        if commit.sha in notes:
             try:
+                if existing is None:
+                    raise NoteError("it is larger than 16 MB")
                 layers.append(parse(existing))
             except NoteError as error:
                 raise NotesFailed(
@@ -53,7 +56,7 @@ def note_commit(
                     "it is"
                 ) from None
         for source in sources:
-            layers.extend(_carried(top, source, commit))
+            layers.extend(_carried(top, source, notes.get(source), commit))
         fresh = commit_note(store, commit, with_prompts=store.config.attribution_prompts)
         if fresh is not None:
             layers.append(fresh)
@@ -89,10 +92,9 @@ def record_open_turns(store: Store, paths: set[bytes]) -> None:
             record_after_states(store, entry.session, tracked)
 
 
-def _carried(top: bytes, source: str, commit: Commit) -> list[Note]:
-    text = read_note(top, source)
+def _carried(top: bytes, source: str, text: str | None, commit: Commit) -> list[Note]:
     if text is None:
-        return []
+        return []  # no note, or one too large to be a real one
     try:
         note = parse(text)
     except NoteError:

@@ -25,9 +25,10 @@ if TYPE_CHECKING:
 
 def handle(context: HookContext) -> str | None:
     commit = context.text("commit")
-    if not commit:
-        return None
     picked = context.text("picked")
+    if not is_commit_id(commit) or (picked and not is_commit_id(picked)):
+        context.log(f"post-commit: {commit!r} (picked {picked!r}) is not a commit id; ignored")
+        return None
     store = project_store(context)
     if store is None:
         return None
@@ -37,6 +38,11 @@ def handle(context: HookContext) -> str | None:
     label_open_turns(store.state_path(JOURNAL_DIR), COMMIT_LABEL + commit[:12])
     note(context, store, [(commit, (picked,) if picked else ())], just_made=True)
     return None
+
+
+def is_commit_id(word: str) -> bool:
+    """Whether ``word`` is a full commit id (SHA-1 or SHA-256, lowercase hex)."""
+    return len(word) in (40, 64) and all(c in "0123456789abcdef" for c in word)
 
 
 def project_store(context: HookContext) -> Store | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from rewind.hooks.git_postcommit import note, project_store
+from rewind.hooks.git_postcommit import is_commit_id, note, project_store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,13 +30,9 @@ def handle(context: HookContext) -> str | None:
             context.log(f"post-rewrite: only the first {MAX_PAIRS} rewritten commits were noted")
             break
         words = line.split()
-        if len(words) >= 2 and all(_is_sha(word) for word in words[:2]):
+        if len(words) >= 2 and all(is_commit_id(word) for word in words[:2]):
             sources.setdefault(words[1], []).append(words[0])
     store = project_store(context) if sources else None
     if store is not None:
         note(context, store, [(new, tuple(old)) for new, old in sources.items()])
     return None
-
-
-def _is_sha(word: str) -> bool:
-    return len(word) in (40, 64) and all(c in "0123456789abcdef" for c in word)

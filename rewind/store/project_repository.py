@@ -142,8 +142,14 @@ def files_in_commit(top: bytes, revision: str, paths: list[bytes]) -> dict[bytes
     return found
 
 
-def notes_of(top: bytes, commits: list[str], ref: str) -> dict[str, str]:
-    """The notes under ``ref`` attached to those of ``commits`` that have one."""
+# A note larger than this is not read (no real authorship note is; a hostile one could be any
+# size).
+MAX_NOTE_BYTES = 16 * 1024 * 1024
+
+
+def notes_of(top: bytes, commits: list[str], ref: str) -> dict[str, str | None]:
+    """The notes under ``ref`` attached to those of ``commits`` that have one; None for a note
+    larger than :data:`MAX_NOTE_BYTES` (not read)."""
     import pygit2
 
     try:
@@ -151,13 +157,16 @@ def notes_of(top: bytes, commits: list[str], ref: str) -> dict[str, str]:
         repository.references[ref]
     except (KeyError, pygit2.GitError, pygit2.InvalidSpecError):
         return {}
-    found = {}
+    found: dict[str, str | None] = {}
     for commit in commits:
         try:
             note = repository.lookup_note(commit, ref)
+            blob = repository.get(note.id)
         except (KeyError, ValueError, pygit2.GitError):
             continue
-        found[commit] = note.message
+        if isinstance(blob, pygit2.Blob):
+            too_large = blob.size > MAX_NOTE_BYTES
+            found[commit] = None if too_large else blob.data.decode("utf-8", "replace")
     return found
 
 
