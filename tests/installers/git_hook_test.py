@@ -354,8 +354,8 @@ def test_doctor_reports_the_installed_hook_and_tries_it(repo: Path) -> None:
     # An install from before the hooks after a commit: doctor says how to add them.
     (hooks / "post-commit").unlink()
     (hooks / "post-rewrite").unlink()
-    report = ok("doctor").stdout
-    assert "missing post-commit, post-rewrite; run 'rewind install git-hook" in report
+    again = ok("doctor").stdout
+    assert "missing post-commit, post-rewrite; run 'rewind install git-hook" in again
 
 
 # never in the way -------------------------------------------------------------------------------
