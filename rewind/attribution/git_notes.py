@@ -1,5 +1,6 @@
-"""The notes under ``refs/notes/ai`` of the person's repository, read and written by git's own
-notes machinery (``git notes --ref=ai``): rewind never edits the repository's files itself."""
+"""The notes under ``refs/notes/ai`` of the person's repository, written by git's own notes
+machinery (``git notes --ref=ai``): rewind never edits the repository's files itself (they are
+read with libgit2: rewind.store.project_repository.notes_of)."""
 
 from __future__ import annotations
 
@@ -61,18 +62,3 @@ def write_note(top: bytes, commit: str, text: str) -> None:
         what=f"writing the authorship note of {commit[:12]}",
         input=text.encode("utf-8"),
     )
-
-
-def read_note(top: bytes, commit: str) -> str | None:
-    """The note attached to ``commit``, or None."""
-    try:
-        data = _git(top, "show", commit, what=f"reading the note of {commit[:12]}")
-    except NotesFailed as error:
-        if "no note found" in str(error).lower():
-            return None
-        raise
-    return data.decode("utf-8", "replace")
-
-
-def remove_note(top: bytes, commit: str) -> None:
-    _git(top, "remove", "--ignore-missing", commit, what=f"removing the note of {commit[:12]}")
