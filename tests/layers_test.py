@@ -110,6 +110,9 @@ HISTORY_PARTS = {
     "rewind.history.insight": (),
     "rewind.history.remote": (),
     "rewind.history.conversation": (),
+    # Authorship notes: the blame of a commit's files, and the after-states of the turns open
+    # when it was made.
+    "rewind.history.attribution": ("rewind.history.insight", "rewind.history.recording"),
     "rewind.history.restoring": ("rewind.history.recording", "rewind.history.insight"),
     "rewind.history.upkeep": (
         "rewind.history.recording",

@@ -22,8 +22,8 @@ from rewind.actions.projects import (
     store_to_read,
 )
 from rewind.actions.when import parse_since
-from rewind.attribution.note_blame import NotedLine
 from rewind.errors import StoreError, UserError
+from rewind.history.attribution.note_blame import NotedLine
 from rewind.history.checkpoint import states_between
 from rewind.history.conversation.cut_point import CutPoint
 from rewind.history.entry import REDO, RESTORE, TURN, WATCH_AGENT, Entry, FileChange
@@ -412,14 +412,14 @@ class Blamed:
     store: Store
     blame: Blame
     # The lines rewind's record does not explain that a commit's authorship note does, by
-    # number (rewind.attribution.note_blame); empty where the repository has no notes.
+    # number (rewind.history.attribution.note_blame); empty where the repository has no notes.
     noted: dict[int, NotedLine] = field(default_factory=dict)
 
 
 def blame(path: str, cwd: bytes | None = None) -> Blamed:
     """``rewind blame PATH``: for every line of the file now, the version that last changed
     it; the lines no recorded version explains, from the commits' authorship notes."""
-    from rewind.attribution.note_blame import has_notes, noted_lines
+    from rewind.history.attribution.note_blame import has_notes, noted_lines
 
     root = project_root(cwd)
     notes = has_notes(root)

@@ -15,7 +15,7 @@ import time
 from rewind.actions.reading import Blamed, Diff, FileHistory, LoggedEntry, Shown, ShownHunks
 from rewind.actions.resuming import Resumed
 from rewind.actions.status import ProjectStatus
-from rewind.attribution.note_blame import NotedLine
+from rewind.history.attribution.note_blame import NotedLine
 from rewind.history.entry import Entry
 from rewind.history.insight.diffs import FileDiff
 from rewind.history.insight.file_history import Version

@@ -7,9 +7,9 @@ import sys
 
 from rewind.actions.reading import blame
 from rewind.actions.records import blame_json
-from rewind.attribution.note_blame import NotedLine
 from rewind.commands.output.json_output import print_json
 from rewind.commands.output.render import local_time, paint, use_colour
+from rewind.history.attribution.note_blame import NotedLine
 from rewind.history.entry import TURN, first_line
 from rewind.history.insight.blame import BEFORE_RECORD, Blame, Run
 from rewind.history.insight.file_history import OUTSIDE, Version

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 from rewind.actions.projects import project_root, recorded_store
-from rewind.attribution.commit_prompts import (
+from rewind.commands.output.json_output import print_json
+from rewind.history.attribution.commit_prompts import (
     CommitPrompts,
     commit_prompts,
     described,
     with_recorded_prompts,
 )
-from rewind.commands.output.json_output import print_json
 
 
 def run(revision: str, as_json: bool) -> int:

@@ -51,7 +51,7 @@ def run(*, remote_name: str | None, as_json: bool) -> int:
 
 def _fetch_notes(store: Store, name: str) -> str:
     """The remote's authorship notes, merged into the project's ([attribution] notes = true)."""
-    from rewind.attribution.notes_sync import SyncFailed, fetch_notes
+    from rewind.history.attribution.notes_sync import SyncFailed, fetch_notes
 
     try:
         found = fetch_notes(

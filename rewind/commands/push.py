@@ -83,7 +83,7 @@ def run(
 
 def _push_notes(store: Store, plan: PushPlan) -> str:
     """The authorship notes go where the sessions went ([attribution] notes = true)."""
-    from rewind.attribution.notes_sync import SyncFailed, push_notes
+    from rewind.history.attribution.notes_sync import SyncFailed, push_notes
 
     try:
         sent = push_notes(store.root.path, plan.remote, plan.url, sys.stdin.isatty())

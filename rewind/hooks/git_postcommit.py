@@ -1,7 +1,8 @@
 """``rewind hook git-post-commit``: git's post-commit hook. The new commit's id becomes a label
 (``commit:ID``) of every open turn (the agent's turn that ran ``git commit``, and the pre-commit
 hook's turn of the session ``git``), so that ``rewind log`` shows which turn made which commit;
-and with ``[attribution] notes = true``, the commit gets its authorship note (rewind.attribution).
+and with ``[attribution] notes = true``, the commit gets its authorship note
+(rewind.history.attribution).
 
 The hook's script runs it in the background with ``{"commit": SHA}`` (the commit as the hook
 saw ``HEAD``: a rebase may have moved on by the time it runs), so a commit never waits for it;
@@ -32,7 +33,7 @@ def handle(context: HookContext) -> str | None:
     store = project_store(context)
     if store is None:
         return None
-    from rewind.attribution.commit_prompts import COMMIT_LABEL
+    from rewind.history.attribution.commit_prompts import COMMIT_LABEL
     from rewind.history.journal import JOURNAL_DIR, label_open_turns
 
     label_open_turns(store.state_path(JOURNAL_DIR), COMMIT_LABEL + commit[:12])
@@ -68,8 +69,8 @@ def note(
     reports it), and the others still are."""
     if not store.config.attribution_notes:
         return
-    from rewind.attribution.git_notes import NotesFailed
-    from rewind.attribution.notes_writer import note_commit
+    from rewind.history.attribution.git_notes import NotesFailed
+    from rewind.history.attribution.notes_writer import note_commit
 
     for commit, sources in commits:
         try:

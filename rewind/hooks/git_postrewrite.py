@@ -1,7 +1,7 @@
 """``rewind hook git-post-rewrite``: git's post-rewrite hook, after ``git commit --amend`` and
 ``git rebase``: the note of each new commit takes in the lines of the commits it replaced
 (several for a squash or a fixup), carried where they are unchanged
-(:mod:`rewind.attribution.carry`).
+(:mod:`rewind.history.attribution.carry`).
 
 git gives ``OLD NEW`` lines on standard input, which the hook's script hands over as they came;
 nothing else is read. Only with ``[attribution] notes = true``.

@@ -24,8 +24,8 @@ MARKER = "# rewind-git-hook v"
 VERSION = 1
 HOOK = "pre-commit"
 LEGACY = "pre-commit.legacy"
-# After each commit, and after an amend or a rebase: authorship notes (rewind.attribution), when
-# rewind.toml turns them on.
+# After each commit, and after an amend or a rebase: authorship notes
+# (rewind.history.attribution), when rewind.toml turns them on.
 POST_COMMIT = "post-commit"
 POST_REWRITE = "post-rewrite"
 AFTER_HOOKS = (POST_COMMIT, POST_REWRITE)

@@ -146,9 +146,9 @@ class Config:
         self.project_id = ""  # the project's name on remotes, when rewind.toml sets it
         self.remote = RemoteSettings()
         # [attribution] notes: an authorship note (refs/notes/ai) on each commit, naming the
-        # prompt behind each line an agent wrote (rewind.attribution); off by default, it writes
-        # into the person's repository. [attribution] prompts: the prompts' text in the notes
-        # too; off by default, a note goes wherever its commit goes.
+        # prompt behind each line an agent wrote (rewind.history.attribution); off by default,
+        # it writes into the person's repository. [attribution] prompts: the prompts' text in
+        # the notes too; off by default, a note goes wherever its commit goes.
         self.attribution_notes = False
         self.attribution_prompts = False
 

@@ -6,8 +6,8 @@ leave out, and what the index held when the watcher started, with the blobs it n
 only reads here: nothing is written to the user's ``.git``.
 
 It also reads what a commit brought (:func:`read_commit`), for the commit's authorship note
-(rewind.attribution): each file the commit added or changed, as committed, and the lines it added
-(against its first parent; every line of a root commit's files).
+(rewind.history.attribution): each file the commit added or changed, as committed, and the
+lines it added (against its first parent; every line of a root commit's files).
 
 pygit2 is imported inside the functions that need it, so that importing this module is free.
 """

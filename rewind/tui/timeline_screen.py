@@ -457,13 +457,13 @@ class TimelineScreen(Screen[None]):
 
     def action_commits(self) -> None:
         """Shows the prompts behind each commit the selected entry made (``commit:ID``)."""
-        from rewind.attribution.commit_prompts import (
+        from rewind.errors import UserError
+        from rewind.history.attribution.commit_prompts import (
             commit_prompts,
             described,
             linked_commits,
             with_recorded_prompts,
         )
-        from rewind.errors import UserError
         from rewind.tui.commit_dialog import CommitDialog
 
         index = self._selected_index()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rewind.attribution.note_format import (
+from rewind.history.attribution.note_format import (
     AgentId,
     FileLines,
     Note,

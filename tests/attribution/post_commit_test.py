@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from rewind.attribution.authorship import turn_key
-from rewind.attribution.note_format import AgentId, Note, parse, prompt_text
+from rewind.history.attribution.authorship import turn_key
+from rewind.history.attribution.note_format import AgentId, Note, parse, prompt_text
 from tests.conftest import ok, run_rewind
 from tests.support.histories import History
 

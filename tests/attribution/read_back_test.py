@@ -9,7 +9,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from rewind.attribution.authorship import turn_key
+from rewind.history.attribution.authorship import turn_key
 from tests.attribution.post_commit_test import NOTES_ON, commit, git, post_commit
 from tests.attribution.rewrite_test import TEAMMATE, foreign_note
 from tests.conftest import ok, run_rewind

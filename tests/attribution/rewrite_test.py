@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from rewind.attribution.authorship import turn_key
-from rewind.attribution.carry import line_map
-from rewind.attribution.note_format import (
+from rewind.history.attribution.authorship import turn_key
+from rewind.history.attribution.carry import line_map
+from rewind.history.attribution.note_format import (
     AgentId,
     FileLines,
     Note,

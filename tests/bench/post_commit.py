@@ -74,7 +74,7 @@ def _note_lines(box: Sandbox, repo: Path, sha: str) -> tuple[int, int] | None:
     )
     if done.returncode != 0:
         return None
-    from rewind.attribution.note_format import parse
+    from rewind.history.attribution.note_format import parse
 
     note = parse(done.stdout)
     return len(note.files), sum(len(v) for f in note.files for v in f.entries.values())

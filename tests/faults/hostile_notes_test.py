@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rewind.attribution.note_format import MAX_LINES, NoteError, parse
+from rewind.history.attribution.note_format import MAX_LINES, NoteError, parse
 from tests.attribution.post_commit_test import NOTES_ON, commit, git, note_of, post_commit
 from tests.conftest import ok, run_rewind, store_dir
 from tests.support.histories import History

@@ -9,7 +9,7 @@ writer's keys are carried, not only rewind's, with the records that name them.
 
 from __future__ import annotations
 
-from rewind.attribution.note_format import FileLines, Note
+from rewind.history.attribution.note_format import FileLines, Note
 from rewind.store.line_diffs import line_hunks
 from rewind.store.project_repository import Commit
 

@@ -10,7 +10,7 @@ Both run git on the person's repository (only the notes refs are written), and o
 
 from __future__ import annotations
 
-from rewind.attribution.git_notes import IDENTITY, NOTES_REF
+from rewind.history.attribution.git_notes import IDENTITY, NOTES_REF
 from rewind.store.git_program import GitFailed, last_error_line, run_git
 
 # How often a push refused because the remote's notes moved on is merged and tried again.

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rewind.attribution.git_notes import NOTES_REF
-from rewind.attribution.note_format import Note, NoteError, parse, prompt_text, ranges_text
 from rewind.errors import UserError
+from rewind.history.attribution.git_notes import NOTES_REF
+from rewind.history.attribution.note_format import Note, NoteError, parse, prompt_text, ranges_text
 from rewind.store.git_program import GitFailed, run_git
 from rewind.store.project_repository import notes_of
 from rewind.store.repository import Store

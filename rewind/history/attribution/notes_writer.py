@@ -4,19 +4,19 @@ for ``refs/notes/ai``).
 
 The note written is a merge, never a blind replacement: the note the commit has already (another
 writer's, or an earlier run's), then the lines carried from the commits it took the place of
-(:mod:`rewind.attribution.carry`), then what rewind's own record says, each overriding the one
-before where they claim the same line. So the post-commit and post-rewrite hooks of one rebase
-give the same note in whichever order they run.
+(:mod:`rewind.history.attribution.carry`), then what rewind's own record says, each overriding
+the one before where they claim the same line. So the post-commit and post-rewrite hooks of one
+rebase give the same note in whichever order they run.
 """
 
 from __future__ import annotations
 
 import fcntl
 
-from rewind.attribution.authorship import WRITER, commit_note
-from rewind.attribution.carry import carried, merged
-from rewind.attribution.git_notes import NOTES_REF, NotesFailed, write_note
-from rewind.attribution.note_format import Note, NoteError, parse, render
+from rewind.history.attribution.authorship import WRITER, commit_note
+from rewind.history.attribution.carry import carried, merged
+from rewind.history.attribution.git_notes import NOTES_REF, NotesFailed, write_note
+from rewind.history.attribution.note_format import Note, NoteError, parse, render
 from rewind.store.project_repository import Commit, files_in_commit, notes_of, read_commit
 from rewind.store.repository import Store
 

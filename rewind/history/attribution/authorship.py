@@ -22,7 +22,13 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 
-from rewind.attribution.note_format import AgentId, FileLines, Note, PromptRecord, prompt_key
+from rewind.history.attribution.note_format import (
+    AgentId,
+    FileLines,
+    Note,
+    PromptRecord,
+    prompt_key,
+)
 from rewind.history.entry import EDIT, PROGRAM, SHELL, TURN, Entry
 from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.blame import BINARY_PROBE, RECORDED, blame_content

@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from rewind.attribution.git_notes import NOTES_REF
-from rewind.attribution.note_format import Note, NoteError, parse, prompt_text
+from rewind.history.attribution.git_notes import NOTES_REF
+from rewind.history.attribution.note_format import Note, NoteError, parse, prompt_text
 from rewind.store.git_program import GitFailed, run_git
 from rewind.store.project_repository import has_ref, notes_of
 
