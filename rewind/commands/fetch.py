@@ -50,7 +50,8 @@ def run(*, remote_name: str | None, as_json: bool) -> int:
 
 
 def _fetch_notes(store: Store, name: str) -> str:
-    """The remote's authorship notes, merged into the project's ([attribution] notes = true)."""
+    """The remote's authorship notes, merged into the project's ([attribution] notes = true);
+    a failure is a warning on standard error (the sessions came)."""
     from rewind.history.attribution.notes_sync import SyncFailed, fetch_notes
 
     try:
@@ -58,7 +59,11 @@ def _fetch_notes(store: Store, name: str) -> str:
             store.root.path, name, remote_url(store, name), interactive=sys.stdin.isatty()
         )
     except SyncFailed as error:
-        raise UserError(f"{error}; the sessions were fetched, the notes were not.") from None
+        print(
+            f"rewind: {error}; the sessions were fetched, the authorship notes were not.",
+            file=sys.stderr,
+        )
+        return ""
     return (
         f"authorship notes (refs/notes/ai) of {name} merged into this repository" if found else ""
     )

@@ -58,7 +58,7 @@ def run(
     if all_sessions and remote == store.config.remote.backup:
         refused = f"{remote} refused session {result.rejected[0][0]}" if result.rejected else ""
         note_backup(store, remote, refused)
-    notes = _push_notes(store, plan) if store.config.attribution_notes else ""
+    notes, notes_error = _push_notes(store, plan) if store.config.attribution_notes else ("", "")
     if as_json:
         print_json(
             {
@@ -70,7 +70,7 @@ def run(
                     {"path": store.root.display(path), "why": why}
                     for path, why in sorted(result.held_back.items())
                 ],
-                "notes": notes,
+                "notes": {"pushed": bool(notes), "error": notes_error or None},
             }
         )
     else:
@@ -78,18 +78,25 @@ def run(
         _print_unjudged(store, result.unjudged)
         if notes:
             print(notes)
+    if notes_error:
+        print(f"rewind: {notes_error}", file=sys.stderr)
     return 1 if result.rejected else 0
 
 
-def _push_notes(store: Store, plan: PushPlan) -> str:
-    """The authorship notes go where the sessions went ([attribution] notes = true)."""
+def _push_notes(store: Store, plan: PushPlan) -> tuple[str, str]:
+    """The authorship notes go where the sessions went ([attribution] notes = true): what was
+    done, and why they could not go (a warning: the sessions went, and a remote that refuses
+    notes must not fail every push)."""
     from rewind.history.attribution.notes_sync import SyncFailed, push_notes
 
     try:
         sent = push_notes(store.root.path, plan.remote, plan.url, sys.stdin.isatty())
     except SyncFailed as error:
-        raise UserError(f"{error}; the sessions were pushed, the notes were not.") from None
-    return f"authorship notes (refs/notes/ai) pushed to {plan.remote}" if sent else ""
+        return "", (
+            f"{error}; the sessions were pushed, the authorship notes were not "
+            "('[attribution] notes = false' in rewind.toml stops sending them)."
+        )
+    return (f"authorship notes (refs/notes/ai) pushed to {plan.remote}" if sent else ""), ""
 
 
 def _print_unjudged(store: Store, unjudged: dict[bytes, str]) -> None:

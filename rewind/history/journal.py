@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 import time
 
 from rewind.errors import UserError
@@ -37,7 +38,7 @@ from rewind.store.fastjson import dumps, load_object
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Callable, Collection
 
 JOURNAL_DIR = "journal"
 # Neither can be part of a session's journal name (a ref name: no "..", no leading "_").
@@ -120,17 +121,26 @@ def append(path: str, record: dict[str, object], timeout: float | None = None) -
         os.close(fd)  # releases the lock
 
 
-def label_open_turns(directory: str, label: str) -> int:
+def label_open_turns(directory: str, label: str, max_age: Callable[[str], float]) -> int:
     """Appends ``label`` to the open turn of every session with a journal in ``directory``
-    (a journal busy for longer than a moment is skipped); returns how many took it."""
+    written to in the last ``max_age(NAME)`` seconds (NAME: the journal's, the session's ref
+    leaf): a turn left open long ago, by a killed agent, takes no label. A journal busy for
+    longer than a moment is skipped. Returns how many took it."""
     try:
         names = os.listdir(directory)
     except FileNotFoundError:
         return 0
     labelled = 0
+    now = time.time()
     for name in sorted(names):
         path = os.path.join(directory, name)
-        if SPOOL_MARK in name or name == ORPHAN_DIR or not os.path.isfile(path):
+        if SPOOL_MARK in name or name == ORPHAN_DIR:
+            continue
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode) or now - info.st_mtime > max_age(name):
             continue
         try:
             labelled += append(path, {"labels": [label]}, timeout=1.0)
@@ -279,9 +289,13 @@ def apply(entry: Entry, records: JournalRecords, after_line: int) -> None:
                     change.after = FileState.from_json(state)
                 except ValueError:
                     continue  # a record someone damaged: the others still apply
-        for label in _labels(record.get("labels")):
-            if label not in entry.labels:
-                entry.labels.append(label)
+        labels = _labels(record.get("labels"))
+        if labels:
+            had = set(entry.labels)
+            for label in labels:
+                if label not in had and len(had) < MAX_LABELS:
+                    had.add(label)
+                    entry.labels.append(label)
 
 
 def records_after(records: JournalRecords, after_line: int) -> dict[str, object] | None:
@@ -316,11 +330,25 @@ def _apply_before(entry: Entry, index: dict[bytes, FileChange], change: FileChan
         existing.before, existing.at, existing.source = change.before, change.at, change.source
 
 
+# The most labels a turn takes from its journal: a hostile journal must not make every reader
+# of the open turn slow.
+MAX_LABELS = 1000
+
+
 def _labels(value: object) -> list[str]:
-    """The well-formed labels of a record (short text of one line; others are skipped)."""
+    """The well-formed labels of a record, at most :data:`MAX_LABELS`: short printable text
+    that encodes as UTF-8 (others are skipped)."""
     if not isinstance(value, list):
         return []
-    return [v for v in value if isinstance(v, str) and 0 < len(v) <= 200 and "\n" not in v]
+    found = []
+    for item in value[:MAX_LABELS]:
+        if isinstance(item, str) and 0 < len(item) <= 200 and item.isprintable():
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate
+                continue
+            found.append(item)
+    return found
 
 
 def _dicts(value: object) -> list[dict[str, object]]:

@@ -36,9 +36,21 @@ def handle(context: HookContext) -> str | None:
     from rewind.history.attribution.commit_prompts import COMMIT_LABEL
     from rewind.history.journal import JOURNAL_DIR, label_open_turns
 
-    label_open_turns(store.state_path(JOURNAL_DIR), COMMIT_LABEL + commit[:12])
+    label_open_turns(store.state_path(JOURNAL_DIR), COMMIT_LABEL + commit[:12], _recent)
     note(context, store, [(commit, (picked,) if picked else ())], just_made=True)
     return None
+
+
+# How recently a turn's journal must have been written to for a commit to be taken as made in
+# it: the pre-commit hook's turn of the session "git", by that hook a moment before this commit
+# (a cherry-pick or a --no-verify commit runs no pre-commit: its turn is an earlier commit's);
+# an agent's, by its hooks within the hour (one left open by a killed agent takes nothing).
+PRE_COMMIT_AGE = 120.0
+AGENT_TURN_AGE = 3600.0
+
+
+def _recent(journal: str) -> float:
+    return PRE_COMMIT_AGE if journal == "git" else AGENT_TURN_AGE
 
 
 def is_commit_id(word: str) -> bool:
@@ -77,3 +89,5 @@ def note(
             note_commit(store, store.root.path, commit, sources, just_made)
         except NotesFailed as error:
             context.log(f"the authorship note of {commit[:12]} was not written: {error}")
+        except Exception as error:  # one commit's failure never costs the others their notes
+            context.log(f"the authorship note of {commit[:12]} was not written: {error!r}")

@@ -129,7 +129,7 @@ def _inspect_hook(hook: str, scope: str) -> Inspection:
             found.missing.append(name)
     interpreter = precommit_hook.installed_interpreter(hook) if version is not None else ""
     if os.access(interpreter, os.X_OK):
-        found.notes.append(("ok", f"runs {interpreter} -m rewind hook git"))
+        found.notes.append(("ok", f"runs {interpreter} -P -m rewind hook git"))
     elif version is not None:
         again = f"run 'rewind install git-hook --{scope}' again"
         found.notes.append(("warn", f"runs {interpreter!r}, which is gone; {again}"))

@@ -102,23 +102,24 @@ def read_commit(top: bytes, revision: str) -> Commit:
     else:
         diff = commit.tree.diff_to_tree(context_lines=0, swap=True)
     files = []
-    for patch in diff:
-        if patch is None:
+    for number, delta in enumerate(diff.deltas):
+        # Only then diffed: a file of a kind, or of a size, the note never names costs nothing.
+        if delta.new_file.mode not in (0o100644, 0o100755) or delta.is_binary:
             continue
-        delta = patch.delta
-        if delta.is_binary or delta.new_file.mode not in (0o100644, 0o100755):
-            continue
-        if delta.new_file.size > MAX_BYTES or not patch.hunks:
-            continue
-        added = [
-            number
-            for hunk in patch.hunks
-            for number in range(hunk.new_start, hunk.new_start + hunk.new_lines)
-        ]
-        if not added:
+        if delta.new_file.size > MAX_BYTES:
             continue
         blob = repository.get(delta.new_file.id)
-        if isinstance(blob, pygit2.Blob):
+        if not isinstance(blob, pygit2.Blob) or blob.size > MAX_BYTES:
+            continue
+        patch = diff[number]
+        if patch is None or not patch.hunks:
+            continue
+        added = [
+            line
+            for hunk in patch.hunks
+            for line in range(hunk.new_start, hunk.new_start + hunk.new_lines)
+        ]
+        if added:
             files.append(CommittedFile(delta.new_file.raw_path, blob.data, added))
     signature = commit.author
     return Commit(str(commit.id), f"{signature.name} <{signature.email}>", files)

@@ -13,7 +13,7 @@ import pytest
 
 from rewind.history.attribution.authorship import turn_key
 from rewind.history.attribution.note_format import AgentId, Note, parse, prompt_text
-from tests.conftest import ok, run_rewind
+from tests.conftest import ok, run_rewind, store_dir
 from tests.support.histories import History
 
 AUTHOR = "Test <test@example.com>"  # the suite's git identity (tests/conftest.py)
@@ -198,3 +198,27 @@ def test_a_commit_made_in_a_turn_is_in_that_turns_log(history: History) -> None:
     (root / "z.py").write_text("z = 2\n")
     post_commit(root, commit(root, "z2"))
     assert [e.labels for e in history.entries()] == [[f"commit:{sha[:12]}"]]
+
+
+def test_a_commit_labels_no_turn_left_open_long_before_it(history: History) -> None:
+    root = history.root
+    ok("install", "git-hook", cwd=root)
+    (root / "a.txt").write_text("a\n")
+    first = commit(root, "a")  # its pre-commit turn of the session "git" stays open
+    deadline = time.monotonic() + 20
+    while (
+        note_of(root, first) is None
+        and "commit:" not in ok("log", "--session", "git", cwd=root).stdout
+    ):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    journal = store_dir(root) / "rewind" / "journal" / "git"
+    old = time.time() - 3 * 60  # older than a pre-commit of this commit could be
+    os.utime(journal, (old, old))
+    (root / "b.txt").write_text("b\n")
+    git(root, "add", "b.txt")
+    git(root, "commit", "-q", "--no-verify", "-m", "b")  # no pre-commit: no turn of its own
+    second = git(root, "rev-parse", "HEAD")
+    post_commit(root, second)
+    [turn] = json.loads(ok("log", "--session", "git", "--json", cwd=root).stdout)
+    assert f"commit:{second[:12]}" not in turn["labels"]

@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 from rewind.history.attribution.authorship import turn_key
+from rewind.history.attribution.note_format import parse
 from tests.attribution.post_commit_test import NOTES_ON, commit, git, post_commit
 from tests.attribution.rewrite_test import TEAMMATE, foreign_note
 from tests.conftest import ok, run_rewind
@@ -90,3 +91,24 @@ def test_another_writers_note_is_read_back(project: Path) -> None:
     assert [(n["start"], n["key"], n["author"]) for n in as_json["noted"]] == [
         (2, TEAMMATE, "Bo <bo@example.com>")
     ]
+
+
+def test_blame_answers_names_git_quotes_and_prompts_with_any_character(project: Path) -> None:
+    root = Path(os.path.realpath(project))
+    (root / "rewind.toml").write_text(NOTES_ON + "prompts = true\n")
+    commit(root, "settings")
+    history = History(root)
+    prompt = "pasted text\u2028with a line separator\x85and a next line"
+    with history.turn(prompt, agent="claude-code") as turn:
+        turn.write("café.py", "x = 1\n")
+        turn.write('q"uote.py', "y = 2\n")
+        turn.write("---", "z = 3\n")
+    sha = commit(root, "odd names")
+    post_commit(root, sha)
+    note = parse(git(root, "notes", "--ref=ai", "show", sha))  # rewind reads its own note back
+    assert sorted(f.path for f in note.files) == ["café.py", 'q"uote.py']  # "---" cannot be named
+    for name in ("café.py", 'q"uote.py'):
+        lines = ok("blame", name, cwd=root, env={"REWIND_HOME": str(root.parent / "other")})
+        assert lines.stdout.splitlines()[-1].startswith(f"note {sha[:12]}"), lines.stdout
+    as_json = json.loads(ok("log", "--commit", sha, "--json", cwd=root).stdout)
+    assert [p["prompt"] for p in as_json["prompts"]] == [prompt.replace("\x85", "\\x85")]

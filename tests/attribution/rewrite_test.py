@@ -168,3 +168,37 @@ def test_a_cherry_pick_carries_the_picked_commits_note(history: History) -> None
     assert lines_of(note, "s.py") == {TEAMMATE: [1]}
     assert note.base_commit_sha == git(root, "rev-parse", "HEAD")
     assert parse(git(root, "notes", "--ref=ai", "show", "HEAD")) == note
+
+
+def test_a_rebase_starts_no_process_per_pick_and_labels_nothing(history: History) -> None:
+    root = history.root
+    ok("install", "git-hook", cwd=root)
+    for name in ("p1", "p2", "p3"):
+        with history.turn(f"write {name}", agent="claude-code") as turn:
+            turn.write(f"{name}.py", f"{name} = 1\n")
+        commit(root, name)
+    wait_for(root, "HEAD", lambda n: [f.path for f in n.files] == ["p3.py"])
+    calls = store_stats(root)
+    subprocess.run(["git", "rebase", "-q", "--force-rebase", "HEAD~3"], cwd=root, check=True)
+    for revision, name in (("HEAD~2", "p1"), ("HEAD~1", "p2"), ("HEAD", "p3")):
+        wait_for(root, revision, lambda n, name=name: [f.path for f in n.files] == [f"{name}.py"])
+    deadline = time.monotonic() + 20  # the hook's stats line follows its notes
+    while "git-post-rewrite" not in store_stats(root)[len(calls) :]:
+        assert time.monotonic() < deadline, store_stats(root)
+        time.sleep(0.05)
+    added = store_stats(root)[len(calls) :]
+    assert [agent for agent in added if agent != "git"] == ["git-post-rewrite"]  # no pick's
+
+
+def store_stats(root: Path) -> list[str]:
+    """The agent of each hook call the store's stats counted, in order."""
+    from tests.conftest import store_dir
+
+    log = store_dir(root) / "rewind" / "stats" / "hook-calls.log"
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [
+        word[len("agent=") :]
+        for line in lines
+        for word in line.split()
+        if word.startswith("agent=")
+    ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,127 @@ def test_a_hostile_note_on_an_earlier_commit_stops_nothing(history: History) -> 
     note = note_of(root, sha)
     assert note is not None and [f.path for f in note.files] == ["new.py"]
     assert store_log(root) == ""
+
+
+GIT_AI_NOTE = """calc.py
+  c9883b05a2487d6d 1
+---
+{
+  "schema_version": "authorship/3.0.0",
+  "git_ai_version": "1.6.24",
+  "base_commit_sha": "SHA",
+  "prompts": {
+    "c9883b05a2487d6d": {
+      "agent_id": {
+        "tool": "cursor",
+        "id": "session_123",
+        "model": "claude-3-sonnet"
+      },
+      "human_author": null,
+      "messages_url": "https://example.com/m/1",
+      "total_additions": 1,
+      "total_deletions": 0,
+      "accepted_lines": 1,
+      "overriden_lines": 0,
+      "custom_attributes": {
+        "pr": 12
+      }
+    }
+  },
+  "future_field": {"kept": true}
+}"""
+
+
+def attach(root: Path, sha: str, text: str) -> None:
+    subprocess.run(
+        ["git", "notes", "--ref=ai", "add", "-f", "-F", "-", sha],
+        cwd=root,
+        input=text,
+        text=True,
+        check=True,
+    )
+
+
+def test_another_writers_note_is_never_rewritten_to_say_less(history: History) -> None:
+    root = history.root
+    (root / "calc.py").write_text("by cursor\n")
+    sha = commit(root, "cursor's")
+    attach(root, sha, GIT_AI_NOTE.replace("SHA", sha))
+    before = git(root, "notes", "--ref=ai", "show", sha)
+    post_commit(root, sha)  # rewind has nothing to add: the note is left byte for byte
+    assert git(root, "notes", "--ref=ai", "show", sha) == before
+
+    with history.turn("add more", agent="claude-code") as turn:
+        turn.write("more.py", "more = 1\n")
+    (root / "calc.py").write_text("by cursor\nby hand\n")
+    sha = commit(root, "both")
+    attach(root, sha, GIT_AI_NOTE.replace("SHA", sha))
+    post_commit(root, sha)  # rewind adds its lines; the rest stays as the other writer wrote it
+    text = git(root, "notes", "--ref=ai", "show", sha)
+    note = parse(text)
+    assert [f.path for f in note.files] == ["calc.py", "more.py"]
+    assert '"messages_url": "https://example.com/m/1"' in text
+    assert '"pr": 12' in text and '"future_field": {' in text
+    assert '"git_ai_version": "1.6.24"' in text
+
+
+def test_a_note_nested_deep_or_full_of_escapes_answers_nothing_and_prints_nothing_raw(
+    history: History,
+) -> None:
+    root = history.root
+    (root / "deep.py").write_text("one\n")
+    deep = commit(root, "deep")
+    attach(root, deep, "deep.py\n  k 1\n---\n" + '{"a":' * 100_000 + "1" + "}" * 100_000)
+    assert ok("blame", "deep.py", cwd=root).stdout.splitlines()[-1].startswith("before")
+    assert "cannot be read" in ok("log", "--commit", deep, cwd=root).stdout
+
+    (root / "esc.py").write_text("one\n")
+    esc = commit(root, "esc")
+    hostile = GIT_AI_NOTE.replace("SHA", esc).replace("calc.py", "esc.py")
+    hostile = hostile.replace('"cursor"', '"\\u001b]52;c;cHduZWQ=\\u0007\\u001b[2J"')
+    attach(root, esc, hostile)
+    for output in (
+        ok("blame", "esc.py", cwd=root).stdout,
+        ok("log", "--commit", esc, cwd=root).stdout,
+    ):
+        assert "\x1b" not in output and "\x07" not in output
+        assert "\\x1b]52;c;" in output
+
+
+def test_a_remote_that_refuses_notes_fails_no_push(history: History, tmp_path: Path) -> None:
+    root = history.root
+    with history.turn("x", agent="claude-code") as turn:
+        turn.write("x.py", "x = 1\n")
+    post_commit(root, commit(root, "x"))
+    bare = tmp_path / "no-notes.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    refuse = bare / "hooks" / "pre-receive"
+    refuse.write_text(
+        "#!/bin/sh\nwhile read old new ref; do\n"
+        '  case $ref in refs/notes/*) echo "notes are not taken here"; exit 1;; esac\n'
+        "done\nexit 0\n"
+    )
+    refuse.chmod(0o755)
+    ok("remote", "add", "sessions", str(bare), cwd=root)
+    for _ in range(2):  # and the next push as well
+        pushed = run_rewind("push", "--all", "sessions", cwd=root)
+        assert pushed.returncode == 0, pushed
+        assert "the sessions were pushed, the authorship notes were not" in pushed.stderr
+        assert "notes are not taken here" in pushed.stderr
+
+
+def test_a_rewind_folder_in_the_repository_is_never_run_by_the_hooks(history: History) -> None:
+    root = history.root
+    ok("install", "git-hook", cwd=root)
+    (root / "rewind").mkdir()
+    ran = root.parent / "ran-the-repositorys-rewind"
+    (root / "rewind" / "__init__.py").write_text("")
+    (root / "rewind" / "__main__.py").write_text(f"open({str(ran)!r}, 'w').write('ran')\n")
+    with history.turn("y", agent="claude-code") as turn:
+        turn.write("y.py", "y = 1\n")
+    sha = commit(root, "y")
+    deadline = time.monotonic() + 20
+    while note_of(root, sha) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert note_of(root, sha) is not None
+    assert not ran.exists()

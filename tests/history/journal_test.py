@@ -201,8 +201,9 @@ def test_labels_appended_to_open_turns_land_on_them_and_survive_a_refold(project
     ok("begin", "--session", "s2", "--prompt", "other open")
     store = open_current_store()
     directory = str(journal_file(store).parent)
-    assert journal.label_open_turns(directory, "commit:0123456789ab") == 2
-    assert journal.label_open_turns(directory, "commit:0123456789ab") == 2  # once each
+    hour = lambda name: 3600.0  # noqa: E731
+    assert journal.label_open_turns(directory, "commit:0123456789ab", hour) == 2
+    assert journal.label_open_turns(directory, "commit:0123456789ab", hour) == 2  # once each
     [turn] = log_json("--session", SESSION)
     assert turn["labels"] == ["first", "commit:0123456789ab"]
     records = journal.read(str(journal_file(store)))
@@ -215,4 +216,12 @@ def test_labels_appended_to_open_turns_land_on_them_and_survive_a_refold(project
     ok("end", "--session", SESSION)
     [turn] = log_json("--session", SESSION)
     assert turn["labels"] == ["first", "commit:0123456789ab"]
-    assert journal.label_open_turns(directory, "commit:fedcba987654") == 1  # s2 only
+    assert journal.label_open_turns(directory, "commit:fedcba987654", hour) == 1  # s2 only
+    # A turn whose journal nobody wrote to for longer than its age takes no label.
+    old = time.time() - 7200
+    os.utime(journal_path_of(store, "s2"), (old, old))
+    assert journal.label_open_turns(directory, "commit:aaaaaaaaaaaa", hour) == 0
+    bad: dict[str, object] = {"labels": ["ok", "\udcff", "x" * 201, "esc\x1b[2J", 7, "fine"]}
+    assert journal.append(journal_path_of(store, "s2"), bad)
+    [turn] = log_json("--session", "s2")
+    assert turn["labels"] == ["commit:0123456789ab", "commit:fedcba987654", "ok", "fine"]

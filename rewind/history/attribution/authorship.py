@@ -28,6 +28,7 @@ from rewind.history.attribution.note_format import (
     Note,
     PromptRecord,
     prompt_key,
+    representable,
 )
 from rewind.history.entry import EDIT, PROGRAM, SHELL, TURN, Entry
 from rewind.history.index.queries import EntryIndex
@@ -103,7 +104,7 @@ def _file_lines(
     turns: dict[str, _Turn],
 ) -> FileLines | None:
     path = committed.path
-    if b"\0" in committed.content[:BINARY_PROBE]:
+    if b"\0" in committed.content[:BINARY_PROBE] or not _carried_by_notes(path):
         return None
     versions = file_versions(store, path, index, count_lines=False, batch=batch)
     if not any(_agents(v.entry) and v.after for v in versions):
@@ -136,7 +137,16 @@ def _file_lines(
     entries = {key: lines for key, lines in sorted(by_key.items()) if lines}
     if not entries:
         return None
-    return FileLines(path.decode("utf-8", "surrogateescape"), entries)
+    return FileLines(path.decode("utf-8"), entries)
+
+
+def _carried_by_notes(path: bytes) -> bool:
+    """Whether a note can name ``path``: UTF-8 (the format has no escapes for other bytes), and
+    a name every reader reads back (note_format.representable)."""
+    try:
+        return representable(path.decode("utf-8"))
+    except UnicodeDecodeError:
+        return False
 
 
 def _agents(entry: Entry) -> bool:

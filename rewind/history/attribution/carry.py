@@ -68,10 +68,13 @@ def keys_sessions(keys: set[str]) -> set[str]:
 
 def merged(notes: list[Note], sha: str, version: str | None) -> Note:
     """One note of ``notes`` for the commit ``sha``: where two claim a line, the later in the
-    list; records of every note (the later's where both have one)."""
+    list; every record of every note, kept as it was read (the later's where both have one),
+    and every field another writer's note had. ``version``: the writer's, unless the first note
+    (the one the commit had) names another."""
     owner: dict[str, dict[int, str]] = {}
     order: list[str] = []
-    result = Note(sha, writer_version=version)
+    first = notes[0].writer_version if notes else None
+    result = Note(sha, writer_version=first or version)
     for note in notes:
         for attested in note.files:
             if attested.path not in owner:
@@ -84,13 +87,25 @@ def merged(notes: list[Note], sha: str, version: str | None) -> Note:
         result.prompts.update(note.prompts)
         result.sessions.update(note.sessions)
         result.humans.update(note.humans)
+        for table in ("prompts", "sessions", "humans"):
+            kept = result.raw.setdefault(table, {})
+            for key in getattr(note, table):
+                kept.pop(key, None)  # a later record replaces an earlier one's text too
+            kept.update(note.raw.get(table, {}))
+        for key, value in note.extra.items():
+            result.extra.setdefault(key, value)
     for path in order:
         entries: dict[str, list[int]] = {}
         for number, key in sorted(owner[path].items()):
             entries.setdefault(key, []).append(number)
         result.files.append(FileLines(path, dict(sorted(entries.items()))))
-    used = {key for f in result.files for key in f.entries}
-    result.prompts = {k: v for k, v in result.prompts.items() if k in used}
-    result.sessions = {k: v for k, v in result.sessions.items() if k in keys_sessions(used)}
-    result.humans = {k: v for k, v in result.humans.items() if k in used}
     return result
+
+
+def claims(note: Note) -> dict[tuple[str, int], str]:
+    """Every line the note attests, with the key that wrote it."""
+    return {
+        (path, line): key
+        for path in {f.path for f in note.files}
+        for line, key in note.owners(path).items()
+    }

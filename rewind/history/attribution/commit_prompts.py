@@ -7,7 +7,14 @@ from dataclasses import dataclass, field
 
 from rewind.errors import UserError
 from rewind.history.attribution.git_notes import NOTES_REF
-from rewind.history.attribution.note_format import Note, NoteError, parse, prompt_text, ranges_text
+from rewind.history.attribution.note_format import (
+    Note,
+    NoteError,
+    parse,
+    printable,
+    prompt_text,
+    ranges_text,
+)
 from rewind.store.git_program import GitFailed, run_git
 from rewind.store.project_repository import notes_of
 from rewind.store.repository import Store
@@ -118,7 +125,11 @@ def commit_prompts(top: bytes, revision: str) -> CommitPrompts:
             behind = found.get(key) or found.setdefault(key, _behind(note, key))
             behind.files[attested.path] = ranges_text(lines)
             behind.lines += len(lines)
-    return CommitPrompts(commit, subject, note, list(found.values()))
+    for behind in found.values():  # another's words: printable before anything prints them
+        for name in ("key", "tool", "model", "session", "turn", "entry", "prompt", "author"):
+            setattr(behind, name, printable(getattr(behind, name)))
+        behind.files = {printable(path): ranges for path, ranges in behind.files.items()}
+    return CommitPrompts(commit, printable(subject), note, list(found.values()))
 
 
 def _behind(note: Note, key: str) -> PromptBehind:

@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 
 from rewind.history.attribution.git_notes import NOTES_REF
-from rewind.history.attribution.note_format import Note, NoteError, parse, prompt_text
+from rewind.history.attribution.note_format import Note, NoteError, parse, printable, prompt_text
 from rewind.store.git_program import GitFailed, run_git
 from rewind.store.project_repository import has_ref, notes_of
 
@@ -51,13 +51,17 @@ def noted_lines(top: bytes, path: bytes, wanted: set[int]) -> dict[int, NotedLin
         except NoteError:
             continue  # a note no reader of the format could read: it answers nothing
     found = {}
+    owners: dict[tuple[str, str], dict[int, str]] = {}  # each (commit, path) read once
     for number in sorted(wanted):
         origin = origins.get(number)
         if origin is None or origin[0] not in notes:
             continue
         commit, old_path, old_line = origin
         note = notes[commit]
-        key = note.author_of(old_path, old_line)
+        lines = owners.get((commit, old_path))
+        if lines is None:
+            lines = owners[(commit, old_path)] = note.owners(old_path)
+        key = lines.get(old_line)
         if key is not None:
             noted = _who(commit, key, note)
             if noted is not None:
@@ -66,6 +70,23 @@ def noted_lines(top: bytes, path: bytes, wanted: set[int]) -> dict[int, NotedLin
 
 
 def _who(commit: str, key: str, note: Note) -> NotedLine | None:
+    """Who the note says wrote a line, its text made printable (a note is another's words)."""
+    found = _author(commit, key, note)
+    if found is None:
+        return None
+    return NotedLine(
+        found.commit,
+        printable(found.key),
+        printable(found.tool),
+        printable(found.model),
+        printable(found.session),
+        printable(found.turn),
+        printable(found.prompt),
+        printable(found.author),
+    )
+
+
+def _author(commit: str, key: str, note: Note) -> NotedLine | None:
     if key in note.humans:
         return NotedLine(commit, key, "person", "", "", "", "", note.humans[key])
     session = note.sessions.get(key.split("::")[0])
@@ -97,6 +118,8 @@ def _git_blame(top: bytes, path: bytes) -> dict[int, tuple[str, str, int]]:
             None,
             "-C",
             top,
+            "-c",
+            "core.quotePath=false",
             "blame",
             "--line-porcelain",
             "--",
@@ -120,5 +143,31 @@ def _git_blame(top: bytes, path: bytes) -> dict[int, tuple[str, str, int]]:
         elif not header:
             header = raw.decode("ascii", "replace").split()
         elif raw.startswith(b"filename "):
-            filename = raw[len(b"filename ") :].decode("utf-8", "surrogateescape")
+            filename = unquoted(raw[len(b"filename ") :]).decode("utf-8", "surrogateescape")
     return origins
+
+
+_ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13, b'"': 34, b"\\": 92}
+
+
+def unquoted(name: bytes) -> bytes:
+    """A name as git writes it, quoted C-style when it holds a quote, a backslash or a control
+    character (``"a\\"b.py"``, octal escapes for other bytes): the bytes it stands for."""
+    if len(name) < 2 or not (name.startswith(b'"') and name.endswith(b'"')):
+        return name
+    body, out, index = name[1:-1], bytearray(), 0
+    while index < len(body):
+        byte = body[index : index + 1]
+        if byte != b"\\" or index + 1 >= len(body):
+            out += byte
+            index += 1
+            continue
+        following = body[index + 1 : index + 2]
+        octal = body[index + 1 : index + 4]
+        if len(octal) == 3 and all(48 <= c <= 55 for c in octal):
+            out.append(int(octal, 8) & 0xFF)
+            index += 4
+        else:
+            out.append(_ESCAPES.get(following, following[0]))
+            index += 2
+    return bytes(out)

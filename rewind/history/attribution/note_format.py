@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 SCHEMA = "authorship/3.0.0"
 # The most lines a note may attest in all: more is no real commit's note (a hostile one would
@@ -88,17 +90,36 @@ class Note:
     sessions: dict[str, SessionRecord] = field(default_factory=dict)
     humans: dict[str, str] = field(default_factory=dict)  # key: "Name <email>"
     writer_version: str | None = None  # "git_ai_version": the writing tool's version
+    # What another writer's note held, kept as it was so that writing the note again changes
+    # nothing of it: each record's JSON by table ("prompts", "sessions", "humans") and key,
+    # and the top-level keys this reader does not know.
+    raw: dict[str, dict[str, object]] = field(default_factory=dict, compare=False)
+    extra: dict[str, object] = field(default_factory=dict, compare=False)
 
-    def author_of(self, path: str, line: int) -> str | None:
-        """The key that wrote ``line`` of ``path``; where two claim it, the later one (as the
-        format's readers do). None when no key does."""
+    def owners(self, path: str) -> dict[int, str]:
+        """The key that wrote each attested line of ``path``; where two claim a line, the
+        later one (as the format's readers do)."""
         for attested in self.files:
             if attested.path == path:
-                for key in reversed(list(attested.entries)):
-                    if line in attested.entries[key]:
-                        return key
-                return None
-        return None
+                found: dict[int, str] = {}
+                for key, lines in attested.entries.items():
+                    for line in lines:
+                        found[line] = key
+                return found
+        return {}
+
+    def author_of(self, path: str, line: int) -> str | None:
+        """The key that wrote ``line`` of ``path``, or None (see :meth:`owners`)."""
+        return self.owners(path).get(line)
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters shown as ``\\xNN``: what a note holds is whatever
+    another machine or tool wrote, and an escape sequence could take over a terminal."""
+    return text.translate(_VISIBLE)
+
+
+_VISIBLE = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))}
 
 
 def prompt_key(tool: str, identity: str) -> str:
@@ -154,14 +175,30 @@ def _needs_quotes(path: str) -> bool:
     return any(character in path for character in " \t\n")
 
 
+def representable(path: str) -> bool:
+    """Whether a note can carry ``path`` so that every reader reads it back: the format has no
+    escapes, so not a name with a line end, one its readers would take for the divider or for
+    a quoted name, or one that begins with a space."""
+    if not path or path == DIVIDER or path[0] in " \t" or path[-1] in " \t":
+        return False
+    if path.startswith('"') and path.endswith('"'):
+        return False
+    return not any(mark in path for mark in _LINE_ENDS) and path.isprintable()
+
+
+# What some readers (Python's str.splitlines among them) take for a line end.
+_LINE_ENDS = ("\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
 def render(note: Note) -> str:
     """The note's text, byte for byte as the format's reference writer makes it: files and
-    keys in the note's order, no line end after the JSON."""
+    keys in the note's order, no line end after the JSON. Records read from another writer's
+    note are written as they were read."""
     out: list[str] = []
     for attested in note.files:
         entries = {key: lines for key, lines in attested.entries.items() if lines}
-        if not entries:
-            continue  # a file no key wrote a line of is left out
+        if not entries or not representable(attested.path):
+            continue  # a file no key wrote a line of, or whose name the format cannot carry
         out.append(f'"{attested.path}"' if _needs_quotes(attested.path) else attested.path)
         out.extend(f"  {key} {ranges_text(lines)}" for key, lines in entries.items())
     out.append(DIVIDER)
@@ -169,15 +206,26 @@ def render(note: Note) -> str:
         "schema_version": SCHEMA,
         "git_ai_version": note.writer_version,
         "base_commit_sha": note.base_commit_sha,
-        "prompts": {key: _prompt_json(note.prompts[key]) for key in sorted(note.prompts)},
+        "prompts": _table(note, "prompts", note.prompts, _prompt_json),
     }
     if note.humans:
-        metadata["humans"] = {key: {"author": note.humans[key]} for key in sorted(note.humans)}
+        metadata["humans"] = _table(note, "humans", note.humans, lambda a: {"author": a})
     if note.sessions:
-        metadata["sessions"] = {
-            key: _session_json(note.sessions[key]) for key in sorted(note.sessions)
-        }
-    return "\n".join(out) + "\n" + json.dumps(metadata, indent=2, ensure_ascii=False)
+        metadata["sessions"] = _table(note, "sessions", note.sessions, _session_json)
+    for key, value in note.extra.items():
+        metadata.setdefault(key, value)
+    text = json.dumps(metadata, indent=2, ensure_ascii=False)
+    # Escaped, these stay valid JSON for every reader, and no reader splits a line at them.
+    for mark in _LINE_ENDS[2:]:
+        text = text.replace(mark, f"\\u{ord(mark):04x}")
+    return "\n".join(out) + "\n" + text
+
+
+def _table(
+    note: Note, name: str, records: dict[str, Any], to_json: Callable[[Any], object]
+) -> dict[str, object]:
+    kept = note.raw.get(name, {})
+    return {key: kept[key] if key in kept else to_json(records[key]) for key in sorted(records)}
 
 
 def _agent_json(agent: AgentId) -> dict[str, object]:
@@ -214,14 +262,34 @@ def _session_json(record: SessionRecord) -> dict[str, object]:
 
 def parse(text: str) -> Note:
     """The note ``text`` holds (any writer's); a NoteError when it is not one of this version."""
-    lines = text.strip().splitlines()
     try:
-        divider = lines.index(DIVIDER)
-    except ValueError:
-        raise NoteError("no '---' line between the attestations and the metadata") from None
+        return _parse(text)
+    except NoteError:
+        raise
+    except (ValueError, RecursionError, TypeError, AttributeError) as error:
+        raise NoteError(f"not a note ({type(error).__name__})") from None
+
+
+def _parse(text: str) -> Note:
+    # Lines end at "\n" only (with a "\r" before it, tolerated), as the format's writers end
+    # them: a name or a prompt may hold any other character.
+    lines = [line.removesuffix("\r") for line in text.strip("\n\r").split("\n")]
+    divider = next(
+        (
+            number
+            for number, line in enumerate(lines)
+            if line == DIVIDER
+            and (number + 1 == len(lines) or lines[number + 1].lstrip().startswith("{"))
+        ),
+        None,
+    )
+    if divider is None:
+        raise NoteError("no '---' line between the attestations and the metadata")
     files = _attestations(lines[:divider])
+    from rewind.store.fastjson import loads
+
     try:
-        metadata = json.loads("\n".join(lines[divider + 1 :]))
+        metadata = loads("\n".join(lines[divider + 1 :]))  # its nesting depth bounded
     except ValueError as error:
         raise NoteError(f"the metadata is not JSON ({error})") from None
     if not isinstance(metadata, dict):
@@ -233,13 +301,17 @@ def parse(text: str) -> Note:
     if not isinstance(base, str) or not isinstance(prompts, dict):
         raise NoteError("the metadata lacks base_commit_sha or prompts")
     version = metadata.get("git_ai_version")
+    sessions, humans = _table_of(metadata, "sessions"), _table_of(metadata, "humans")
+    known = {"schema_version", "git_ai_version", "base_commit_sha", "prompts", "sessions", "humans"}
     return Note(
         base,
         files,
         {key: _prompt(value) for key, value in prompts.items()},
-        {key: _session(value) for key, value in _table(metadata, "sessions").items()},
-        {key: _human(value) for key, value in _table(metadata, "humans").items()},
+        {key: _session(value) for key, value in sessions.items()},
+        {key: _human(value) for key, value in humans.items()},
         version if isinstance(version, str) else None,
+        raw={"prompts": dict(prompts), "sessions": dict(sessions), "humans": dict(humans)},
+        extra={key: value for key, value in metadata.items() if key not in known},
     )
 
 
@@ -247,7 +319,7 @@ def _attestations(lines: list[str]) -> list[FileLines]:
     files: list[FileLines] = []
     counted = 0
     for raw in lines:
-        line = raw.rstrip()
+        line = raw.rstrip(" \t")
         if not line:
             continue
         if line.startswith("  "):
@@ -265,7 +337,7 @@ def _attestations(lines: list[str]) -> list[FileLines]:
     return [attested for attested in files if attested.entries]
 
 
-def _table(metadata: dict[str, object], name: str) -> dict[str, object]:
+def _table_of(metadata: dict[str, object], name: str) -> dict[str, object]:
     value = metadata.get(name)
     if value is None:
         return {}

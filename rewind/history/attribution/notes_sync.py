@@ -39,6 +39,17 @@ def _git(top: bytes, *arguments: str, what: str, interactive: bool = False) -> t
     return done.returncode, done.stderr
 
 
+def _why(error: bytes) -> str:
+    """git's reason in one sentence, with what the remote said (its ``remote:`` lines)."""
+    said = [
+        line.removeprefix("remote:").strip()
+        for line in error.decode("utf-8", "replace").splitlines()
+        if line.startswith("remote:") and line.removeprefix("remote:").strip()
+    ]
+    reason = last_error_line(error).rstrip(".")
+    return f"{reason} (the remote said: {'; '.join(said[-3:])})" if said else reason
+
+
 def has_notes(top: bytes) -> bool:
     code, _ = _git(top, "rev-parse", "-q", "--verify", NOTES_REF, what="reading refs/notes/ai")
     return code == 0
@@ -70,14 +81,14 @@ def fetch_notes(top: bytes, remote: str, url: str, interactive: bool = False) ->
         message = last_error_line(error)
         if "couldn't find remote ref" in message.lower():
             return False
-        raise SyncFailed(f"{what} failed: {message}")
+        raise SyncFailed(f"{what} failed: {_why(error)}")
     if has_notes(top):
         arguments = ("notes", f"--ref={NOTES_REF}", "merge", "-q", "-s", "ours", tracking)
         code, error = _git(top, *arguments, what=f"merging the notes of {remote}")
     else:
         code, error = _git(top, "update-ref", NOTES_REF, tracking, what="keeping the notes")
     if code != 0:
-        raise SyncFailed(f"merging the notes of {remote} failed: {last_error_line(error)}")
+        raise SyncFailed(f"merging the notes of {remote} failed: {_why(error)}")
     return True
 
 
@@ -101,7 +112,7 @@ def push_notes(top: bytes, remote: str, url: str, interactive: bool = False) -> 
         )
         if code == 0:
             return True
-        message = last_error_line(error)
+        message = _why(error)
         if b"[rejected]" not in error:
             break
         fetch_notes(top, remote, url, interactive)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import fcntl
 
 from rewind.history.attribution.authorship import WRITER, commit_note
-from rewind.history.attribution.carry import carried, merged
+from rewind.history.attribution.carry import carried, claims, merged
 from rewind.history.attribution.git_notes import NOTES_REF, NotesFailed, write_note
 from rewind.history.attribution.note_format import Note, NoteError, parse, render
 from rewind.store.project_repository import Commit, files_in_commit, notes_of, read_commit
@@ -55,22 +55,29 @@ def note_commit(
                     f"{commit.sha[:12]} has a note rewind cannot read ({error}); it was left as "
                     "it is"
                 ) from None
+        own: list[Note] = []
         for source in sources:
-            layers.extend(_carried(top, source, notes.get(source), commit))
+            own.extend(_carried(top, source, notes.get(source), commit))
         fresh = commit_note(store, commit, with_prompts=store.config.attribution_prompts)
         if fresh is not None:
-            layers.append(fresh)
-        if not layers:
+            own.append(fresh)
+        if not own:
             return f"no line of {commit.sha[:12]} is an agent's: no note"
-        note = merged(layers, commit.sha, WRITER)
-        text = render(note)
-        if existing is not None and existing.strip() == text.strip():
+        note = merged(layers + own, commit.sha, WRITER)
+        if layers and claims(note) == claims(layers[0]) and not _new_records(note, layers[0]):
             return f"the note of {commit.sha[:12]} is up to date"
-        if not note.files and existing is None:
-            return f"no line of {commit.sha[:12]} is an agent's: no note"
+        text = render(note)
         write_note(top, commit.sha, text)
         lines = sum(len(lines) for f in note.files for lines in f.entries.values())
         return f"noted {lines} line(s) of {len(note.files)} file(s) in {commit.sha[:12]}"
+
+
+def _new_records(note: Note, existing: Note) -> bool:
+    """Whether ``note`` names a record ``existing`` does not have, or has otherwise."""
+    return any(
+        key not in existing.prompts or existing.prompts[key] != record
+        for key, record in note.prompts.items()
+    )
 
 
 def record_open_turns(store: Store, paths: set[bytes]) -> None:
