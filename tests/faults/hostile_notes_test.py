@@ -57,7 +57,6 @@ def test_post_rewrite_lines_that_are_no_commits(history: History) -> None:
     assert git(root, "for-each-ref", "refs/notes/") == ""
 
 
-@pytest.mark.unit
 def test_a_note_claiming_more_lines_than_any_file_is_unreadable_not_expanded() -> None:
     huge = f"a.py\n  k 1-{MAX_LINES}\n  k 1-9\n---\n" + (
         '{"schema_version": "authorship/3.0.0", "base_commit_sha": "", "prompts": {}}'
