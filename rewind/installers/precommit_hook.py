@@ -112,18 +112,23 @@ _POST_REWRITE = """#!/bin/sh
 # the authorship notes of the rewritten commits onto the new ones, in the background.
 interpreter={interpreter}
 pairs=$(cat)
-if [ -x "$interpreter" ]; then
-    (printf '%s\\n' "$pairs" | "$interpreter" -P -m rewind hook git-post-rewrite >/dev/null 2>&1 &)
+if [ -z "$pairs" ]; then
+    :
+elif [ -x "$interpreter" ]; then
+    (printf '%s\\n' "$pairs" | "$interpreter" -P -m rewind hook git-post-rewrite &) \\
+        >/dev/null 2>&1
 elif command -v rewind >/dev/null 2>&1; then
-    (printf '%s\\n' "$pairs" | rewind hook git-post-rewrite >/dev/null 2>&1 &)
+    (printf '%s\\n' "$pairs" | rewind hook git-post-rewrite &) >/dev/null 2>&1
 fi
 {chain}"""
 _REWRITE_CHAIN = """\
 # Named after this file, so that as another tool's legacy hook it does not run itself again.
 legacy="$0.legacy"
-if [ -x "$legacy" ]; then
+if [ -x "$legacy" ] && [ -n "$pairs" ]; then
     printf '%s\\n' "$pairs" | "$legacy" "$@"
     exit $?
+elif [ -x "$legacy" ]; then
+    exec "$legacy" "$@" </dev/null
 fi
 exit 0
 """

@@ -79,9 +79,11 @@ fi
 exit 0
 """
 _REWRITE_CHAIN = """\
-if [ -x "$team/post-rewrite" ]; then
+if [ -x "$team/post-rewrite" ] && [ -n "$pairs" ]; then
     printf '%s\\n' "$pairs" | "$team/post-rewrite" "$@"
     exit $?
+elif [ -x "$team/post-rewrite" ]; then
+    exec "$team/post-rewrite" "$@" </dev/null
 fi
 exit 0
 """

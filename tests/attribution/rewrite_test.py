@@ -202,3 +202,8 @@ def store_stats(root: Path) -> list[str]:
         for word in line.split()
         if word.startswith("agent=")
     ]
+
+
+@pytest.mark.unit
+def test_a_last_line_without_its_line_end_is_carried_when_lines_follow() -> None:
+    assert line_map(b"a\nb", b"a\nb\nc\n") == {1: 1, 2: 2}

@@ -16,6 +16,9 @@ from rewind.store.project_repository import Commit
 
 def line_map(old: bytes, new: bytes) -> dict[int, int]:
     """For each line (from 1) of ``old`` that ``new`` holds unchanged, its number in ``new``."""
+    # A last line without its line end is the same line as with one (a line appended after it
+    # gives it one).
+    old, new = _ended(old), _ended(new)
     mapped: dict[int, int] = {}
     old_line = new_line = 0  # lines before the current position (0-based counts)
     old_total = old.count(b"\n") + (0 if not old or old.endswith(b"\n") else 1)
@@ -31,6 +34,10 @@ def line_map(old: bytes, new: bytes) -> dict[int, int]:
         old_line += 1
         new_line += 1
     return mapped
+
+
+def _ended(data: bytes) -> bytes:
+    return data if not data or data.endswith(b"\n") else data + b"\n"
 
 
 def carried(note: Note, old_files: dict[bytes, bytes], commit: Commit) -> Note:

@@ -27,6 +27,13 @@ def _git(top: bytes, *arguments: str, what: str, interactive: bool = False) -> t
             None,
             "-C",
             top,
+            # Only the notes refs change: no automatic gc, maintenance or commit-graph.
+            "-c",
+            "gc.auto=0",
+            "-c",
+            "maintenance.auto=false",
+            "-c",
+            "fetch.writeCommitGraph=false",
             *arguments,
             what=what,
             interactive=interactive,
