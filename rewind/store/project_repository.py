@@ -180,3 +180,17 @@ def has_ref(top: bytes, ref: str) -> bool:
     except (KeyError, pygit2.GitError, pygit2.InvalidSpecError):
         return False
     return True
+
+
+def common_git_dir(top: bytes) -> str:
+    """The git directory every work tree of the repository at ``top`` shares (the one
+    ``refs/notes/...`` live in), absolute and real."""
+    import pygit2
+
+    path = os.fsdecode(pygit2.Repository(top).path)
+    try:
+        with open(os.path.join(path, "commondir"), encoding="utf-8") as handle:
+            path = os.path.join(path, handle.read().strip())
+    except OSError:
+        pass  # the main work tree's own .git
+    return os.path.realpath(path)

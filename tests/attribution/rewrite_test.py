@@ -207,3 +207,45 @@ def store_stats(root: Path) -> list[str]:
 @pytest.mark.unit
 def test_a_last_line_without_its_line_end_is_carried_when_lines_follow() -> None:
     assert line_map(b"a\nb", b"a\nb\nc\n") == {1: 1, 2: 2}
+
+
+def test_a_note_another_writer_adds_meanwhile_is_merged_not_overwritten(
+    history: History, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rewind.history.attribution import notes_writer
+
+    root = history.root
+    with history.turn("write both", agent="claude-code") as turn:
+        turn.write("mine.py", "mine = 1\n")
+    (root / "theirs.py").write_text("theirs = 1\n")
+    sha = commit(root, "both")
+    real = notes_writer.commit_note  # type: ignore[attr-defined]
+    calls: list[int] = []
+
+    def meanwhile(*args: object, **options: object) -> object:
+        if not calls:  # another tool notes the commit while rewind blames its files
+            foreign_note(root, sha, "theirs.py", [1])
+        calls.append(1)
+        return real(*args, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(notes_writer, "commit_note", meanwhile)
+    store = history.store
+    notes_writer.note_commit(store, os.fsencode(root), sha)
+    note = note_of(root, sha)
+    assert note is not None
+    assert {f.path: list(f.entries.values()) for f in note.files} == {
+        "theirs.py": [[1]],
+        "mine.py": [[1]],
+    }
+    assert len(calls) == 2  # merged again from the other writer's note
+
+
+def test_every_work_tree_of_a_repository_takes_one_notes_lock(
+    history: History, tmp_path: Path
+) -> None:
+    from rewind.history.attribution.notes_writer import notes_lock_path
+
+    root = history.root
+    other = tmp_path / "other-tree"
+    git(root, "worktree", "add", "-q", str(other))
+    assert notes_lock_path(os.fsencode(root)) == notes_lock_path(os.fsencode(other))

@@ -12,15 +12,34 @@ rebase give the same note in whichever order they run.
 from __future__ import annotations
 
 import fcntl
+import os
 
 from rewind.history.attribution.authorship import WRITER, commit_note
 from rewind.history.attribution.carry import carried, claims, merged
 from rewind.history.attribution.git_notes import NOTES_REF, NotesFailed, write_note
 from rewind.history.attribution.note_format import Note, NoteError, parse, render
-from rewind.store.project_repository import Commit, files_in_commit, notes_of, read_commit
+from rewind.store.project_repository import (
+    Commit,
+    common_git_dir,
+    files_in_commit,
+    notes_of,
+    read_commit,
+)
 from rewind.store.repository import Store
 
-LOCK = "attribution.lock"
+# One writer at a time per repository, whichever work tree (each has a store of its own): a
+# lock under the rewind home, named after the git directory they share.
+LOCKS_DIR = "locks"
+
+
+def notes_lock_path(top: bytes) -> str:
+    import hashlib
+
+    from rewind.store.home import rewind_home
+
+    common = common_git_dir(top)
+    name = hashlib.sha256(common.encode("utf-8", "surrogateescape")).hexdigest()[:20]
+    return os.path.join(rewind_home(), LOCKS_DIR, f"notes-{name}.lock")
 
 
 def note_commit(
@@ -37,7 +56,30 @@ def note_commit(
     not ended it). Returns what it did, in a few words."""
     if not store.config.attribution_notes:
         return "attribution notes are off"
-    with open(store.state_path(LOCK), "a+b") as lock:
+    for _ in range(ATTEMPTS):
+        try:
+            return _note_commit(store, top, revision, sources, just_made)
+        except _Moved:
+            just_made = False  # the open turns' states are recorded already
+    raise NotesFailed(
+        f"the note of {revision[:12]} kept being changed by another writer; it was left as it is"
+    )
+
+
+# How often a note another writer changed meanwhile is merged again before giving up.
+ATTEMPTS = 3
+
+
+class _Moved(Exception):
+    """The commit's note changed while rewind computed its own."""
+
+
+def _note_commit(
+    store: Store, top: bytes, revision: str, sources: tuple[str, ...], just_made: bool
+) -> str:
+    path = notes_lock_path(top)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "a+b") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
         commit = read_commit(top, revision)
         if just_made:
@@ -67,6 +109,9 @@ def note_commit(
         if layers and claims(note) == claims(layers[0]) and not _new_records(note, layers[0]):
             return f"the note of {commit.sha[:12]} is up to date"
         text = render(note)
+        if notes_of(top, [commit.sha], NOTES_REF).get(commit.sha) != existing:
+            # Another writer noted the commit while this one worked: begin again from its note.
+            raise _Moved()
         write_note(top, commit.sha, text)
         lines = sum(len(lines) for f in note.files for lines in f.entries.values())
         return f"noted {lines} line(s) of {len(note.files)} file(s) in {commit.sha[:12]}"
