@@ -15,7 +15,7 @@ file scrolls as fast as a short one; a line's code is highlighted when it is fir
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from rich.segment import Segment
 from rich.style import Style
@@ -32,8 +32,10 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from rewind.errors import UserError
+from rewind.history.attribution.note_blame import NotedLine
 from rewind.history.entry import TURN, first_line
 from rewind.history.insight.blame import BEFORE_RECORD, OUTSIDE_RECORD, Blame, Run, blame_file
+from rewind.history.insight.file_history import OUTSIDE
 from rewind.store.repository import Store
 from rewind.tui.highlight import TAB_SIZE, Lexer, code_segments, lexer_for
 from rewind.tui.turn_table import short_time
@@ -85,6 +87,22 @@ def run_words(run: Run) -> str:
     return f"{outside}{where} · version {version.id} · {prompt or '(no prompt)'}"
 
 
+def noted_words(noted: NotedLine) -> str:
+    """The status line for a line a commit's authorship note answers."""
+    who = f"{noted.tool} session {noted.session}" if noted.session else noted.tool
+    turn = f" turn {noted.turn}" if noted.turn else ""
+    prompt = " ⏎ ".join(line for line in noted.prompt.strip().splitlines() if line.strip())
+    return (
+        f"the note of commit {noted.commit[:12]} (not rewind's record): {who}{turn} · "
+        f"{prompt or '(the note holds no prompt)'}"
+    )
+
+
+def outside_record(run: Run) -> bool:
+    """Whether the run's lines are ones rewind's record does not explain (a note may)."""
+    return run.version is None or run.version.source == OUTSIDE
+
+
 class BlameLines(ScrollView, can_focus=True):
     """The file's lines with their blame gutter and a cursor line."""
 
@@ -106,6 +124,8 @@ class BlameLines(ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self.blame: Blame | None = None
+        # The lines rewind's record does not explain that a commit's note does, by number.
+        self.noted: dict[int, NotedLine] = {}
         self.starts: list[int] = []  # each run's first line (from 0), for bisect
         self.cursor = 0
         self._lexer: Lexer | None = None
@@ -115,8 +135,9 @@ class BlameLines(ScrollView, can_focus=True):
         self._column_widths = (AGENT_WIDTH, NARROW_PROMPT)
         self._update_size()
 
-    def show(self, blame: Blame, name: str) -> None:
+    def show(self, blame: Blame, name: str, noted: dict[int, NotedLine] | None = None) -> None:
         self.blame = blame
+        self.noted = noted or {}
         self.starts = [run.start - 1 for run in blame.runs]
         self._lexer = lexer_for(name)
         self._code = {}
@@ -173,7 +194,23 @@ class BlameLines(ScrollView, can_focus=True):
         width = self.gutter_width()
         if run is None:
             return [Segment(" " * width, PLAIN)]
+        noted = self.noted.get(index + 1) if outside_record(run) else None
+        if noted is not None:
+            if index != run.start - 1 and self.noted.get(index) == noted:
+                mark = f"{'':>{NUMBER_WIDTH}} {CONTINUATION}"
+                return [Segment(_cut(mark, width), STYLES["continued"])]
+            prompt = first_line(noted.prompt) or "(the note holds no prompt)"
+            return [
+                Segment(f"{'note':>{NUMBER_WIDTH}} ", STYLES["number"]),
+                Segment(_cut(noted.tool, self.agent_width()) + " ", STYLES["agent"]),
+                Segment(_cut(noted.commit[: TIME_WIDTH - 1], TIME_WIDTH) + " ", STYLES["time"]),
+                Segment(_cut(prompt, self.prompt_width()) + " ", STYLES["prompt"]),
+            ]
         if index != run.start - 1:
+            if self.noted.get(index) is not None and outside_record(run):
+                words = STATUS_WORDS.get(run.status, run.status)  # a note's run ended here
+                style = STYLES["before"] if run.status == BEFORE_RECORD else STYLES["outside"]
+                return [Segment(_cut(f"{'':>{NUMBER_WIDTH}} {words}", width), style)]
             return [
                 Segment(_cut(f"{'':>{NUMBER_WIDTH}} {CONTINUATION}", width), STYLES["continued"])
             ]
@@ -252,6 +289,11 @@ class BlameLines(ScrollView, can_focus=True):
         self.move_to(self.scroll_offset.y + event.y)
 
 
+class Blamed(NamedTuple):
+    blame: Blame
+    noted: dict[int, NotedLine]
+
+
 class BlameScreen(Screen[str | None]):
     """The blame of ``path`` (a stored name). Returns the version id Enter chose (to show in
     the file's history), or None."""
@@ -314,8 +356,23 @@ class BlameScreen(Screen[str | None]):
         return title
 
     @work(thread=True, exclusive=True, group="blame", exit_on_error=False)
-    def _blame(self) -> Blame:
-        return blame_file(self.store, self.path)
+    def _blame(self) -> Blamed:
+        """The blame, and the lines the commits' authorship notes answer (docs/attribution.md),
+        as ``rewind blame`` gives them."""
+        from rewind.history.attribution.note_blame import has_notes, noted_lines
+
+        root = self.store.root.path
+        notes = not self.store.read_only and has_notes(root)
+        blame = blame_file(self.store, self.path, allow_unrecorded=notes)
+        if not notes:
+            return Blamed(blame, {})
+        wanted = {
+            number
+            for run in blame.runs
+            if outside_record(run)
+            for number in range(run.start, run.start + run.count)
+        }
+        return Blamed(blame, noted_lines(root, self.path, wanted))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -326,12 +383,12 @@ class BlameScreen(Screen[str | None]):
             words = str(error) if isinstance(error, UserError) else f"blame failed: {error}"
             self.query_one("#blame-status", Static).update(Text(words, style="bold"))
             return
-        if event.state != WorkerState.SUCCESS or not isinstance(worker.result, Blame):
+        if event.state != WorkerState.SUCCESS or not isinstance(worker.result, Blamed):
             return
-        self.blame = worker.result
+        self.blame = worker.result.blame
         view = self.query_one(BlameLines)
         cursor = view.cursor
-        view.show(self.blame, self.name_now)
+        view.show(self.blame, self.name_now, worker.result.noted)
         view.move_to(cursor)
         self.query_one("#blame-title", Static).update(self._title())
 
@@ -342,7 +399,9 @@ class BlameScreen(Screen[str | None]):
         if run is None:
             status.update(Text(f"{self.name_now} is empty", style="dim"))
             return
-        status.update(Text(f"line {view.cursor + 1}: {run_words(run)}"))
+        noted = view.noted.get(view.cursor + 1) if outside_record(run) else None
+        words = noted_words(noted) if noted is not None else run_words(run)
+        status.update(Text(f"line {view.cursor + 1}: {words}"))
 
     def status_text(self) -> str:
         return str(self.query_one("#blame-status", Static).render())

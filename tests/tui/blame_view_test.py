@@ -150,3 +150,38 @@ def test_five_thousand_lines_blame_and_scroll_quickly(project: Path) -> None:
             assert opened < 5 and drawn < 0.1, (opened, drawn)
 
     asyncio.run(drive())
+
+
+def test_lines_a_commits_note_answers_say_the_note_answered(project: Path) -> None:
+    import subprocess
+
+    from tests.attribution.rewrite_test import foreign_note
+
+    (project / "app.py").write_text("a = 1\nb = 2\nc = 3\n")
+    subprocess.run(["git", "add", "app.py"], cwd=project, check=True)
+    subprocess.run(["git", "commit", "-qm", "app"], cwd=project, check=True)
+    sha = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=project, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    foreign_note(project, sha, "app.py", [2, 3])  # a teammate's agent wrote b and c
+    store = open_current_store(create=True)
+    turn_in(store, SESSION, "Change a", {"app.py": "a = 10\nb = 2\nc = 3\n"})
+
+    async def scenario(app: RewindApp, pilot: Pilot[None]) -> None:
+        await press(pilot, "b")
+        shown = gutters(app)
+        assert shown[0].split()[0] == "1" and shown[0].endswith("Change a")
+        assert shown[1].split()[:3] == ["note", "codex", sha[:10]]
+        assert shown[1].endswith("(the note holds no prompt)")
+        assert shown[2].strip() == "┆"
+        await press(pilot, "down")
+        assert (
+            blame(app)
+            .status_text()
+            .startswith(
+                f"line 2: the note of commit {sha[:12]} (not rewind's record): codex session "
+                "teammate-session"
+            )
+        )
+
+    run_app(project, scenario)
