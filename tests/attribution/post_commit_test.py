@@ -222,3 +222,16 @@ def test_a_commit_labels_no_turn_left_open_long_before_it(history: History) -> N
     post_commit(root, second)
     [turn] = json.loads(ok("log", "--session", "git", "--json", cwd=root).stdout)
     assert f"commit:{second[:12]}" not in turn["labels"]
+
+
+def test_lines_committed_through_crlf_conversion_are_found(history: History) -> None:
+    root = history.root
+    git(root, "config", "core.autocrlf", "true")  # CRLF in the work tree, LF in the commit
+    with history.turn("windows file", agent="claude-code") as turn:
+        turn.write("win.py", "a = 1\r\nb = 2\r\n")
+    sha = commit(root, "crlf")
+    assert git(root, "cat-file", "-p", f"{sha}:win.py") == "a = 1\nb = 2"
+    post_commit(root, sha)
+    note = note_of(root, sha)
+    assert note is not None
+    assert [(f.path, list(f.entries.values())) for f in note.files] == [("win.py", [[1, 2]])]

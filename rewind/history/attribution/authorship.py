@@ -31,9 +31,10 @@ from rewind.history.attribution.note_format import (
     representable,
 )
 from rewind.history.entry import EDIT, PROGRAM, SHELL, TURN, Entry
+from rewind.history.filestate import FILE
 from rewind.history.index.queries import EntryIndex
 from rewind.history.insight.blame import BINARY_PROBE, RECORDED, blame_content
-from rewind.history.insight.file_history import PRE_COMMIT_SESSION, Batch, file_versions
+from rewind.history.insight.file_history import PRE_COMMIT_SESSION, Batch, Version, file_versions
 from rewind.history.insight.line_counts import LineCounts
 from rewind.store.project_repository import Commit, CommittedFile
 from rewind.store.repository import Store
@@ -109,7 +110,8 @@ def _file_lines(
     versions = file_versions(store, path, index, count_lines=False, batch=batch)
     if not any(_agents(v.entry) and v.after for v in versions):
         return None  # no agent's turn wrote this file: nothing to blame
-    blame = blame_content(store, path, committed.content, versions, index)
+    content = _as_written(store, committed.content, versions)
+    blame = blame_content(store, path, content, versions, index)
     added = set(committed.added)
     by_key: dict[str, list[int]] = defaultdict(list)
     counted: set[str] = set()
@@ -138,6 +140,20 @@ def _file_lines(
     if not entries:
         return None
     return FileLines(path.decode("utf-8"), entries)
+
+
+def _as_written(store: Store, content: bytes, versions: list[Version]) -> bytes:
+    """The committed ``content`` with the line ends the work tree had: git converts CRLF to LF
+    on the way in (``core.autocrlf``, ``eol`` attributes), and the recorded versions are the
+    work tree's. Only where the newest recorded content has CRLF and the commit none; a line
+    number is the same either way."""
+    if b"\r\n" in content:
+        return content
+    newest = next((v for v in versions if v.state.kind == FILE and v.state.oid), None)
+    if newest is None or newest.state.oid is None:
+        return content
+    recorded = store.reader.read_blob(newest.state.oid)
+    return content.replace(b"\n", b"\r\n") if b"\r\n" in recorded else content
 
 
 def _carried_by_notes(path: bytes) -> bool:
