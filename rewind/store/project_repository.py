@@ -91,38 +91,64 @@ class Commit:
 
 def read_commit(top: bytes, revision: str) -> Commit:
     """The commit ``revision`` names in the repository at ``top``: what it added or changed
-    (its regular files; only read, nothing is written)."""
+    (its regular files; only read, nothing is written). A line counts as added when it is new
+    against every parent (a merge brings no line its branch had committed) and a renamed file
+    is diffed against its old name (a move adds no line)."""
     import pygit2
 
     repository = pygit2.Repository(top)
-    found = repository.revparse_single(revision)
-    commit = found.peel(pygit2.Commit)
-    if commit.parents:
-        diff = commit.parents[0].tree.diff_to_tree(commit.tree, context_lines=0)
-    else:
-        diff = commit.tree.diff_to_tree(context_lines=0, swap=True)
-    files = []
+    commit = repository.revparse_single(revision).peel(pygit2.Commit)
+    added: dict[bytes, set[int]] | None = None
+    blobs: dict[bytes, pygit2.Blob] = {}
+    parents: list[pygit2.Tree | None] = [parent.tree for parent in commit.parents] or [None]
+    for parent in parents:
+        if parent is None:
+            diff = commit.tree.diff_to_tree(context_lines=0, swap=True)
+        else:
+            diff = parent.diff_to_tree(commit.tree, context_lines=0)
+            diff.find_similar()
+        found = _added_lines(repository, diff, blobs)
+        added = (
+            found
+            if added is None
+            else {path: lines & found[path] for path, lines in added.items() if path in found}
+        )
+    files = [
+        CommittedFile(path, blobs[path].data, sorted(lines))
+        for path, lines in (added or {}).items()
+        if lines
+    ]
+    signature = commit.author
+    return Commit(str(commit.id), f"{signature.name} <{signature.email}>", files)
+
+
+def _added_lines(
+    repository: pygit2.Repository, diff: pygit2.Diff, blobs: dict[bytes, pygit2.Blob]
+) -> dict[bytes, set[int]]:
+    """Per text file the diff adds to or changes: the line numbers (from 1) of its new lines."""
+    import pygit2
+
+    found: dict[bytes, set[int]] = {}
     for number, delta in enumerate(diff.deltas):
         # Only then diffed: a file of a kind, or of a size, the note never names costs nothing.
         if delta.new_file.mode not in (0o100644, 0o100755) or delta.is_binary:
             continue
         if delta.new_file.size > MAX_BYTES:
             continue
-        blob = repository.get(delta.new_file.id)
+        path = delta.new_file.raw_path
+        blob = blobs.get(path) or repository.get(delta.new_file.id)
         if not isinstance(blob, pygit2.Blob) or blob.size > MAX_BYTES:
             continue
+        blobs[path] = blob
         patch = diff[number]
         if patch is None or not patch.hunks:
             continue
-        added = [
+        found[path] = {
             line
             for hunk in patch.hunks
             for line in range(hunk.new_start, hunk.new_start + hunk.new_lines)
-        ]
-        if added:
-            files.append(CommittedFile(delta.new_file.raw_path, blob.data, added))
-    signature = commit.author
-    return Commit(str(commit.id), f"{signature.name} <{signature.email}>", files)
+        }
+    return found
 
 
 def files_in_commit(top: bytes, revision: str, paths: list[bytes]) -> dict[bytes, bytes]:

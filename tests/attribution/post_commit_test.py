@@ -235,3 +235,28 @@ def test_lines_committed_through_crlf_conversion_are_found(history: History) -> 
     note = note_of(root, sha)
     assert note is not None
     assert [(f.path, list(f.entries.values())) for f in note.files] == [("win.py", [[1, 2]])]
+
+
+def test_a_move_and_a_merge_attest_no_line_again(history: History) -> None:
+    root = history.root
+    main = git(root, "branch", "--show-current")
+    with history.turn("write m", agent="claude-code") as turn:
+        turn.write("m.py", "m = 1\nmm = 2\n")
+    post_commit(root, commit(root, "m"))
+    git(root, "mv", "m.py", "n.py")
+    moved = commit(root, "move")
+    post_commit(root, moved)
+    assert note_of(root, moved) is None  # a move adds no line
+
+    git(root, "checkout", "-q", "-b", "side")
+    with history.turn("write s", agent="claude-code") as turn:
+        turn.write("s.py", "s = 1\n")
+    post_commit(root, commit(root, "s"))
+    git(root, "checkout", "-q", main)
+    (root / "other.txt").write_text("other\n")
+    commit(root, "other")
+    git(root, "merge", "-q", "--no-ff", "--no-edit", "side")
+    merged = git(root, "rev-parse", "HEAD")
+    post_commit(root, merged)
+    assert note_of(root, merged) is None  # the side branch's commit has its lines
+    assert note_of(root, "side") is not None
