@@ -108,7 +108,8 @@ HISTORY = "rewind.history"
 HISTORY_PARTS = {
     "rewind.history.recording": (),
     "rewind.history.insight": (),
-    "rewind.history.remote": (),
+    # The backup pushes the authorship notes with the sessions.
+    "rewind.history.remote": ("rewind.history.attribution",),
     "rewind.history.conversation": (),
     # Authorship notes: the blame of a commit's files, and the after-states of the turns open
     # when it was made.

@@ -160,7 +160,20 @@ def backup_once(store: Store, remote: str) -> bool:
         note_backup(store, remote, str(error))
         return False
     note_backup(store, remote, "")
+    if store.config.attribution_notes:
+        _push_notes(store, plan.remote, plan.url)
     return True
+
+
+def _push_notes(store: Store, remote: str, url: str) -> None:
+    """The project's authorship notes go where its sessions went, as with 'rewind push'; a
+    failure is logged (the sessions are backed up all the same)."""
+    from rewind.history.attribution.notes_sync import SyncFailed, push_notes
+
+    try:
+        push_notes(store.root.path, remote, url)
+    except SyncFailed as error:
+        store.log_problem(f"backup to {remote}: the authorship notes were not pushed: {error}")
 
 
 def note_backup(store: Store, remote: str, error: str) -> None:

@@ -185,3 +185,25 @@ def test_without_a_backup_setting_nothing_is_pushed(project: Path, tmp_path: Pat
     assert _remote_session_tip(remote) is None
     assert not (store_dir(project) / "rewind" / "backup.lock").exists()
     assert "backup:" not in ok("status").stdout
+
+
+def test_the_backup_carries_the_authorship_notes(project: Path, backed_up: Path) -> None:
+    (project / "rewind.toml").write_text(
+        '[remote]\nbackup = "backup"\n\n[attribution]\nnotes = true\n'
+    )
+    _turn("write a", "agent's\n")
+    subprocess.run(["git", "-C", str(project), "commit", "-qam", "a"], check=True)
+    sha = subprocess.run(
+        ["git", "-C", str(project), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    ok("hook", "git-post-commit", json.dumps({"commit": sha}))
+    _turn("then more", "more\n")  # a closed entry: the backup runs, notes with it
+
+    def remote_notes() -> str:
+        return subprocess.run(
+            ["git", "--git-dir", str(backed_up), "notes", "--ref=ai", "show", sha],
+            capture_output=True,
+            text=True,
+        ).stdout
+
+    _wait_for(lambda: "a.txt" in remote_notes(), "the notes on the backup remote")
