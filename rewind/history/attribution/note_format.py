@@ -39,7 +39,6 @@ SCHEMA = "authorship/3.0.0"
 MAX_LINES = 2_000_000
 DIVIDER = "---"
 HUMAN_PREFIX = "h_"
-SESSION_PREFIX = "s_"
 
 
 class NoteError(ValueError):
