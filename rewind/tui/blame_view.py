@@ -103,6 +103,13 @@ def outside_record(run: Run) -> bool:
     return run.version is None or run.version.source == OUTSIDE
 
 
+def _unexplained(run: Run, width: int) -> list[Segment]:
+    """The gutter of a line no recorded version explains: ``before rewind`` or ``outside``."""
+    words = STATUS_WORDS.get(run.status, run.status)
+    style = STYLES["before"] if run.status == BEFORE_RECORD else STYLES["outside"]
+    return [Segment(_cut(f"{'':>{NUMBER_WIDTH}} {words}", width), style)]
+
+
 class BlameLines(ScrollView, can_focus=True):
     """The file's lines with their blame gutter and a cursor line."""
 
@@ -208,17 +215,13 @@ class BlameLines(ScrollView, can_focus=True):
             ]
         if index != run.start - 1:
             if self.noted.get(index) is not None and outside_record(run):
-                words = STATUS_WORDS.get(run.status, run.status)  # a note's run ended here
-                style = STYLES["before"] if run.status == BEFORE_RECORD else STYLES["outside"]
-                return [Segment(_cut(f"{'':>{NUMBER_WIDTH}} {words}", width), style)]
+                return _unexplained(run, width)  # a note's lines ended just above
             return [
                 Segment(_cut(f"{'':>{NUMBER_WIDTH}} {CONTINUATION}", width), STYLES["continued"])
             ]
         version = run.version
         if version is None:
-            words = STATUS_WORDS.get(run.status, run.status)
-            style = STYLES["before"] if run.status == BEFORE_RECORD else STYLES["outside"]
-            return [Segment(_cut(f"{'':>{NUMBER_WIDTH}} {words}", width), style)]
+            return _unexplained(run, width)
         entry = version.entry
         prompt = first_line(entry.prompt) or ("(no prompt)" if entry.kind == TURN else entry.kind)
         if entry.kind != TURN:

@@ -44,10 +44,15 @@ def post_commit(root: Path, sha: str) -> None:
 
 @pytest.fixture
 def history(project: Path) -> History:
+    return noted_project(project, "calc.py", "def add(a, b):\n    return a + b\n")
+
+
+def noted_project(project: Path, name: str, content: str) -> History:
+    """``project`` with notes on in its rewind.toml and one commit of ``name`` by hand."""
     root = Path(os.path.realpath(project))
     (root / "rewind.toml").write_text(NOTES_ON)
-    (root / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    commit(root, "calc")
+    (root / name).write_text(content)
+    commit(root, name)
     return History(root)
 
 

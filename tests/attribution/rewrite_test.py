@@ -23,7 +23,7 @@ from rewind.history.attribution.note_format import (
     prompt_key,
     render,
 )
-from tests.attribution.post_commit_test import NOTES_ON, commit, git, note_of
+from tests.attribution.post_commit_test import commit, git, note_of, noted_project
 from tests.conftest import ok, run_rewind
 from tests.support.histories import History
 
@@ -32,11 +32,7 @@ TEAMMATE = prompt_key("codex", "teammate-session/e1")
 
 @pytest.fixture
 def history(project: Path) -> History:
-    root = Path(os.path.realpath(project))
-    (root / "rewind.toml").write_text(NOTES_ON)
-    (root / "base.txt").write_text("base\n")
-    commit(root, "base")
-    return History(root)
+    return noted_project(project, "base.txt", "base\n")
 
 
 def foreign_note(root: Path, sha: str, path: str, lines: list[int]) -> None:

@@ -4,7 +4,6 @@ rewind from writing notes for the commits after it."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 from pathlib import Path
@@ -12,18 +11,20 @@ from pathlib import Path
 import pytest
 
 from rewind.history.attribution.note_format import MAX_LINES, NoteError, parse
-from tests.attribution.post_commit_test import NOTES_ON, commit, git, note_of, post_commit
+from tests.attribution.post_commit_test import (
+    commit,
+    git,
+    note_of,
+    noted_project,
+    post_commit,
+)
 from tests.conftest import ok, run_rewind, store_dir
 from tests.support.histories import History
 
 
 @pytest.fixture
 def history(project: Path) -> History:
-    root = Path(os.path.realpath(project))
-    (root / "rewind.toml").write_text(NOTES_ON)
-    (root / "base.txt").write_text("base\n")
-    commit(root, "base")
-    return History(root)
+    return noted_project(project, "base.txt", "base\n")
 
 
 def store_log(root: Path) -> str:
